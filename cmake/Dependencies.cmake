@@ -1,0 +1,26 @@
+# Every dependency comes from Debian's packages (scripts/install-deps.sh).
+find_package(Threads REQUIRED)
+find_package(PkgConfig REQUIRED)
+find_package(ZLIB REQUIRED)
+find_package(fmt REQUIRED)
+find_package(CLI11 REQUIRED)
+find_package(TBB REQUIRED)
+
+pkg_check_modules(LIBDW REQUIRED IMPORTED_TARGET libdw)
+pkg_check_modules(LIBELF REQUIRED IMPORTED_TARGET libelf)
+pkg_check_modules(LIBUNWIND REQUIRED IMPORTED_TARGET libunwind)
+
+find_path(PFM_INCLUDE_DIR perfmon/pfmlib_perf_event.h REQUIRED)
+find_library(PFM_LIBRARY pfm REQUIRED)
+add_library(cprof_pfm INTERFACE)
+target_include_directories(cprof_pfm INTERFACE ${PFM_INCLUDE_DIR})
+target_link_libraries(cprof_pfm INTERFACE ${PFM_LIBRARY})
+add_library(cprof::pfm ALIAS cprof_pfm)
+
+if(CPROF_BUILD_TESTS)
+  find_package(GTest REQUIRED)
+  include(GoogleTest)
+endif()
+if(CPROF_BUILD_BENCH)
+  find_package(benchmark REQUIRED)
+endif()

@@ -1,0 +1,6 @@
+# cprof::warnings: the warning set every target of the project builds with.
+add_library(cprof_warnings INTERFACE)
+add_library(cprof::warnings ALIAS cprof_warnings)
+target_compile_options(cprof_warnings INTERFACE
+  -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor -Wcast-align -Wunused
+  -Wnull-dereference -Wdouble-promotion -Wformat=2 -Wimplicit-fallthrough)

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs every build, test and benchmark dependency from Debian's packages.
+# Idempotent: packages already present are not fetched again.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config git
+  libunwind-dev libdw-dev libelf-dev elfutils libpfm4-dev
+  libtbb-dev libfmt-dev libcli11-dev zlib1g-dev libzstd-dev
+  libgtest-dev libgmock-dev googletest libbenchmark-dev
+  libsqlite3-dev sqlite3 protobuf-compiler
+  libhsa-runtime-dev
+  clang llvm binutils linux-perf coz-profiler
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if ((${#missing[@]} == 0)); then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+SUDO=""
+if [[ $(id -u) -ne 0 ]]; then SUDO=sudo; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
