@@ -1,0 +1,180 @@
+#include "format/reader.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string_view>
+
+#include "format/encoding.h"
+#include "format/framing.h"
+#include "format/record_codec.h"
+
+namespace cprof::format {
+namespace {
+
+uint32_t load_u32(const uint8_t* p) {
+  return static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8 |
+         static_cast<uint32_t>(p[2]) << 16 | static_cast<uint32_t>(p[3]) << 24;
+}
+
+// Offset of the next chunk magic at or after `from`, or bytes.size().
+size_t find_next_chunk(std::span<const uint8_t> bytes, size_t from) {
+  const uint8_t magic[4] = {'C', 'H', 'N', 'K'};
+  const auto* begin = bytes.data();
+  const std::string_view hay(reinterpret_cast<const char*>(begin), bytes.size());
+  const size_t pos = hay.find(std::string_view(reinterpret_cast<const char*>(magic), 4), from);
+  return pos == std::string_view::npos ? bytes.size() : pos;
+}
+
+// Decodes the records of one intact chunk. Returns false when a record is malformed.
+bool read_chunk_records(std::span<const uint8_t> payload, uint32_t expected, ReadSummary& summary,
+                        const RecordVisitor& visit, std::string& problem) {
+  Decoder d(payload);
+  uint32_t seen = 0;
+  while (!d.at_end()) {
+    const auto type = static_cast<uint32_t>(d.varint());
+    const uint64_t length = d.varint();
+    const auto body = d.bytes(length);
+    if (!d.ok()) {
+      problem = "record " + std::to_string(seen) + " overruns its chunk";
+      return false;
+    }
+    ++seen;
+    if (!is_known_record_type(type)) {
+      ++summary.unknown_records;
+      continue;
+    }
+    auto record = decode_record(type, body);
+    if (!record) {
+      problem = "record " + std::to_string(seen - 1) + " (type " + std::to_string(type) +
+                ") is malformed";
+      return false;
+    }
+    ++summary.records;
+    visit(std::move(*record));
+  }
+  if (seen != expected) {
+    problem = "chunk holds " + std::to_string(seen) + " records, header says " +
+              std::to_string(expected);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+ReadSummary read_results_bytes(std::span<const uint8_t> bytes, const std::string& name,
+                               const RecordVisitor& visit) {
+  if (bytes.size() < kFileHeaderSize ||
+      std::memcmp(bytes.data(), kFileMagic, sizeof kFileMagic) != 0) {
+    throw FormatError(name + ": not a results file (no CPROFRES header)");
+  }
+  ReadSummary summary;
+  const uint32_t version = load_u32(bytes.data() + 8);
+  summary.major_version = static_cast<uint16_t>(version & 0xffff);
+  summary.minor_version = static_cast<uint16_t>(version >> 16);
+  if (summary.major_version > kMajorVersion) {
+    throw FormatError(name + ": results format version " + std::to_string(summary.major_version) +
+                      "." + std::to_string(summary.minor_version) + " is newer than this tool's " +
+                      std::to_string(kMajorVersion) + "." + std::to_string(kMinorVersion) +
+                      "; use a newer causal-report");
+  }
+
+  size_t pos = kFileHeaderSize;
+  while (pos < bytes.size()) {
+    const size_t left = bytes.size() - pos;
+    if (left < kChunkHeaderSize || load_u32(bytes.data() + pos) != kChunkMagic) {
+      if (left < kChunkHeaderSize && load_u32(bytes.data() + pos) == kChunkMagic) {
+        summary.issues.push_back({pos, "truncated chunk header at the end of the file (torn tail)"});
+        summary.skipped_bytes += left;
+        break;
+      }
+      const size_t next = find_next_chunk(bytes, pos + 1);
+      summary.issues.push_back({pos, "unreadable bytes, " + std::to_string(next - pos) +
+                                         " skipped to the next chunk"});
+      summary.skipped_bytes += next - pos;
+      pos = next;
+      continue;
+    }
+    const uint32_t size = load_u32(bytes.data() + pos + 4);
+    const uint32_t count = load_u32(bytes.data() + pos + 8);
+    const uint32_t crc = load_u32(bytes.data() + pos + 12);
+    if (size > kMaxChunkPayload) {
+      const size_t next = find_next_chunk(bytes, pos + 1);
+      summary.issues.push_back({pos, "chunk length " + std::to_string(size) + " is corrupt"});
+      summary.skipped_bytes += next - pos;
+      pos = next;
+      continue;
+    }
+    if (size > left - kChunkHeaderSize) {
+      // Either the file was cut while this chunk was written, or its length field is
+      // damaged and a later chunk is intact: look for one before giving up.
+      const size_t next = find_next_chunk(bytes, pos + 1);
+      summary.issues.push_back(
+          {pos, next == bytes.size()
+                    ? "truncated chunk at the end of the file (torn tail): " +
+                          std::to_string(left - kChunkHeaderSize) + " of " +
+                          std::to_string(size) + " bytes present"
+                    : "chunk length runs past the end of the file; skipped"});
+      summary.skipped_bytes += next - pos;
+      pos = next;
+      continue;
+    }
+    const auto payload = bytes.subspan(pos + kChunkHeaderSize, size);
+    if (chunk_checksum(size, count, payload) != crc) {
+      const size_t next = find_next_chunk(bytes, pos + 1);
+      summary.issues.push_back({pos, "chunk checksum mismatch; " + std::to_string(next - pos) +
+                                         " bytes skipped"});
+      summary.skipped_bytes += next - pos;
+      pos = next;
+      continue;
+    }
+    std::string problem;
+    if (!read_chunk_records(payload, count, summary, visit, problem)) {
+      summary.issues.push_back({pos, problem + "; rest of the chunk skipped"});
+    }
+    ++summary.chunks;
+    pos += kChunkHeaderSize + size;
+  }
+  return summary;
+}
+
+ReadSummary read_results_file(const std::filesystem::path& path, const RecordVisitor& visit) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw FormatError(path.string() + ": cannot open: " + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    const int err = errno;
+    ::close(fd);
+    throw FormatError(path.string() + ": cannot stat: " + std::strerror(err));
+  }
+  const auto size = static_cast<size_t>(st.st_size);
+  if (size == 0) {
+    ::close(fd);
+    throw FormatError(path.string() + ": empty file, not a results file");
+  }
+  void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  ::close(fd);
+  if (map == MAP_FAILED) throw FormatError(path.string() + ": cannot map: " + std::strerror(errno));
+  struct Unmap {
+    void* p;
+    size_t n;
+    ~Unmap() { ::munmap(p, n); }
+  } unmap{map, size};
+  return read_results_bytes({static_cast<const uint8_t*>(map), size}, path.string(), visit);
+}
+
+bool looks_like_results_file(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char head[sizeof kFileMagic] = {};
+  const ssize_t n = ::read(fd, head, sizeof head);
+  ::close(fd);
+  return n == static_cast<ssize_t>(sizeof head) && std::memcmp(head, kFileMagic, sizeof head) == 0;
+}
+
+}  // namespace cprof::format

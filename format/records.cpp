@@ -1,0 +1,241 @@
+#include "format/records.h"
+
+#include "format/encoding.h"
+#include "format/record_codec.h"
+
+namespace cprof::format {
+namespace {
+
+void put_frames(Encoder& e, const std::vector<uint64_t>& v) {
+  // Frames of one stack lie close together: deltas from the previous frame keep them short.
+  e.varint(v.size());
+  uint64_t prev = 0;
+  for (uint64_t x : v) {
+    e.svarint(static_cast<int64_t>(x - prev));
+    prev = x;
+  }
+}
+
+std::vector<uint64_t> get_frames(Decoder& d) {
+  std::vector<uint64_t> v(d.count(1));
+  uint64_t prev = 0;
+  for (auto& x : v) {
+    x = prev + static_cast<uint64_t>(d.svarint());
+    prev = x;
+  }
+  return v;
+}
+
+void encode_payload(const ProcessRecord& r, Encoder& e) {
+  e.svarint(r.pid);
+  e.svarint(r.ppid);
+  e.svarint(r.rank);
+  e.str(r.hostname);
+  e.str(r.executable);
+  e.varint(r.command_line.size());
+  for (const auto& a : r.command_line) e.str(a);
+  e.varint(r.start_realtime_ns);
+  e.varint(r.start_monotonic_ns);
+  e.str(r.engine);
+  e.str(r.clock);
+  e.str(r.unwinder);
+  e.f64(r.frequency_hz);
+  e.varint(r.period_ns);
+}
+
+void encode_payload(const ModuleRecord& r, Encoder& e) {
+  e.varint(r.id);
+  e.str(r.path);
+  e.str(r.build_id);
+  e.varint(r.load_bias);
+  e.varint(r.start);
+  e.varint(r.end);
+  e.varint(r.time_ns);
+}
+
+void encode_payload(const ThreadRecord& r, Encoder& e) {
+  e.svarint(r.tid);
+  e.str(r.name);
+  e.varint(r.time_ns);
+  e.u8(r.existed_before_start ? 1 : 0);
+}
+
+void encode_payload(const ThreadEndRecord& r, Encoder& e) {
+  e.svarint(r.tid);
+  e.varint(r.time_ns);
+  e.varint(r.cpu_time_ns);
+  e.varint(r.samples);
+  e.varint(r.dropped_samples);
+}
+
+void encode_payload(const EventRecord& r, Encoder& e) {
+  e.varint(r.index);
+  e.str(r.name);
+  e.str(r.canonical_name);
+  e.u8(static_cast<uint8_t>(r.status));
+  e.str(r.detail);
+}
+
+void encode_payload(const SampleRecord& r, Encoder& e) {
+  e.svarint(r.tid);
+  e.varint(r.time_ns);
+  e.varint(r.weight_ns);
+  e.u8(static_cast<uint8_t>(static_cast<uint8_t>(r.clock) | (r.truncated ? 0x80 : 0)));
+  put_frames(e, r.frames);
+  e.varint(r.counter_deltas.size());
+  for (uint64_t c : r.counter_deltas) e.varint(c);
+}
+
+void encode_payload(const MetricRecord& r, Encoder& e) {
+  for (uint64_t v : {r.time_ns, r.rss_bytes, r.cpu_user_ns, r.cpu_system_ns, r.minor_faults,
+                     r.major_faults, r.voluntary_switches, r.involuntary_switches, r.threads,
+                     r.cpu_frequency_khz}) {
+    e.varint(v);
+  }
+}
+
+void encode_payload(const MessageRecord& r, Encoder& e) {
+  e.varint(r.time_ns);
+  e.u8(static_cast<uint8_t>(r.level));
+  e.str(r.text);
+}
+
+template <typename T>
+constexpr RecordType type_of();
+template <> constexpr RecordType type_of<ProcessRecord>() { return RecordType::process; }
+template <> constexpr RecordType type_of<ModuleRecord>() { return RecordType::module; }
+template <> constexpr RecordType type_of<ThreadRecord>() { return RecordType::thread; }
+template <> constexpr RecordType type_of<ThreadEndRecord>() { return RecordType::thread_end; }
+template <> constexpr RecordType type_of<EventRecord>() { return RecordType::event; }
+template <> constexpr RecordType type_of<SampleRecord>() { return RecordType::sample; }
+template <> constexpr RecordType type_of<MetricRecord>() { return RecordType::metric; }
+template <> constexpr RecordType type_of<MessageRecord>() { return RecordType::message; }
+
+}  // namespace
+
+void encode_record(const Record& record, std::vector<uint8_t>& out) {
+  thread_local std::vector<uint8_t> payload;
+  payload.clear();
+  Encoder pe(payload);
+  RecordType type{};
+  std::visit(
+      [&](const auto& r) {
+        encode_payload(r, pe);
+        type = type_of<std::decay_t<decltype(r)>>();
+      },
+      record);
+  Encoder e(out);
+  e.varint(static_cast<uint32_t>(type));
+  e.varint(payload.size());
+  out.insert(out.end(), payload.begin(), payload.end());
+}
+
+std::optional<Record> decode_record(uint32_t type, std::span<const uint8_t> payload) {
+  Decoder d(payload);
+  Record out;
+  switch (static_cast<RecordType>(type)) {
+    case RecordType::process: {
+      ProcessRecord r;
+      r.pid = d.svarint();
+      r.ppid = d.svarint();
+      r.rank = d.svarint();
+      r.hostname = d.str();
+      r.executable = d.str();
+      r.command_line.resize(d.count(1));
+      for (auto& a : r.command_line) a = d.str();
+      r.start_realtime_ns = d.varint();
+      r.start_monotonic_ns = d.varint();
+      r.engine = d.str();
+      r.clock = d.str();
+      r.unwinder = d.str();
+      r.frequency_hz = d.f64();
+      r.period_ns = d.varint();
+      out = std::move(r);
+      break;
+    }
+    case RecordType::module: {
+      ModuleRecord r;
+      r.id = static_cast<uint32_t>(d.varint());
+      r.path = d.str();
+      r.build_id = d.str();
+      r.load_bias = d.varint();
+      r.start = d.varint();
+      r.end = d.varint();
+      r.time_ns = d.varint();
+      out = std::move(r);
+      break;
+    }
+    case RecordType::thread: {
+      ThreadRecord r;
+      r.tid = d.svarint();
+      r.name = d.str();
+      r.time_ns = d.varint();
+      r.existed_before_start = d.u8() != 0;
+      out = std::move(r);
+      break;
+    }
+    case RecordType::thread_end: {
+      ThreadEndRecord r;
+      r.tid = d.svarint();
+      r.time_ns = d.varint();
+      r.cpu_time_ns = d.varint();
+      r.samples = d.varint();
+      r.dropped_samples = d.varint();
+      out = r;
+      break;
+    }
+    case RecordType::event: {
+      EventRecord r;
+      r.index = static_cast<uint32_t>(d.varint());
+      r.name = d.str();
+      r.canonical_name = d.str();
+      const uint8_t status = d.u8();
+      if (status > static_cast<uint8_t>(EventStatus::counted_zero)) return std::nullopt;
+      r.status = static_cast<EventStatus>(status);
+      r.detail = d.str();
+      out = std::move(r);
+      break;
+    }
+    case RecordType::sample: {
+      SampleRecord r;
+      r.tid = d.svarint();
+      r.time_ns = d.varint();
+      r.weight_ns = d.varint();
+      const uint8_t flags = d.u8();
+      r.clock = static_cast<SampleClock>(flags & 0x7f);
+      r.truncated = (flags & 0x80) != 0;
+      if (r.clock != SampleClock::cpu && r.clock != SampleClock::wall) return std::nullopt;
+      r.frames = get_frames(d);
+      r.counter_deltas.resize(d.count(1));
+      for (auto& c : r.counter_deltas) c = d.varint();
+      out = std::move(r);
+      break;
+    }
+    case RecordType::metric: {
+      MetricRecord r;
+      for (uint64_t* v : {&r.time_ns, &r.rss_bytes, &r.cpu_user_ns, &r.cpu_system_ns,
+                          &r.minor_faults, &r.major_faults, &r.voluntary_switches,
+                          &r.involuntary_switches, &r.threads, &r.cpu_frequency_khz}) {
+        *v = d.varint();
+      }
+      out = r;
+      break;
+    }
+    case RecordType::message: {
+      MessageRecord r;
+      r.time_ns = d.varint();
+      const uint8_t level = d.u8();
+      if (level > static_cast<uint8_t>(MessageLevel::error)) return std::nullopt;
+      r.level = static_cast<MessageLevel>(level);
+      r.text = d.str();
+      out = std::move(r);
+      break;
+    }
+    default:
+      return std::nullopt;
+  }
+  if (!d.ok()) return std::nullopt;
+  return out;
+}
+
+}  // namespace cprof::format

@@ -1,0 +1,115 @@
+#pragma once
+// The record types of the results format (docs/results-format.md). Every writer and the
+// report share these definitions; a record is encoded as varint type, varint length,
+// payload, so a reader skips types it does not know (newer minor versions).
+
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace cprof::format {
+
+enum class RecordType : uint32_t {
+  process = 1,     // once per file, first record: who wrote it and how it sampled
+  module = 2,      // a loaded ELF image (at start, and at every dlopen)
+  thread = 3,      // a thread began (or was found running when the runtime loaded)
+  thread_end = 4,  // a thread ended: its totals
+  event = 5,       // a counter requested with -e: opened, unavailable, or counted nothing
+  sample = 6,      // one call stack with its weight and counter deltas
+  metric = 7,      // process-level metrics at one moment
+  message = 8,     // a diagnostic the run wants the report to show
+  // 16..31 causal experiments, 32..47 GPU: added with those parts.
+};
+
+struct ProcessRecord {
+  int64_t pid = 0;
+  int64_t ppid = 0;
+  int64_t rank = -1;  // MPI/Slurm rank, -1 when not under a launcher that sets one
+  std::string hostname;
+  std::string executable;
+  std::vector<std::string> command_line;
+  uint64_t start_realtime_ns = 0;   // CLOCK_REALTIME at runtime start
+  uint64_t start_monotonic_ns = 0;  // CLOCK_MONOTONIC at the same moment; all times below use it
+  std::string engine;               // "perf_event" or "timer"
+  std::string clock;                // "cpu" or "wall"
+  std::string unwinder;             // "libunwind" or "fp"
+  double frequency_hz = 0;
+  uint64_t period_ns = 0;           // sampling period in the clock's nanoseconds
+};
+
+struct ModuleRecord {
+  uint32_t id = 0;
+  std::string path;
+  std::string build_id;  // lowercase hex, empty when the image has none
+  uint64_t load_bias = 0;
+  uint64_t start = 0;    // lowest executable address (runtime)
+  uint64_t end = 0;      // one past the highest executable address
+  uint64_t time_ns = 0;  // when it was seen loaded
+};
+
+struct ThreadRecord {
+  int64_t tid = 0;
+  std::string name;
+  uint64_t time_ns = 0;
+  bool existed_before_start = false;  // found in /proc, not caught at pthread_create
+};
+
+struct ThreadEndRecord {
+  int64_t tid = 0;
+  uint64_t time_ns = 0;
+  uint64_t cpu_time_ns = 0;
+  uint64_t samples = 0;
+  uint64_t dropped_samples = 0;  // could not be stored (buffer full), counted not waited for
+};
+
+enum class EventStatus : uint8_t { ok = 0, unavailable = 1, counted_zero = 2 };
+
+struct EventRecord {
+  uint32_t index = 0;  // position in SampleRecord::counter_deltas
+  std::string name;    // as the user wrote it
+  std::string canonical_name;  // as libpfm4 resolved it
+  EventStatus status = EventStatus::ok;
+  std::string detail;  // the reason when unavailable
+};
+
+enum class SampleClock : uint8_t { cpu = 0, wall = 1 };
+
+struct SampleRecord {
+  int64_t tid = 0;
+  uint64_t time_ns = 0;
+  uint64_t weight_ns = 0;  // the time this sample stands for
+  SampleClock clock = SampleClock::cpu;
+  bool truncated = false;  // the stack was deeper than the depth bound
+  std::vector<uint64_t> frames;  // [0] interrupted PC, [1..] return addresses
+  std::vector<uint64_t> counter_deltas;  // per EventRecord::index, since the thread's last sample
+};
+
+struct MetricRecord {
+  uint64_t time_ns = 0;
+  uint64_t rss_bytes = 0;
+  uint64_t cpu_user_ns = 0;  // cumulative, whole process
+  uint64_t cpu_system_ns = 0;
+  uint64_t minor_faults = 0;
+  uint64_t major_faults = 0;
+  uint64_t voluntary_switches = 0;
+  uint64_t involuntary_switches = 0;
+  uint64_t threads = 0;
+  uint64_t cpu_frequency_khz = 0;  // 0 when not readable
+};
+
+enum class MessageLevel : uint8_t { info = 0, warning = 1, error = 2 };
+
+struct MessageRecord {
+  uint64_t time_ns = 0;
+  MessageLevel level = MessageLevel::info;
+  std::string text;
+};
+
+using Record = std::variant<ProcessRecord, ModuleRecord, ThreadRecord, ThreadEndRecord,
+                            EventRecord, SampleRecord, MetricRecord, MessageRecord>;
+
+// Appends one framed record (type, length, payload) to out.
+void encode_record(const Record& record, std::vector<uint8_t>& out);
+
+}  // namespace cprof::format

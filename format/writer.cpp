@@ -1,0 +1,87 @@
+#include "format/writer.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "format/encoding.h"
+#include "format/framing.h"
+
+namespace cprof::format {
+namespace {
+constexpr size_t kChunkTarget = 256 * 1024;
+}
+
+ResultsWriter::~ResultsWriter() { close(); }
+
+std::string ResultsWriter::open(const std::string& path) {
+  close();
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) return path + ": cannot create results file: " + std::strerror(errno);
+  fd_ = fd;
+  path_ = path;
+  std::vector<uint8_t> header;
+  Encoder e(header);
+  for (char c : kFileMagic) e.u8(static_cast<uint8_t>(c));
+  e.u32_fixed(kMajorVersion | (static_cast<uint32_t>(kMinorVersion) << 16));
+  e.u32_fixed(0);
+  if (!write_all(header.data(), header.size())) {
+    const std::string err = path + ": cannot write results file: " + std::strerror(errno);
+    abandon();
+    return err;
+  }
+  return {};
+}
+
+void ResultsWriter::add(const Record& record) {
+  encode_record(record, pending_);
+  ++pending_records_;
+  if (pending_.size() >= kChunkTarget) flush();
+}
+
+bool ResultsWriter::flush() {
+  if (fd_ < 0 || pending_records_ == 0) return fd_ >= 0;
+  const auto size = static_cast<uint32_t>(pending_.size());
+  chunk_.clear();
+  Encoder e(chunk_);
+  e.u32_fixed(kChunkMagic);
+  e.u32_fixed(size);
+  e.u32_fixed(pending_records_);
+  e.u32_fixed(chunk_checksum(size, pending_records_, pending_));
+  chunk_.insert(chunk_.end(), pending_.begin(), pending_.end());
+  pending_.clear();
+  pending_records_ = 0;
+  return write_all(chunk_.data(), chunk_.size());
+}
+
+void ResultsWriter::close() {
+  if (fd_ < 0) return;
+  flush();
+  ::close(fd_);
+  fd_ = -1;
+}
+
+void ResultsWriter::abandon() {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+  pending_.clear();
+  pending_records_ = 0;
+}
+
+bool ResultsWriter::write_all(const uint8_t* data, size_t size) {
+  while (size > 0) {
+    const ssize_t n = ::write(fd_, data, size);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    data += n;
+    size -= static_cast<size_t>(n);
+    bytes_written_ += static_cast<uint64_t>(n);
+  }
+  return true;
+}
+
+}  // namespace cprof::format
