@@ -1,0 +1,139 @@
+#include "symbolize/dwarf/dwarf_index.h"
+
+#include <dwarf.h>
+
+#include <algorithm>
+
+namespace cprof::symbolize {
+namespace {
+
+std::string dw_error() { return dwarf_errmsg(-1); }
+
+}  // namespace
+
+DwarfIndex::~DwarfIndex() {
+  units_.clear();  // details point into libdw memory: drop them first
+  if (dwarf_ != nullptr) dwarf_end(dwarf_);
+}
+
+Result<std::unique_ptr<DwarfIndex>> DwarfIndex::build(const ElfFile& file) {
+  Dwarf* dwarf = dwarf_begin_elf(file.elf(), DWARF_C_READ, nullptr);
+  if (dwarf == nullptr) return Error{file.path() + ": cannot read DWARF: " + dw_error()};
+  std::unique_ptr<DwarfIndex> index(new DwarfIndex(dwarf, file.path()));
+
+  Dwarf_CU* cu = nullptr;
+  Dwarf_CU* next = nullptr;
+  Dwarf_Half version = 0;
+  uint8_t unit_type = 0;
+  Dwarf_Die cu_die;
+  int rc = 0;
+  while ((rc = dwarf_get_units(dwarf, cu, &next, &version, &unit_type, &cu_die, nullptr)) == 0) {
+    cu = next;
+    if (unit_type != DW_UT_compile && unit_type != DW_UT_partial && unit_type != DW_UT_skeleton) {
+      continue;  // type units hold no code
+    }
+    auto unit_no = static_cast<uint32_t>(index->units_.size());
+    Unit unit;
+    unit.cu = cu;
+    unit.cu_die = cu_die;
+    unit.skeleton = unit_type == DW_UT_skeleton;
+    index->units_.push_back(std::move(unit));
+
+    size_t before = index->ranges_.size();
+    Dwarf_Addr base = 0, low = 0, high = 0;
+    ptrdiff_t offset = 0;
+    while ((offset = dwarf_ranges(&cu_die, offset, &base, &low, &high)) > 0) {
+      if (low < high && low != 0) index->ranges_.push_back({low, high, unit_no});
+    }
+    if (index->ranges_.size() == before) {
+      // Some units (hand-written assembly, old compilers) have no DW_AT_ranges: take the
+      // address span of each line-table sequence instead.
+      Unit& u = index->units_.back();
+      index->load_detail(u);
+      if (u.detail->lines) {
+        auto rows = u.detail->lines->rows();
+        uint64_t start = 0;
+        bool open = false;
+        for (const auto& row : rows) {
+          if (!open) {
+            start = row.addr;
+            open = true;
+          }
+          if (row.end_sequence) {
+            if (start < row.addr && start != 0) index->ranges_.push_back({start, row.addr, unit_no});
+            open = false;
+          }
+        }
+      }
+    }
+  }
+  if (rc < 0) index->note("reading unit headers: " + dw_error() + " (later units skipped)");
+  std::sort(index->ranges_.begin(), index->ranges_.end(),
+            [](const UnitRange& a, const UnitRange& b) { return a.low < b.low; });
+  return index;
+}
+
+void DwarfIndex::note(const std::string& message) {
+  std::string line = path_ + ": " + message;
+  if (std::find(diagnostics_.begin(), diagnostics_.end(), line) == diagnostics_.end()) {
+    diagnostics_.push_back(std::move(line));
+  }
+}
+
+void DwarfIndex::load_detail(Unit& unit) {
+  if (unit.detail) return;
+  unit.detail = std::make_unique<UnitDetail>();
+  UnitDetail& d = *unit.detail;
+  const char* cu_name = dwarf_diename(&unit.cu_die);
+  std::string where = std::string("unit ") + (cu_name ? cu_name : "?");
+
+  if (auto lines = LineTable::load(&unit.cu_die)) {
+    d.lines = std::move(lines).value();
+  } else {
+    note(where + ": " + lines.error().message);
+  }
+
+  Dwarf_Die scope_die = unit.cu_die;
+  if (unit.skeleton) {
+    Dwarf_Die sub{};
+    if (dwarf_cu_info(unit.cu, nullptr, nullptr, nullptr, &sub, nullptr, nullptr, nullptr) != 0 ||
+        sub.cu == nullptr) {
+      Dwarf_Attribute attr;
+      const char* dwo = nullptr;
+      if (dwarf_attr(&unit.cu_die, DW_AT_dwo_name, &attr) != nullptr ||
+          dwarf_attr(&unit.cu_die, DW_AT_GNU_dwo_name, &attr) != nullptr) {
+        dwo = dwarf_formstring(&attr);
+      }
+      note(where + ": split DWARF file " + (dwo ? dwo : "?") +
+           " not found: no function names or inline frames from it");
+      d.split_missing = true;
+      return;
+    }
+    scope_die = sub;
+  }
+  if (auto scopes = ScopeTree::load(&scope_die)) {
+    d.scopes = std::move(scopes).value();
+  } else {
+    note(where + ": " + scopes.error().message);
+  }
+}
+
+const UnitDetail* DwarfIndex::unit_for(uint64_t addr) {
+  auto it = std::upper_bound(ranges_.begin(), ranges_.end(), addr,
+                             [](uint64_t a, const UnitRange& r) { return a < r.low; });
+  // Unit ranges rarely overlap; when they do, the nearest lower start that contains addr
+  // wins, so look back a few entries.
+  for (int back = 0; back < 4 && it != ranges_.begin(); ++back) {
+    --it;
+    if (addr < it->high) return unit(it->unit);
+  }
+  return nullptr;
+}
+
+const UnitDetail* DwarfIndex::unit(size_t i) {
+  Unit& u = units_[i];
+  load_detail(u);
+  return u.detail.get();
+}
+
+}  // namespace cprof::symbolize

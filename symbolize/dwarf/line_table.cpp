@@ -1,0 +1,61 @@
+#include "symbolize/dwarf/line_table.h"
+
+#include <algorithm>
+#include <string>
+#include <unordered_map>
+
+namespace cprof::symbolize {
+
+Result<LineTable> LineTable::load(Dwarf_Die* cu_die) {
+  Dwarf_Lines* lines = nullptr;
+  size_t count = 0;
+  if (dwarf_getsrclines(cu_die, &lines, &count) != 0) {
+    return Error{std::string("line table: ") + dwarf_errmsg(-1)};
+  }
+  LineTable table;
+  table.rows_.reserve(count);
+  // libdw returns every file name as its own pointer per file entry; intern them so that
+  // rows carry a small index.
+  std::unordered_map<const char*, uint32_t> file_index;
+  for (size_t i = 0; i < count; ++i) {
+    Dwarf_Line* line = dwarf_onesrcline(lines, i);
+    if (line == nullptr) continue;
+    LineRow row;
+    Dwarf_Addr addr = 0;
+    int lineno = 0, col = 0;
+    bool end = false;
+    if (dwarf_lineaddr(line, &addr) != 0) continue;
+    dwarf_lineno(line, &lineno);
+    dwarf_linecol(line, &col);
+    dwarf_lineendsequence(line, &end);
+    const char* src = dwarf_linesrc(line, nullptr, nullptr);
+    if (src == nullptr) src = "";
+    auto [it, inserted] = file_index.try_emplace(src, static_cast<uint32_t>(table.files_.size()));
+    if (inserted) table.files_.push_back(src);
+    row.addr = addr;
+    row.file = it->second;
+    row.line = static_cast<uint32_t>(std::max(lineno, 0));
+    row.column = static_cast<uint32_t>(std::max(col, 0));
+    row.end_sequence = end;
+    table.rows_.push_back(row);
+  }
+  // libdw sorts by address already (end_sequence first among equals, then sequence
+  // order); a stable sort keeps that order if a future libdw does not.
+  if (!std::is_sorted(table.rows_.begin(), table.rows_.end(),
+                      [](const LineRow& a, const LineRow& b) { return a.addr < b.addr; })) {
+    std::stable_sort(table.rows_.begin(), table.rows_.end(),
+                     [](const LineRow& a, const LineRow& b) { return a.addr < b.addr; });
+  }
+  return table;
+}
+
+const LineRow* LineTable::find(uint64_t addr) const {
+  auto it = std::upper_bound(rows_.begin(), rows_.end(), addr,
+                             [](uint64_t a, const LineRow& r) { return a < r.addr; });
+  if (it == rows_.begin()) return nullptr;
+  --it;
+  if (it->end_sequence) return nullptr;
+  return &*it;
+}
+
+}  // namespace cprof::symbolize

@@ -1,0 +1,69 @@
+#pragma once
+// Everything known about one module (path + build-id): its ELF file, the file with its
+// DWARF, its symbol tables and the DWARF index. Opened once and cached by Symbolizer.
+// All members lock the module's mutex: libdw is not thread-safe, different modules run
+// in parallel.
+
+#include <memory>
+#include <mutex>
+#include <regex>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "symbolize/dwarf/dwarf_index.h"
+#include "symbolize/elf/elf_file.h"
+#include "symbolize/elf/symbol_table.h"
+#include "symbolize/result.h"
+#include "symbolize/types.h"
+
+namespace cprof::symbolize {
+
+// Code of one function (or of its inlined copies) found by the reverse lookup.
+struct FunctionRanges {
+  std::string function;  // demangled unless Options::demangle is false
+  std::vector<AddressRange> ranges;
+  bool inlined = false;  // ranges of copies inlined into other functions
+};
+
+class Module {
+ public:
+  // Never fails: a module that cannot be read answers every address with a Reason.
+  Module(const ModuleRef& ref, const Options& options);
+
+  // One Symbol per address, same order; each distinct address is looked up once.
+  std::vector<Symbol> symbolize(std::span<const uint64_t> addresses);
+
+  // FILE:LINE -> ranges. `file` matches by path suffix on whole components.
+  Result<std::vector<AddressRange>> line_ranges(std::string_view file, uint32_t line);
+  // Functions whose demangled name (or mangled, without demangling) matches `pattern`
+  // as a whole (std::regex_search), with their out-of-line and inlined ranges.
+  Result<std::vector<FunctionRanges>> function_ranges(const std::string& pattern);
+
+  Reason status() const { return status_; }
+  // One line per problem found while opening or reading (never per address).
+  std::vector<std::string> diagnostics();
+  std::string debug_file_path() const;
+
+ private:
+  Symbol lookup(uint64_t addr);  // caller holds mu_
+  const std::string& name_of(const char* raw);
+  void load_all_units();
+
+  ModuleRef ref_;
+  Options options_;
+  std::mutex mu_;
+  Reason status_ = Reason::ok;
+  std::vector<std::string> notes_;
+  std::unique_ptr<ElfFile> main_;       // the module file (nullptr if missing/rebuilt)
+  std::unique_ptr<ElfFile> debug_;      // the file the DWARF comes from
+  std::unique_ptr<ElfFile> debugdata_;  // .gnu_debugdata
+  const ElfFile* layout_ = nullptr;     // sections used for the `unmapped` check
+  SymbolTable symbols_;
+  std::unique_ptr<DwarfIndex> dwarf_;
+  // Demangled (or copied) names by the address of libdw's/libelf's string.
+  std::unordered_map<const char*, std::string> names_;
+};
+
+}  // namespace cprof::symbolize

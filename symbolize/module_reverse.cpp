@@ -1,0 +1,142 @@
+// The reverse lookups of Module: FILE:LINE -> address ranges and FUNCTION -> ranges.
+// Both read every unit once (line tables and scope trees are cached like the forward ones).
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "symbolize/module.h"
+
+namespace cprof::symbolize {
+namespace {
+
+// "b/c.cpp" matches "/a/b/c.cpp" but not "/a/xb/c.cpp": whole path components only.
+bool suffix_match(std::string_view path, std::string_view suffix) {
+  if (suffix.empty() || path.size() < suffix.size()) return false;
+  if (path.substr(path.size() - suffix.size()) != suffix) return false;
+  return path.size() == suffix.size() || suffix.front() == '/' ||
+         path[path.size() - suffix.size() - 1] == '/';
+}
+
+std::string normal(const char* path) {
+  return std::filesystem::path(path).lexically_normal().string();
+}
+
+std::vector<AddressRange> merge(std::vector<AddressRange> ranges) {
+  std::sort(ranges.begin(), ranges.end(),
+            [](const AddressRange& a, const AddressRange& b) { return a.low < b.low; });
+  std::vector<AddressRange> out;
+  for (const auto& r : ranges) {
+    if (!out.empty() && r.low <= out.back().high) {
+      out.back().high = std::max(out.back().high, r.high);
+    } else {
+      out.push_back(r);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+void Module::load_all_units() {
+  if (!dwarf_) return;
+  for (size_t i = 0; i < dwarf_->unit_count(); ++i) dwarf_->unit(i);
+}
+
+Result<std::vector<AddressRange>> Module::line_ranges(std::string_view file, uint32_t line) {
+  std::lock_guard lock(mu_);
+  std::string where = ref_.path;
+  if (status_ != Reason::ok) return Error{where + ": " + std::string(to_string(status_))};
+  if (!dwarf_) return Error{where + ": no DWARF line information"};
+  load_all_units();
+
+  std::set<std::string> candidates;
+  for (size_t u = 0; u < dwarf_->unit_count(); ++u) {
+    const UnitDetail* d = dwarf_->unit(u);
+    if (!d->lines) continue;
+    for (const char* f : d->lines->files()) {
+      if (suffix_match(f, file)) candidates.insert(normal(f));
+    }
+  }
+  std::string wanted(file);
+  if (candidates.empty()) return Error{where + ": no source file matches '" + wanted + "'"};
+  if (candidates.size() > 1) {
+    std::string list;
+    for (const auto& c : candidates) list += (list.empty() ? "" : ", ") + c;
+    return Error{where + ": '" + wanted + "' is ambiguous; candidates: " + list};
+  }
+  const std::string& chosen = *candidates.begin();
+
+  std::vector<AddressRange> ranges;
+  std::set<uint32_t> lines_with_code;
+  for (size_t u = 0; u < dwarf_->unit_count(); ++u) {
+    const UnitDetail* d = dwarf_->unit(u);
+    if (!d->lines) continue;
+    std::vector<bool> is_file(d->lines->files().size());
+    for (size_t f = 0; f < is_file.size(); ++f) {
+      is_file[f] = suffix_match(d->lines->files()[f], file) && normal(d->lines->files()[f]) == chosen;
+    }
+    auto rows = d->lines->rows();
+    for (size_t i = 0; i + 1 < rows.size(); ++i) {
+      const LineRow& r = rows[i];
+      // A row covers up to the next address; of several rows at one address only the
+      // last is in effect, as in the forward lookup.
+      if (r.end_sequence || !is_file[r.file] || rows[i + 1].addr <= r.addr) continue;
+      lines_with_code.insert(r.line);
+      if (r.line == line) ranges.push_back({r.addr, rows[i + 1].addr});
+    }
+  }
+  if (ranges.empty()) {
+    std::string msg = where + ": " + chosen + ":" + std::to_string(line) + " has no code";
+    auto above = lines_with_code.lower_bound(line);
+    std::string near;
+    if (above != lines_with_code.begin()) near += std::to_string(*std::prev(above));
+    if (above != lines_with_code.end()) near += (near.empty() ? "" : ", ") + std::to_string(*above);
+    if (!near.empty()) msg += "; nearest lines with code: " + near;
+    return Error{msg};
+  }
+  return merge(std::move(ranges));
+}
+
+Result<std::vector<FunctionRanges>> Module::function_ranges(const std::string& pattern) {
+  std::regex re;
+  try {
+    re = std::regex(pattern, std::regex::ECMAScript | std::regex::optimize);
+  } catch (const std::regex_error& e) {
+    return Error{"bad function pattern '" + pattern + "': " + e.what()};
+  }
+  std::lock_guard lock(mu_);
+  std::string where = ref_.path;
+  if (status_ != Reason::ok) return Error{where + ": " + std::string(to_string(status_))};
+  load_all_units();
+
+  std::unordered_map<const char*, bool> matches;  // one regex run per distinct name
+  auto match = [&](const char* raw) {
+    auto [it, inserted] = matches.try_emplace(raw, false);
+    if (inserted && raw != nullptr) it->second = std::regex_search(name_of(raw), re);
+    return it->second;
+  };
+  std::map<std::pair<std::string, bool>, std::vector<AddressRange>> found;
+  if (dwarf_) {
+    for (size_t u = 0; u < dwarf_->unit_count(); ++u) {
+      const UnitDetail* d = dwarf_->unit(u);
+      if (!d->scopes) continue;
+      for (const auto& iv : d->scopes->intervals()) {
+        const Scope& s = d->scopes->scope(iv.scope);
+        if (match(s.name)) found[{name_of(s.name), s.inlined}].push_back({iv.low, iv.high});
+      }
+    }
+  }
+  for (const auto& e : symbols_.entries()) {
+    if (e.size > 0 && layout_->is_executable_address(e.addr) && match(e.name)) {
+      found[{name_of(e.name), false}].push_back({e.addr, e.addr + e.size});
+    }
+  }
+  if (found.empty()) return Error{where + ": no function matches /" + pattern + "/"};
+  std::vector<FunctionRanges> out;
+  for (auto& [key, ranges] : found) out.push_back({key.first, merge(std::move(ranges)), key.second});
+  return out;
+}
+
+}  // namespace cprof::symbolize
