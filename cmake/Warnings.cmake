@@ -3,6 +3,6 @@ add_library(cprof_warnings INTERFACE)
 add_library(cprof::warnings ALIAS cprof_warnings)
 target_compile_options(cprof_warnings INTERFACE
   -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor -Wcast-align -Wunused
-  -Wnull-dereference -Wdouble-promotion -Wformat=2 -Wimplicit-fallthrough
+  -Wdouble-promotion -Wformat=2 -Wimplicit-fallthrough
   # Designated initializers that leave members at their defaults are intended.
   -Wno-missing-field-initializers)

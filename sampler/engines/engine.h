@@ -1,0 +1,45 @@
+#pragma once
+// A sampling engine: how one thread is armed to receive the sampling signal, and how a
+// received signal is recognised and weighed. Adding an engine is adding a file.
+//
+// Signal-safety contract: arm()/disarm() run outside signal context (thread registration
+// and exit, from any thread of the process). weigh() runs in the signal handler and must
+// be async-signal-safe: syscalls only, no allocation, no locks.
+
+#include <signal.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "sampler/runtime/thread_state.h"
+
+namespace cprof::sampler {
+
+struct EngineSettings {
+  int signal = 0;          // the real-time signal every engine delivers
+  uint64_t period_ns = 0;  // sampling period on the engine's clock
+};
+
+class Engine {
+ public:
+  virtual ~Engine() = default;
+  virtual const char* name() const = 0;
+  // Can this engine work in this process? "" if yes, else the reason in one line.
+  virtual std::string probe() = 0;
+  // Starts sampling thread `ts` (which need not be the calling thread). "" on success.
+  virtual std::string arm(ThreadState& ts) = 0;
+  virtual void disarm(ThreadState& ts) = 0;
+  // In the handler: is this signal ours, and how much time (ns) does the sample stand for?
+  virtual bool weigh(ThreadState& ts, const siginfo_t* info, uint64_t& weight_ns) = 0;
+};
+
+std::unique_ptr<Engine> make_perf_event_engine(const EngineSettings& settings);
+std::unique_ptr<Engine> make_cpu_timer_engine(const EngineSettings& settings);
+std::unique_ptr<Engine> make_wall_timer_engine(const EngineSettings& settings);
+
+// Value carried in sigev_value by the timer engines, to tell their signals apart.
+inline constexpr int kCpuTimerTag = 0x43505531;   // "CPU1"
+inline constexpr int kWallTimerTag = 0x57414c31;  // "WAL1"
+
+}  // namespace cprof::sampler

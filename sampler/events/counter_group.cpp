@@ -1,0 +1,100 @@
+#include "sampler/events/counter_group.h"
+
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace cprof::sampler {
+
+int perf_event_open_fd(const perf_event_attr& attr, pid_t tid, int cpu, int group_fd,
+                       unsigned long flags) {
+  return static_cast<int>(syscall(SYS_perf_event_open, &attr, tid, cpu, group_fd, flags));
+}
+
+std::string perf_open_error(int err) {
+  std::string why = std::string("perf_event_open: ") + std::strerror(err);
+  switch (err) {
+    case ENOENT:
+    case EOPNOTSUPP:
+      return why + " (the event does not exist here: no hardware PMU, e.g. in a VM)";
+    case EACCES:
+    case EPERM:
+      return why + " (not permitted: see /proc/sys/kernel/perf_event_paranoid)";
+    case ENOSYS:
+      return why + " (the kernel has no perf_event support)";
+    case EMFILE:
+      return why + " (too many open files: raise 'ulimit -n')";
+    default:
+      return why;
+  }
+}
+
+std::vector<std::string> CounterGroup::open(pid_t tid,
+                                            const std::vector<const perf_event_attr*>& attrs) {
+  std::vector<std::string> errors(attrs.size());
+  count_ = attrs.size() < kMaxCounters ? attrs.size() : kMaxCounters;
+  for (size_t i = 0; i < count_; ++i) {
+    slot_of_event_[i] = -1;
+    if (attrs[i] == nullptr) {
+      errors[i] = "not resolved";
+      continue;
+    }
+    perf_event_attr attr = *attrs[i];
+    attr.size = sizeof attr;
+    attr.read_format = PERF_FORMAT_GROUP;
+    attr.disabled = leader_ < 0 ? 1 : 0;  // members follow the leader
+    attr.inherit = 0;
+    int fd = perf_event_open_fd(attr, tid, -1, leader_, PERF_FLAG_FD_CLOEXEC);
+    if (fd < 0 && (errno == EACCES || errno == EPERM) && attr.exclude_kernel == 0) {
+      attr.exclude_kernel = 1;  // unprivileged users may count their own user time only
+      attr.exclude_hv = 1;
+      fd = perf_event_open_fd(attr, tid, -1, leader_, PERF_FLAG_FD_CLOEXEC);
+    }
+    if (fd < 0) {
+      errors[i] = perf_open_error(errno);
+      continue;
+    }
+    fds_[i] = fd;
+    slot_of_event_[i] = static_cast<int>(opened_++);
+    if (leader_ < 0) leader_ = fd;
+  }
+  if (leader_ >= 0) {
+    if (::ioctl(leader_, PERF_EVENT_IOC_RESET, PERF_IOC_FLAG_GROUP) != 0 ||
+        ::ioctl(leader_, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP) != 0) {
+      for (size_t i = 0; i < count_; ++i) {
+        if (fds_[i] >= 0) errors[i] = std::string("enable: ") + std::strerror(errno);
+      }
+      close();
+    }
+  }
+  return errors;
+}
+
+void CounterGroup::close() {
+  for (size_t i = 0; i < kMaxCounters; ++i) {
+    if (fds_[i] >= 0) ::close(fds_[i]);
+    fds_[i] = -1;
+  }
+  leader_ = -1;
+  opened_ = 0;
+}
+
+void CounterGroup::read_deltas(uint64_t* deltas) {
+  uint64_t buf[1 + kMaxCounters] = {};
+  const bool ok = leader_ >= 0 && ::read(leader_, buf, sizeof buf) > 0;
+  for (size_t i = 0; i < count_; ++i) {
+    const int slot = slot_of_event_[i];
+    if (!ok || slot < 0 || static_cast<uint64_t>(slot) >= buf[0]) {
+      deltas[i] = 0;
+      continue;
+    }
+    const uint64_t now = buf[1 + slot];
+    deltas[i] = now - last_[i];
+    last_[i] = now;
+  }
+}
+
+}  // namespace cprof::sampler

@@ -1,0 +1,44 @@
+#pragma once
+// What every launcher (sample-run, causal-run) does around the profiled program: find
+// and check it, prepare the results directory and the preload environment, run it with
+// SIGINT/SIGTERM forwarded, and hand back its exit status unchanged.
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace cprof::launch {
+
+// Resolves PROGRAM like execvp does (a name without '/' is searched in PATH) and checks
+// that preloading can work: it exists, is executable, and is not a static binary.
+// Returns "" and sets `resolved`, or one line saying what is wrong.
+std::string check_program(const std::string& program, std::string& resolved);
+
+// Creates DIR (and parents) and checks it is writable. Returns "" or one line.
+std::string prepare_results_dir(const std::string& dir, std::string& absolute);
+
+// The runtime library that sits in ../lib next to this executable's bin/ folder.
+// Returns "" and the path, or one line saying it is missing.
+std::string find_runtime_library(const std::string& file_name, std::string& path);
+
+// Environment settings for the child: LD_PRELOAD (appended to any existing value) and
+// the tool's own variables.
+struct ChildEnvironment {
+  std::vector<std::pair<std::string, std::string>> set;
+};
+
+// Runs argv[0] (already resolved) with env applied, forwarding SIGINT, SIGTERM, SIGHUP
+// and SIGQUIT to it, and waits. Returns the exit code to exit with: the program's own,
+// or 128+N for a signal (after which the caller should call reraise_child_signal).
+struct ChildResult {
+  int exit_code = 0;
+  int term_signal = 0;  // non-zero when the child was killed by a signal
+  bool core_dumped = false;
+};
+ChildResult run_child(const std::vector<std::string>& argv, const ChildEnvironment& env);
+
+// Ends this process the way the child ended: same exit code, or the same signal
+// (so a shell sees "Killed" or "Segmentation fault" exactly as without the profiler).
+[[noreturn]] void exit_like(const ChildResult& result);
+
+}  // namespace cprof::launch

@@ -1,0 +1,158 @@
+// sample-run: runs a program with the sampling runtime preloaded.
+//   sample-run [options] -- PROGRAM [ARGS...]
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <chrono>
+#include <filesystem>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "format/reader.h"
+#include "sampler/engines/engine.h"
+#include "sampler/events/counter_group.h"
+#include "sampler/events/event_resolver.h"
+#include "sampler/launcher/launch.h"
+#include "sampler/launcher/run_summary.h"
+#include "sampler/runtime/config.h"
+
+namespace {
+
+constexpr const char* kTool = "sample-run";
+constexpr const char* kRuntimeLibrary = "libcprof-sampler.so";
+
+[[noreturn]] void fail(int code, const std::string& message) {
+  fmt::print(stderr, "{}: {}\n", kTool, message);
+  std::exit(code);
+}
+
+// Checks -e events on this process before the program starts: unknown names are a usage
+// error; events this machine cannot count are named with the reason and dropped.
+std::vector<std::string> check_events(const std::vector<std::string>& names, bool quiet) {
+  if (names.size() > cprof::sampler::kMaxCounters) {
+    fail(1, fmt::format("-e: at most {} events at once", cprof::sampler::kMaxCounters));
+  }
+  std::vector<std::string> usable;
+  for (const auto& ev : cprof::sampler::resolve_events(names)) {
+    using Kind = cprof::sampler::ResolvedEvent::Kind;
+    if (ev.kind == Kind::unknown) fail(1, fmt::format("-e {}: {}", ev.name, ev.detail));
+    if (ev.kind == Kind::absent_pmu) {
+      if (!quiet) fmt::print(stderr, "{}: event '{}' not counted: {}\n", kTool, ev.name, ev.detail);
+      continue;
+    }
+    perf_event_attr attr = ev.attr;
+    attr.disabled = 1;
+    const int fd = cprof::sampler::perf_event_open_fd(attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    if (fd < 0) {
+      const int err = errno;
+      attr.exclude_kernel = 1;
+      attr.exclude_hv = 1;
+      const int fd2 = cprof::sampler::perf_event_open_fd(attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+      if (fd2 < 0) {
+        if (!quiet) {
+          fmt::print(stderr, "{}: event '{}' not counted: {}\n", kTool, ev.name,
+                     cprof::sampler::perf_open_error(err));
+        }
+        continue;
+      }
+      ::close(fd2);
+    } else {
+      ::close(fd);
+    }
+    usable.push_back(ev.name);
+  }
+  return usable;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "Samples per-thread call stacks of PROGRAM on CPU time (and optionally wall time)\n"
+      "and writes one results file per process into the results directory.",
+      kTool};
+  double frequency = 500;
+  std::string output = "results";
+  std::string backend = "auto";
+  std::string clock = "cpu";
+  std::string unwind = "libunwind";
+  unsigned depth = 128;
+  std::string events;
+  bool quiet = false;
+  std::vector<std::string> command;
+  app.add_option("-f,--frequency", frequency, "samples per second of CPU time per thread")
+      ->check(CLI::Range(1.0, 100000.0))
+      ->default_val(500);
+  app.add_option("-o,--output", output, "results directory")->default_val("results");
+  app.add_option("--backend", backend,
+                 "perf (perf_event task-clock), timer (POSIX CPU-time timers), or auto")
+      ->check(CLI::IsMember({"auto", "perf", "timer"}))
+      ->default_val("auto");
+  app.add_option("--clock", clock, "cpu, or wall to also sample blocked and sleeping time")
+      ->check(CLI::IsMember({"cpu", "wall"}))
+      ->default_val("cpu");
+  app.add_option("--unwind", unwind, "libunwind (DWARF CFI, no frame pointers needed) or fp")
+      ->check(CLI::IsMember({"libunwind", "fp"}))
+      ->default_val("libunwind");
+  app.add_option("--depth", depth, "deepest call stack recorded")
+      ->check(CLI::Range(1u, 1024u))
+      ->default_val(128);
+  app.add_option("-e,--events", events,
+                 "counters to attribute to samples, comma-separated libpfm4 names "
+                 "(page-faults, context-switches, cycles, INST_RETIRED:ANY_P, ...)");
+  app.add_flag("-q,--quiet", quiet, "print nothing but errors");
+  app.add_option("command", command, "-- PROGRAM [ARGS...]")->required();
+  app.positionals_at_end();
+  CLI11_PARSE(app, argc, argv);
+
+  std::string program;
+  if (std::string err = cprof::launch::check_program(command[0], program); !err.empty()) fail(1, err);
+  std::string results_dir;
+  if (std::string err = cprof::launch::prepare_results_dir(output, results_dir); !err.empty()) {
+    fail(1, err);
+  }
+  std::string library;
+  if (std::string err = cprof::launch::find_runtime_library(kRuntimeLibrary, library); !err.empty()) {
+    fail(1, err);
+  }
+  const auto usable_events = check_events(cprof::sampler::split_event_list(events), quiet);
+
+  if (backend == "auto") {
+    const cprof::sampler::EngineSettings settings{SIGRTMAX - 2,
+                                                  static_cast<uint64_t>(1e9 / frequency)};
+    const std::string why = cprof::sampler::make_perf_event_engine(settings)->probe();
+    backend = why.empty() ? "perf" : "timer";
+    if (!why.empty() && !quiet) {
+      fmt::print(stderr, "{}: perf_event_open refused ({}); sampling with POSIX CPU-time timers\n",
+                 kTool, why);
+    }
+  }
+
+  namespace env = cprof::sampler::env;
+  cprof::launch::ChildEnvironment child_env;
+  const char* existing = std::getenv("LD_PRELOAD");
+  child_env.set.emplace_back(
+      "LD_PRELOAD", existing != nullptr && *existing != '\0' ? std::string(existing) + ":" + library
+                                                             : library);
+  child_env.set.emplace_back(env::kPreload, library);
+  child_env.set.emplace_back(env::kOutputDir, results_dir);
+  child_env.set.emplace_back(env::kFrequency, fmt::format("{}", frequency));
+  child_env.set.emplace_back(env::kBackend, backend);
+  child_env.set.emplace_back(env::kClock, clock);
+  child_env.set.emplace_back(env::kUnwind, unwind);
+  child_env.set.emplace_back(env::kDepth, std::to_string(depth));
+  std::string joined;
+  for (const auto& e : usable_events) joined += (joined.empty() ? "" : ",") + e;
+  child_env.set.emplace_back(env::kEvents, joined);
+
+  const auto before = cprof::launch::results_files_in(results_dir);
+  command[0] = program;
+  const auto result = cprof::launch::run_child(command, child_env);
+  if (!quiet) {
+    const auto summary = cprof::launch::summarize_new_results(results_dir, before);
+    cprof::launch::print_run_summary(stderr, kTool, results_dir, summary);
+  }
+  cprof::launch::exit_like(result);
+}

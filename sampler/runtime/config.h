@@ -1,0 +1,45 @@
+#pragma once
+// The runtime's settings. The launcher (sample-run, causal-run) passes them through
+// environment variables so that they survive fork and exec; docs/sampler.md lists them.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cprof::sampler {
+
+struct RuntimeConfig {
+  std::string output_dir = "results";
+  double frequency_hz = 500;
+  std::string backend = "perf";  // "perf" or "timer"
+  bool wall_clock = false;       // also sample wall time
+  std::string unwinder = "libunwind";
+  unsigned max_depth = 128;
+  std::vector<std::string> events;
+  int signal = 0;                // 0: the default real-time signal
+  unsigned flush_interval_ms = 50;
+  unsigned metrics_interval_ms = 200;
+  std::string preload_library;   // re-added to an exec'd program's environment
+
+  uint64_t period_ns() const { return static_cast<uint64_t>(1e9 / frequency_hz); }
+};
+
+// Reads CPROF_* variables; unset ones keep their defaults. Invalid values produce
+// messages in `problems` (the runtime reports them in the results) and the default.
+RuntimeConfig config_from_environment(std::vector<std::string>& problems);
+
+// The variable names, shared with the launchers.
+namespace env {
+inline constexpr const char* kOutputDir = "CPROF_OUTPUT_DIR";
+inline constexpr const char* kFrequency = "CPROF_FREQUENCY";
+inline constexpr const char* kBackend = "CPROF_BACKEND";
+inline constexpr const char* kClock = "CPROF_CLOCK";
+inline constexpr const char* kUnwind = "CPROF_UNWIND";
+inline constexpr const char* kDepth = "CPROF_DEPTH";
+inline constexpr const char* kEvents = "CPROF_EVENTS";
+inline constexpr const char* kSignal = "CPROF_SIGNAL";
+inline constexpr const char* kFlushMs = "CPROF_FLUSH_MS";
+inline constexpr const char* kPreload = "CPROF_PRELOAD";
+}  // namespace env
+
+}  // namespace cprof::sampler

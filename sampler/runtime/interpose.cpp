@@ -1,0 +1,143 @@
+// The functions the runtime interposes (the only symbols the library exports, see
+// exports.map): thread creation, dynamic loading and exec. Each forwards faithfully to
+// the next definition (RTLD_NEXT) with the same arguments, errno and result.
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdarg>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "sampler/runtime/interpose.h"
+#include "sampler/runtime/runtime.h"
+
+namespace cprof::sampler {
+namespace {
+
+template <typename Fn>
+Fn next_symbol(const char* name) {
+  return reinterpret_cast<Fn>(dlsym(RTLD_NEXT, name));
+}
+
+struct ThreadStart {
+  void* (*routine)(void*);
+  void* arg;
+};
+
+void* thread_trampoline(void* p) {
+  const ThreadStart start = *static_cast<ThreadStart*>(p);
+  delete static_cast<ThreadStart*>(p);
+  if (Runtime* rt = Runtime::instance()) rt->thread_started();
+  return start.routine(start.arg);
+}
+
+// The environment an exec'd image needs to be profiled too: our library in LD_PRELOAD
+// and every CPROF_ setting. A program that execs with an environment of its own (env -i,
+// execle) would otherwise drop them.
+std::vector<std::string> profiling_environment_for(char* const envp[]) {
+  std::vector<std::string> out;
+  bool has_preload = false;
+  const char* ours = std::getenv(env::kPreload);
+  for (char* const* e = envp; e != nullptr && *e != nullptr; ++e) {
+    std::string var = *e;
+    if (var.rfind("LD_PRELOAD=", 0) == 0) {
+      has_preload = true;
+      if (ours != nullptr && var.find(ours) == std::string::npos) var += std::string(":") + ours;
+    }
+    if (var.rfind("CPROF_", 0) == 0) continue;  // re-added below from our own values
+    out.push_back(std::move(var));
+  }
+  if (!has_preload && ours != nullptr) out.push_back(std::string("LD_PRELOAD=") + ours);
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    if (std::strncmp(*e, "CPROF_", 6) == 0) out.emplace_back(*e);
+  }
+  return out;
+}
+
+}  // namespace
+
+RealPthreadCreate real_pthread_create() {
+  static RealPthreadCreate fn = next_symbol<RealPthreadCreate>("pthread_create");
+  return fn;
+}
+
+}  // namespace cprof::sampler
+
+using cprof::sampler::Runtime;
+
+extern "C" {
+
+__attribute__((visibility("default"))) int pthread_create(pthread_t* thread,
+                                                          const pthread_attr_t* attr,
+                                                          void* (*routine)(void*), void* arg) {
+  auto real = cprof::sampler::real_pthread_create();
+  if (Runtime::instance() == nullptr) return real(thread, attr, routine, arg);
+  auto* start = new (std::nothrow) cprof::sampler::ThreadStart{routine, arg};
+  if (start == nullptr) return real(thread, attr, routine, arg);
+  const int rc = real(thread, attr, cprof::sampler::thread_trampoline, start);
+  if (rc != 0) delete start;
+  return rc;
+}
+
+__attribute__((visibility("default"))) void* dlopen(const char* file, int mode) {
+  static auto real = cprof::sampler::next_symbol<void* (*)(const char*, int)>("dlopen");
+  void* handle = real(file, mode);
+  if (handle != nullptr) {
+    const int saved = errno;
+    if (Runtime* rt = Runtime::instance()) rt->modules_changed();
+    errno = saved;
+  }
+  return handle;
+}
+
+__attribute__((visibility("default"))) int dlclose(void* handle) {
+  static auto real = cprof::sampler::next_symbol<int (*)(void*)>("dlclose");
+  const int rc = real(handle);
+  const int saved = errno;
+  if (Runtime* rt = Runtime::instance()) rt->modules_changed();
+  errno = saved;
+  return rc;
+}
+
+__attribute__((visibility("default"))) int execve(const char* path, char* const argv[],
+                                                  char* const envp[]) {
+  static auto real =
+      cprof::sampler::next_symbol<int (*)(const char*, char* const*, char* const*)>("execve");
+  Runtime* rt = Runtime::instance();
+  if (rt == nullptr || getpid() != rt->pid()) return real(path, argv, envp);
+  rt->before_exec();
+  auto vars = cprof::sampler::profiling_environment_for(envp);
+  std::vector<char*> env;
+  for (auto& v : vars) env.push_back(v.data());
+  env.push_back(nullptr);
+  return real(path, argv, env.data());
+}
+
+__attribute__((visibility("default"))) int execv(const char* path, char* const argv[]) {
+  return execve(path, argv, environ);
+}
+
+__attribute__((visibility("default"))) int execvpe(const char* file, char* const argv[],
+                                                   char* const envp[]) {
+  static auto real =
+      cprof::sampler::next_symbol<int (*)(const char*, char* const*, char* const*)>("execvpe");
+  Runtime* rt = Runtime::instance();
+  if (rt == nullptr || getpid() != rt->pid()) return real(file, argv, envp);
+  rt->before_exec();
+  auto vars = cprof::sampler::profiling_environment_for(envp);
+  std::vector<char*> env;
+  for (auto& v : vars) env.push_back(v.data());
+  env.push_back(nullptr);
+  return real(file, argv, env.data());
+}
+
+__attribute__((visibility("default"))) int execvp(const char* file, char* const argv[]) {
+  return execvpe(file, argv, environ);
+}
+
+}  // extern "C"

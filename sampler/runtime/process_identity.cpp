@@ -1,0 +1,58 @@
+#include "sampler/runtime/process_identity.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+
+namespace cprof::sampler {
+
+int64_t rank_from_environment() {
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"}) {
+    const char* v = std::getenv(name);
+    if (v == nullptr || *v == '\0') continue;
+    char* end = nullptr;
+    const long long r = std::strtoll(v, &end, 10);
+    if (*end == '\0' && r >= 0) return r;
+  }
+  return -1;
+}
+
+ProcessIdentity current_process_identity() {
+  ProcessIdentity id;
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) == 0) id.hostname = host;
+  char exe[4096] = {};
+  const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n > 0) id.executable.assign(exe, static_cast<size_t>(n));
+  std::ifstream cmdline("/proc/self/cmdline", std::ios::binary);
+  std::string all((std::istreambuf_iterator<char>(cmdline)), {});
+  size_t start = 0;
+  while (start < all.size()) {
+    const size_t end = all.find('\0', start);
+    id.command_line.push_back(all.substr(start, end - start));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  id.rank = rank_from_environment();
+  return id;
+}
+
+std::string results_file_path(const std::string& dir, const ProcessIdentity& id) {
+  std::string exe = id.executable;
+  if (const auto slash = exe.rfind('/'); slash != std::string::npos) exe = exe.substr(slash + 1);
+  if (exe.empty()) exe = "process";
+  std::string base = dir + "/" + exe + "." + (id.hostname.empty() ? "host" : id.hostname) + "." +
+                     std::to_string(getpid());
+  if (id.rank >= 0) base += ".rank" + std::to_string(id.rank);
+  // A pid can repeat across runs written into the same directory: never overwrite.
+  std::string path = base + ".cprof";
+  for (int n = 1; access(path.c_str(), F_OK) == 0; ++n) {
+    path = base + "." + std::to_string(n) + ".cprof";
+  }
+  return path;
+}
+
+}  // namespace cprof::sampler

@@ -1,0 +1,562 @@
+#include "sampler/runtime/runtime.h"
+
+#include <dirent.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "sampler/runtime/process_identity.h"
+#include "sampler/runtime/process_metrics.h"
+
+namespace cprof::sampler {
+namespace {
+
+std::atomic<Runtime*> g_runtime{nullptr};
+
+pid_t gettid_raw() { return static_cast<pid_t>(::syscall(SYS_gettid)); }
+
+void signal_entry(int /*sig*/, siginfo_t* info, void* ucontext) {
+  const int saved_errno = errno;
+  if (Runtime* rt = g_runtime.load(std::memory_order_acquire)) rt->on_signal(info, ucontext);
+  errno = saved_errno;
+}
+
+void on_thread_key_destroyed(void* value) {
+  Runtime* rt = Runtime::instance();
+  if (rt != nullptr && value != nullptr) rt->thread_exiting(*static_cast<ThreadState*>(value));
+}
+
+// Blocks every signal in the calling thread: the writer thread must never run the
+// program's handlers or take its process-directed signals.
+void block_all_signals() {
+  sigset_t all;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, nullptr);
+}
+
+uint64_t thread_cpu_ns(pid_t tid) {
+  timespec ts{};
+  const auto clock = static_cast<clockid_t>((~tid) << 3 | 6);
+  if (clock_gettime(clock, &ts) != 0) return 0;
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+}  // namespace
+
+uint64_t monotonic_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+Runtime* Runtime::instance() { return g_runtime.load(std::memory_order_acquire); }
+
+Runtime::Runtime(RuntimeConfig config) : config_(std::move(config)) {}
+
+Runtime* Runtime::start(RuntimeConfig config, std::vector<std::string> problems,
+                        RealPthreadCreate real_pthread_create) {
+  auto* rt = new Runtime(std::move(config));
+  rt->pid_ = getpid();
+  rt->real_pthread_create_ = real_pthread_create;
+  rt->pending_messages_ = std::move(problems);
+  rt->period_ns_ = rt->config_.period_ns();
+  const int signal = rt->config_.signal != 0 ? rt->config_.signal : SIGRTMAX - 2;
+  rt->config_.signal = signal;
+
+  const EngineSettings settings{signal, rt->period_ns_};
+  if (rt->config_.backend == "perf") {
+    rt->engine_ = make_perf_event_engine(settings);
+    if (std::string why = rt->engine_->probe(); !why.empty()) {
+      rt->pending_messages_.push_back("perf_event engine refused (" + why +
+                                      "); sampling with POSIX CPU-time timers instead");
+      rt->engine_ = make_cpu_timer_engine(settings);
+    }
+  } else {
+    rt->engine_ = make_cpu_timer_engine(settings);
+  }
+  rt->engine_name_ = rt->engine_->name();
+  if (rt->config_.wall_clock) rt->wall_engine_ = make_wall_timer_engine(settings);
+
+  const auto method = parse_unwind_method(rt->config_.unwinder);
+  if (!method) {
+    rt->pending_messages_.push_back("unknown unwinder '" + rt->config_.unwinder +
+                                    "'; using libunwind");
+  }
+  rt->unwind_method_ = method.value_or(UnwindMethod::kLibunwind);
+  rt->config_.unwinder = std::string(to_string(rt->unwind_method_));
+
+  rt->events_ = resolve_events(rt->config_.events);
+  for (const auto& ev : rt->events_) {
+    rt->event_attrs_.push_back(ev.kind == ResolvedEvent::Kind::resolved ? &ev.attr : nullptr);
+  }
+  rt->event_opened_somewhere_.assign(rt->events_.size(), false);
+  rt->event_totals_.assign(rt->events_.size(), 0);
+
+  rt->modules_.refresh();
+  if (rt->unwind_method_ == UnwindMethod::kLibunwind && !init_unwinding(rt->modules_)) {
+    rt->pending_messages_.push_back("libunwind could not be initialized; using frame pointers");
+    rt->unwind_method_ = UnwindMethod::kFramePointers;
+  }
+
+  std::string error;
+  if (!rt->open_results_file(error)) {
+    std::fprintf(stderr, "sample-run: %s; this process is not profiled\n", error.c_str());
+    return nullptr;  // the half-built runtime is leaked on purpose: nothing refers to it
+  }
+  rt->write_preamble();
+
+  if (pthread_key_create(&rt->exit_key_, on_thread_key_destroyed) != 0) {
+    std::fprintf(stderr, "sample-run: no pthread key left; this process is not profiled\n");
+    return nullptr;
+  }
+  struct sigaction sa {};
+  sa.sa_sigaction = signal_entry;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  sigaction(signal, &sa, nullptr);
+
+  rt->threads_.load_writable_mappings();
+  g_runtime.store(rt, std::memory_order_release);
+  // Order matters: pthread_create is already interposed (it consults g_runtime), so every
+  // thread created from here on registers itself; only then are the threads that already
+  // exist walked, so none is missed.
+  rt->thread_started();
+  rt->adopt_existing_threads();
+  rt->start_writer_thread();
+  return rt;
+}
+
+bool Runtime::open_results_file(std::string& error) {
+  const ProcessIdentity id = current_process_identity();
+  const std::string path = results_file_path(config_.output_dir, id);
+  error = writer_.open(path);
+  return error.empty();
+}
+
+void Runtime::write_preamble() {
+  const ProcessIdentity id = current_process_identity();
+  format::ProcessRecord p;
+  p.pid = pid_;
+  p.ppid = getppid();
+  p.rank = id.rank;
+  p.hostname = id.hostname;
+  p.executable = id.executable;
+  p.command_line = id.command_line;
+  timespec rt{};
+  clock_gettime(CLOCK_REALTIME, &rt);
+  p.start_realtime_ns =
+      static_cast<uint64_t>(rt.tv_sec) * 1000000000ull + static_cast<uint64_t>(rt.tv_nsec);
+  p.start_monotonic_ns = monotonic_ns();
+  p.engine = engine_name_;
+  p.clock = config_.wall_clock ? "cpu+wall" : "cpu";
+  p.unwinder = std::string(to_string(unwind_method_));
+  p.frequency_hz = config_.frequency_hz;
+  p.period_ns = period_ns_;
+  std::lock_guard lock(io_mutex_);
+  writer_.add(p);
+  for (size_t i = 0; i < events_.size(); ++i) {
+    const auto& ev = events_[i];
+    format::EventRecord r;
+    r.index = static_cast<uint32_t>(i);
+    r.name = ev.name;
+    r.canonical_name = ev.canonical_name;
+    r.status = ev.kind == ResolvedEvent::Kind::resolved ? format::EventStatus::ok
+                                                         : format::EventStatus::unavailable;
+    r.detail = ev.detail;
+    writer_.add(r);
+  }
+  for (const auto& text : pending_messages_) {
+    writer_.add(format::MessageRecord{monotonic_ns(), format::MessageLevel::warning, text});
+  }
+  pending_messages_.clear();
+  modules_written_.clear();
+  modules_written_generation_ = 0;
+  write_new_modules_locked();
+  writer_.flush();
+}
+
+void Runtime::message(format::MessageLevel level, const std::string& text) {
+  std::lock_guard lock(io_mutex_);
+  writer_.add(format::MessageRecord{monotonic_ns(), level, text});
+}
+
+void Runtime::arm(ThreadState& state) {
+  if (std::string err = engine_->arm(state); !err.empty()) {
+    message(format::MessageLevel::warning,
+            "thread " + std::to_string(state.tid) + " not sampled: " + err);
+  }
+  if (wall_engine_) {
+    if (std::string err = wall_engine_->arm(state); !err.empty()) {
+      message(format::MessageLevel::warning,
+              "thread " + std::to_string(state.tid) + " wall clock not sampled: " + err);
+    }
+  }
+  if (!event_attrs_.empty()) {
+    const auto errors = state.counters.open(state.tid, event_attrs_);
+    std::lock_guard lock(io_mutex_);
+    for (size_t i = 0; i < errors.size(); ++i) {
+      if (errors[i].empty()) {
+        event_opened_somewhere_[i] = true;
+      } else if (events_[i].kind == ResolvedEvent::Kind::resolved && events_[i].detail.empty()) {
+        // The first thread that cannot open it says why; the report shows it once.
+        events_[i].detail = errors[i];
+      }
+    }
+  }
+  state.active.store(true, std::memory_order_release);
+}
+
+void Runtime::disarm(ThreadState& state) {
+  state.active.store(false, std::memory_order_release);
+  engine_->disarm(state);
+  if (wall_engine_) wall_engine_->disarm(state);
+  if (state.counters.size() > 0) {
+    std::lock_guard lock(io_mutex_);
+    for (size_t i = 0; i < state.counters.size() && i < event_totals_.size(); ++i) {
+      event_totals_[i] += state.counters.totals()[i];
+    }
+  }
+  state.counters.close();
+}
+
+void Runtime::thread_started() {
+  ThreadState* state = threads_.create(gettid_raw(), true, false, monotonic_ns());
+  pthread_setspecific(exit_key_, state);
+  arm(*state);
+}
+
+void Runtime::thread_exiting(ThreadState& state) {
+  // Block the sampling signal first: a handler must not run on this thread once its
+  // sources are closed and its state may be reaped.
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, config_.signal);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  disarm(state);
+  prctl(PR_GET_NAME, state.name, 0, 0, 0);
+  state.end_ns = monotonic_ns();
+  state.cpu_time_ns = thread_cpu_ns(state.tid);
+  ThreadRegistry::clear_current();
+  state.exited.store(true, std::memory_order_release);
+}
+
+void Runtime::adopt_existing_threads() {
+  DIR* dir = opendir("/proc/self/task");
+  if (dir == nullptr) return;
+  const pid_t self = gettid_raw();
+  while (dirent* e = readdir(dir)) {
+    const pid_t tid = static_cast<pid_t>(std::atoi(e->d_name));
+    if (tid <= 0 || tid == self) continue;
+    ThreadState* state = threads_.create(tid, false, true, monotonic_ns());
+    publish_adopted(state);
+    arm(*state);
+  }
+  closedir(dir);
+}
+
+void Runtime::on_signal(const siginfo_t* info, void* ucontext) {
+  ThreadState* ts = ThreadRegistry::current();
+  if (ts == nullptr) return;
+  if (ts->in_handler != 0) {
+    ts->dropped.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  ts->in_handler = 1;
+  uint64_t weight = 0;
+  uint8_t flags = 0;
+  if (engine_->weigh(*ts, info, weight)) {
+    flags = 0;
+  } else if (wall_engine_ && wall_engine_->weigh(*ts, info, weight)) {
+    flags = SampleRing::kWallFlag;
+  } else {
+    ts->in_handler = 0;
+    return;
+  }
+  if (!ts->active.load(std::memory_order_acquire)) {
+    ts->in_handler = 0;
+    return;
+  }
+  const auto* uc = static_cast<const ucontext_t*>(ucontext);
+  if (ts->stack.empty()) {
+    // An adopted thread: its stack is the writable mapping that holds its stack pointer.
+    ts->stack = threads_.mapping_containing(static_cast<uint64_t>(uc->uc_mcontext.gregs[REG_RSP]));
+  }
+  constexpr size_t kFrameCapacity = 1025;
+  uint64_t frames[kFrameCapacity];
+  const size_t want = std::min<size_t>(config_.max_depth + 1, kFrameCapacity);
+  const StackBounds live = ts->stack.live_part(static_cast<uint64_t>(uc->uc_mcontext.gregs[REG_RSP]));
+  size_t depth = unwind(unwind_method_, uc, live, frames, want);
+  if (depth > config_.max_depth) {
+    depth = config_.max_depth;
+    flags |= SampleRing::kTruncatedFlag;
+  }
+  uint64_t deltas[kMaxCounters] = {};
+  const size_t ncounters = ts->counters.size();
+  if (ncounters > 0 && (flags & SampleRing::kWallFlag) == 0) ts->counters.read_deltas(deltas);
+
+  SampleHeader header{};
+  header.size = SampleRing::entry_size(ncounters, depth);
+  header.frames = static_cast<uint16_t>(depth);
+  header.counters = static_cast<uint8_t>(ncounters);
+  header.flags = flags;
+  header.time_ns = monotonic_ns();
+  header.weight_ns = weight;
+  if (ts->ring.try_push(header, deltas, frames)) {
+    ts->samples.fetch_add(1, std::memory_order_relaxed);
+  } else {
+    ts->dropped.fetch_add(1, std::memory_order_relaxed);
+  }
+  ts->in_handler = 0;
+}
+
+void Runtime::start_writer_thread() {
+  stop_requested_ = false;
+  sigset_t all;
+  sigset_t old;
+  sigfillset(&all);
+  // The new thread inherits this mask, so it never runs a handler, not even briefly.
+  pthread_sigmask(SIG_BLOCK, &all, &old);
+  writer_running_ = real_pthread_create_(&writer_thread_, nullptr, &Runtime::writer_main, this) == 0;
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  if (!writer_running_) message(format::MessageLevel::error, "writer thread could not start");
+}
+
+void Runtime::stop_writer_thread() {
+  if (!writer_running_) return;
+  {
+    std::lock_guard lock(wake_mutex_);
+    stop_requested_ = true;
+  }
+  wake_.notify_all();
+  pthread_join(writer_thread_, nullptr);
+  writer_running_ = false;
+}
+
+void* Runtime::writer_main(void* self) {
+  block_all_signals();
+  pthread_setname_np(pthread_self(), "cprof-writer");
+  static_cast<Runtime*>(self)->writer_loop();
+  return nullptr;
+}
+
+void Runtime::writer_loop() {
+  // Rings are drained often (they are small); the file gets a chunk at the flush interval,
+  // which bounds what a crash can lose.
+  constexpr auto kDrainInterval = std::chrono::milliseconds(20);
+  std::unique_lock lock(wake_mutex_);
+  while (!stop_requested_) {
+    wake_.wait_for(lock, kDrainInterval, [this] { return stop_requested_; });
+    if (stop_requested_) break;
+    lock.unlock();
+    drain(false);
+    lock.lock();
+  }
+}
+
+void Runtime::drain(bool flush_file) {
+  std::lock_guard lock(io_mutex_);
+  drain_locked(flush_file);
+}
+
+void Runtime::drain_locked(bool flush_file) {
+  if (!writer_.is_open()) return;
+  const uint64_t now = monotonic_ns();
+  write_new_modules_locked();
+  uint64_t frames[1024];
+  uint64_t counters[kMaxCounters];
+  threads_.for_each([&](ThreadState& ts) {
+    if (!ts.announced.load(std::memory_order_relaxed)) write_thread_start_locked(ts);
+    SampleHeader h{};
+    while (ts.ring.pop(h, counters, kMaxCounters, frames, 1024)) {
+      format::SampleRecord s;
+      s.tid = ts.tid;
+      s.time_ns = h.time_ns;
+      s.weight_ns = h.weight_ns;
+      s.clock = (h.flags & SampleRing::kWallFlag) != 0 ? format::SampleClock::wall
+                                                       : format::SampleClock::cpu;
+      s.truncated = (h.flags & SampleRing::kTruncatedFlag) != 0;
+      s.frames.assign(frames, frames + h.frames);
+      s.counter_deltas.assign(counters, counters + h.counters);
+      writer_.add(s);
+    }
+  });
+  threads_.reap([&](ThreadState& ts) { write_thread_end_locked(ts); });
+  if (now - last_metrics_ns_ >= config_.metrics_interval_ms * 1000000ull) {
+    writer_.add(read_process_metrics(now));
+    last_metrics_ns_ = now;
+  }
+  if (flush_file || now - last_flush_ns_ >= config_.flush_interval_ms * 1000000ull) {
+    writer_.flush();
+    last_flush_ns_ = now;
+  }
+}
+
+void Runtime::write_new_modules_locked() {
+  const ModuleSnapshot* snap = modules_.snapshot();
+  if (snap == nullptr || snap->generation() == modules_written_generation_) return;
+  modules_written_generation_ = snap->generation();
+  for (const Module& m : snap->modules()) {
+    if (m.code.empty()) continue;
+    const std::pair<std::string, uint64_t> key{m.path, m.load_bias};
+    if (std::find(modules_written_.begin(), modules_written_.end(), key) != modules_written_.end()) {
+      continue;
+    }
+    format::ModuleRecord r;
+    r.id = static_cast<uint32_t>(modules_written_.size());
+    r.path = m.path;
+    r.build_id = m.build_id;
+    r.load_bias = m.load_bias;
+    r.start = m.code.front().start;
+    r.end = m.code.back().end;
+    for (const auto& range : m.code) {
+      r.start = std::min(r.start, range.start);
+      r.end = std::max(r.end, range.end);
+    }
+    r.time_ns = monotonic_ns();
+    writer_.add(r);
+    modules_written_.push_back(key);
+  }
+}
+
+void Runtime::write_thread_start_locked(ThreadState& ts) {
+  format::ThreadRecord r;
+  r.tid = ts.tid;
+  r.time_ns = ts.start_ns;
+  r.existed_before_start = ts.existed_before_start;
+  if (ts.exited.load(std::memory_order_acquire)) {
+    r.name = ts.name;
+  } else {
+    char path[64];
+    std::snprintf(path, sizeof path, "/proc/self/task/%d/comm", ts.tid);
+    if (FILE* f = std::fopen(path, "re")) {
+      char name[32] = {};
+      if (std::fgets(name, sizeof name, f) != nullptr) {
+        name[std::strcspn(name, "\n")] = '\0';
+        r.name = name;
+      }
+      std::fclose(f);
+    }
+  }
+  writer_.add(r);
+  ts.announced.store(true, std::memory_order_relaxed);
+}
+
+void Runtime::write_thread_end_locked(ThreadState& ts) {
+  if (!ts.announced.load(std::memory_order_relaxed)) write_thread_start_locked(ts);
+  format::ThreadEndRecord r;
+  r.tid = ts.tid;
+  r.time_ns = ts.end_ns != 0 ? ts.end_ns : monotonic_ns();
+  r.cpu_time_ns = ts.cpu_time_ns;
+  r.samples = ts.samples.load(std::memory_order_relaxed);
+  r.dropped_samples = ts.dropped.load(std::memory_order_relaxed);
+  writer_.add(r);
+}
+
+void Runtime::stop() {
+  if (stopped_.exchange(true)) return;
+  // From here on handlers and interposers see no runtime; the object itself is never
+  // freed, so a handler that loaded the pointer just before stays safe.
+  g_runtime.store(nullptr, std::memory_order_release);
+  // Silence every source first, so the rings stop growing, then write what is in them.
+  const uint64_t now = monotonic_ns();
+  threads_.for_each([&](ThreadState& ts) {
+    if (ts.exited.load(std::memory_order_acquire)) return;
+    disarm(ts);
+    ts.end_ns = now;
+    ts.cpu_time_ns = thread_cpu_ns(ts.tid);
+    if (ts.tid == gettid_raw()) prctl(PR_GET_NAME, ts.name, 0, 0, 0);
+  });
+  stop_writer_thread();
+  std::lock_guard lock(io_mutex_);
+  drain_locked(false);
+  threads_.for_each([&](ThreadState& ts) {
+    if (!ts.exited.load(std::memory_order_acquire)) write_thread_end_locked(ts);
+  });
+  for (size_t i = 0; i < events_.size(); ++i) {
+    if (events_[i].kind != ResolvedEvent::Kind::resolved) continue;
+    format::EventRecord r;
+    r.index = static_cast<uint32_t>(i);
+    r.name = events_[i].name;
+    r.canonical_name = events_[i].canonical_name;
+    if (!event_opened_somewhere_[i]) {
+      r.status = format::EventStatus::unavailable;
+      r.detail = events_[i].detail;
+    } else if (event_totals_[i] == 0) {
+      r.status = format::EventStatus::counted_zero;
+      r.detail = "opened but counted nothing";
+    } else {
+      continue;  // the start-up record already says ok
+    }
+    writer_.add(r);
+  }
+  writer_.add(read_process_metrics(monotonic_ns()));
+  writer_.close();
+}
+
+void Runtime::before_fork() {
+  // Hold the locks across fork so the child never inherits them mid-operation.
+  io_mutex_.lock();
+  threads_.mutex().lock();
+}
+
+void Runtime::after_fork_in_parent() {
+  threads_.mutex().unlock();
+  io_mutex_.unlock();
+}
+
+void Runtime::after_fork_in_child() {
+  // Only the forking thread exists here. Its perf_event fd and counters belong to the
+  // parent's thread, and timers are not inherited at all.
+  threads_.keep_only_current_after_fork();
+  threads_.mutex().unlock();
+  io_mutex_.unlock();
+  writer_running_ = false;
+  ThreadState* self = ThreadRegistry::current();
+  pid_ = getpid();
+  writer_.abandon();  // the parent's file and its buffered records are the parent's
+  if (self != nullptr) {
+    self->active.store(false, std::memory_order_release);
+    if (self->perf_fd >= 0) ::close(self->perf_fd);
+    self->perf_fd = -1;
+    self->has_cpu_timer = false;
+    self->has_wall_timer = false;
+    self->counters.close();
+    self->ring.init(self->ring_storage, ThreadRegistry::kRingBytes);
+    self->samples.store(0);
+    self->dropped.store(0);
+    self->announced.store(false);
+    self->tid = gettid_raw();
+    self->start_ns = monotonic_ns();
+  }
+  std::string error;
+  if (!open_results_file(error)) {
+    std::fprintf(stderr, "sample-run: %s; the child process %d is not profiled\n", error.c_str(),
+                 pid_);
+    g_runtime.store(nullptr, std::memory_order_release);
+    return;
+  }
+  write_preamble();
+  if (self != nullptr) arm(*self);
+  start_writer_thread();
+}
+
+void Runtime::before_exec() {
+  if (getpid() != pid_) return;  // a vfork child shares our memory: touch nothing
+  drain(true);
+}
+
+void Runtime::modules_changed() {
+  modules_.refresh();
+  drain(false);
+}
+
+}  // namespace cprof::sampler

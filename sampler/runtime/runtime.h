@@ -1,0 +1,118 @@
+#pragma once
+// The sampling runtime inside the profiled process: starts before main (a constructor),
+// arms every thread, drains samples on a background writer thread into this process's
+// results file, and follows fork, exec and dlopen. docs/sampler.md explains the design.
+//
+// Signal-safety contract: on_signal() is the only member that runs in a signal handler;
+// it is async-signal-safe (no allocation, no locks, no stdio). Everything else runs in
+// normal context: the constructor/destructor, the interposed functions and the writer.
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <pthread.h>
+#include <string>
+#include <vector>
+
+#include "format/writer.h"
+#include "sampler/engines/engine.h"
+#include "sampler/events/event_resolver.h"
+#include "sampler/runtime/config.h"
+#include "sampler/runtime/thread_registry.h"
+#include "sampler/unwind/module_table.h"
+#include "sampler/unwind/unwinder.h"
+
+namespace cprof::sampler {
+
+using RealPthreadCreate = int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
+
+class Runtime {
+ public:
+  // Starts sampling in this process; returns null (and says why on stderr) when the
+  // configuration cannot work. Called once, from the library constructor.
+  static Runtime* start(RuntimeConfig config, std::vector<std::string> config_problems,
+                        RealPthreadCreate real_pthread_create);
+  // The running instance, or null. Async-signal-safe.
+  static Runtime* instance();
+
+  // Stops sampling, writes everything, closes the file. At exit.
+  void stop();
+
+  // The calling thread begins (from the pthread_create trampoline).
+  void thread_started();
+  // The calling thread ends (pthread key destructor on that thread).
+  void thread_exiting(ThreadState& state);
+
+  void before_fork();
+  void after_fork_in_parent();
+  void after_fork_in_child();
+  // Writes everything buffered: the image is about to be replaced.
+  void before_exec();
+  // After dlopen/dlclose: the module table is rebuilt and new modules are recorded.
+  void modules_changed();
+
+  // The sampling signal handler's body.
+  void on_signal(const siginfo_t* info, void* ucontext);
+
+  const RuntimeConfig& config() const { return config_; }
+  pid_t pid() const { return pid_; }
+
+ private:
+  explicit Runtime(RuntimeConfig config);
+  bool open_results_file(std::string& error);
+  void write_preamble();
+  void arm(ThreadState& state);
+  void disarm(ThreadState& state);
+  void adopt_existing_threads();
+  void start_writer_thread();
+  void stop_writer_thread();
+  static void* writer_main(void* self);
+  void writer_loop();
+  // Drains every ring, writes new modules, thread records and due metrics. Takes io_mutex_.
+  void drain(bool flush_file);
+  void drain_locked(bool flush_file);
+  void write_new_modules_locked();
+  void write_thread_start_locked(ThreadState& state);
+  void write_thread_end_locked(ThreadState& state);
+  void message(format::MessageLevel level, const std::string& text);
+
+  RuntimeConfig config_;
+  pid_t pid_ = 0;
+  std::vector<std::string> pending_messages_;
+  std::vector<ResolvedEvent> events_;
+  std::vector<const perf_event_attr*> event_attrs_;  // null where unresolved
+  std::vector<bool> event_opened_somewhere_;
+  std::vector<uint64_t> event_totals_;
+  std::unique_ptr<Engine> engine_;
+  std::unique_ptr<Engine> wall_engine_;
+  std::string engine_name_;
+  UnwindMethod unwind_method_ = UnwindMethod::kLibunwind;
+  uint64_t period_ns_ = 0;
+
+  ModuleTable modules_;
+  uint64_t modules_written_generation_ = 0;
+  std::vector<std::pair<std::string, uint64_t>> modules_written_;  // path, load bias
+
+  ThreadRegistry threads_;
+  pthread_key_t exit_key_{};
+
+  std::mutex io_mutex_;  // the results writer and everything it writes
+  format::ResultsWriter writer_;
+  uint64_t last_flush_ns_ = 0;
+  uint64_t last_metrics_ns_ = 0;
+
+  RealPthreadCreate real_pthread_create_ = nullptr;
+  pthread_t writer_thread_{};
+  bool writer_running_ = false;
+  std::mutex wake_mutex_;
+  std::condition_variable wake_;
+  bool stop_requested_ = false;
+  std::atomic<bool> stopped_{false};
+};
+
+uint64_t monotonic_ns();
+
+}  // namespace cprof::sampler

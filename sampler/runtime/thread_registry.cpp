@@ -1,0 +1,133 @@
+#include "sampler/runtime/thread_registry.h"
+
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <new>
+
+namespace cprof::sampler {
+namespace {
+
+// initial-exec: the runtime is preloaded, so its TLS is static and reading it in a signal
+// handler never calls into the dynamic loader.
+thread_local ThreadState* t_current __attribute__((tls_model("initial-exec"))) = nullptr;
+
+std::atomic<ThreadState*> g_adopted[ThreadRegistry::kMaxAdopted];
+std::atomic<size_t> g_adopted_count{0};
+
+}  // namespace
+
+void publish_adopted(ThreadState* state) {
+  const size_t i = g_adopted_count.load(std::memory_order_relaxed);
+  if (i >= ThreadRegistry::kMaxAdopted) return;
+  g_adopted[i].store(state, std::memory_order_release);
+  g_adopted_count.store(i + 1, std::memory_order_release);
+}
+
+ThreadState* ThreadRegistry::current() {
+  if (ThreadState* s = t_current) return s;
+  const size_t n = g_adopted_count.load(std::memory_order_acquire);
+  if (n == 0) return nullptr;
+  const auto tid = static_cast<pid_t>(::syscall(SYS_gettid));
+  for (size_t i = 0; i < n; ++i) {
+    ThreadState* s = g_adopted[i].load(std::memory_order_acquire);
+    if (s != nullptr && s->tid == tid && !s->exited.load(std::memory_order_relaxed)) {
+      t_current = s;
+      return s;
+    }
+  }
+  return nullptr;
+}
+
+void ThreadRegistry::clear_current() { t_current = nullptr; }
+
+ThreadState* ThreadRegistry::create(pid_t tid, bool is_current, bool existed_before_start,
+                                    uint64_t now_ns) {
+  auto* state = new ThreadState;
+  auto* storage = new uint8_t[kRingBytes];
+  state->ring.init(storage, kRingBytes);
+  state->ring_storage = storage;
+  state->tid = tid;
+  state->start_ns = now_ns;
+  state->existed_before_start = existed_before_start;
+  if (is_current) {
+    state->stack = current_thread_stack_bounds();
+    t_current = state;
+  }
+  std::lock_guard lock(mutex_);
+  states_.push_back(state);
+  return state;
+}
+
+void ThreadRegistry::for_each(const std::function<void(ThreadState&)>& f) {
+  std::lock_guard lock(mutex_);
+  for (ThreadState* s : states_) f(*s);
+}
+
+void ThreadRegistry::reap(const std::function<void(ThreadState&)>& retire) {
+  std::vector<ThreadState*> gone;
+  {
+    std::lock_guard lock(mutex_);
+    auto keep = std::partition(states_.begin(), states_.end(), [](ThreadState* s) {
+      return !(s->exited.load(std::memory_order_acquire) && s->ring.empty());
+    });
+    gone.assign(keep, states_.end());
+    states_.erase(keep, states_.end());
+  }
+  for (ThreadState* s : gone) {
+    retire(*s);
+    // Adopted threads stay in the handler's table (a tid may be reused, so exited entries
+    // are skipped there); their small state is kept rather than freed under a reader.
+    if (!s->existed_before_start) {
+      delete[] s->ring_storage;
+      delete s;
+    }
+  }
+}
+
+void ThreadRegistry::keep_only_current_after_fork() {
+  ThreadState* self = t_current;
+  // The mutex was taken in the fork prepare handler and is released by the caller.
+  states_.clear();
+  if (self != nullptr) states_.push_back(self);
+}
+
+void ThreadRegistry::load_writable_mappings() {
+  FILE* maps = std::fopen("/proc/self/maps", "re");
+  if (maps == nullptr) return;
+  char line[512];
+  while (std::fgets(line, sizeof line, maps) != nullptr) {
+    unsigned long lo = 0;
+    unsigned long hi = 0;
+    char perms[5] = {};
+    if (std::sscanf(line, "%lx-%lx %4s", &lo, &hi, perms) == 3 && perms[0] == 'r' &&
+        perms[1] == 'w') {
+      writable_.push_back({lo, hi});
+    }
+  }
+  std::fclose(maps);
+  std::sort(writable_.begin(), writable_.end(),
+            [](const StackBounds& a, const StackBounds& b) { return a.lo < b.lo; });
+  writable_count_.store(writable_.size(), std::memory_order_release);
+}
+
+StackBounds ThreadRegistry::mapping_containing(uint64_t address) const {
+  const size_t n = writable_count_.load(std::memory_order_acquire);
+  size_t lo = 0;
+  size_t hi = n;
+  while (lo < hi) {
+    const size_t mid = (lo + hi) / 2;
+    if (writable_[mid].hi <= address) {
+      lo = mid + 1;
+    } else if (writable_[mid].lo > address) {
+      hi = mid;
+    } else {
+      return writable_[mid];
+    }
+  }
+  return {};
+}
+
+}  // namespace cprof::sampler

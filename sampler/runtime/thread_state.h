@@ -1,0 +1,52 @@
+#pragma once
+// Everything the runtime keeps for one sampled thread. Allocated outside signal context
+// when the thread is registered; the signal handler only reads it and pushes into `ring`.
+// Freed by the writer thread once the thread has exited and its ring is drained.
+
+#include <signal.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include <atomic>
+#include <cstdint>
+
+#include "sampler/events/counter_group.h"
+#include "sampler/runtime/sample_ring.h"
+#include "sampler/unwind/stack_bounds.h"
+
+namespace cprof::sampler {
+
+struct ThreadState {
+  pid_t tid = 0;
+  StackBounds stack;
+  uint64_t start_ns = 0;
+  bool existed_before_start = false;
+
+  // Set by the handler while it runs: a nested signal is dropped instead of re-entering.
+  volatile sig_atomic_t in_handler = 0;
+  std::atomic<bool> active{false};  // the handler records samples only while set
+  std::atomic<bool> exited{false};  // the thread is gone; the writer drains and frees
+  std::atomic<bool> announced{false};  // the writer has written its ThreadRecord
+
+  SampleRing ring;
+  uint8_t* ring_storage = nullptr;  // owned; ThreadRegistry frees it
+  std::atomic<uint64_t> samples{0};
+  std::atomic<uint64_t> dropped{0};
+
+  // Engine state (see sampler/engines/): one sampling source per thread, plus a wall timer.
+  int perf_fd = -1;
+  uint64_t last_clock_ns = 0;  // perf: task-clock at the previous sample
+  timer_t cpu_timer{};
+  bool has_cpu_timer = false;
+  timer_t wall_timer{};
+  bool has_wall_timer = false;
+
+  CounterGroup counters;
+
+  // Filled when the thread exits (on the thread itself, not in a handler).
+  char name[16] = {};
+  uint64_t end_ns = 0;
+  uint64_t cpu_time_ns = 0;
+};
+
+}  // namespace cprof::sampler
