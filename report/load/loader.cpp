@@ -1,0 +1,223 @@
+#include "report/load/loader.h"
+
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <system_error>
+#include <unordered_map>
+
+#include "format/reader.h"
+
+namespace cprof::report {
+namespace fs = std::filesystem;
+
+std::vector<ResultsFile> find_results_files(const fs::path& dir, int max_depth) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    throw std::runtime_error(dir.string() + ": " +
+                             (fs::exists(dir, ec) ? "not a directory" : "no such directory"));
+  }
+  std::vector<ResultsFile> files;
+  fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec);
+  if (ec) throw std::runtime_error(dir.string() + ": cannot read directory: " + ec.message());
+  for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (ec) break;
+    if (it->is_directory(ec)) {
+      if (it.depth() >= max_depth) it.disable_recursion_pending();
+      continue;
+    }
+    if (!it->is_regular_file(ec) || !format::looks_like_results_file(it->path())) continue;
+    ResultsFile f;
+    f.path = it->path();
+    const auto parent = it->path().parent_path().lexically_relative(dir);
+    f.run = parent == "." ? "" : parent.string();
+    f.bytes = it->file_size(ec);
+    files.push_back(std::move(f));
+  }
+  std::sort(files.begin(), files.end(),
+            [](const ResultsFile& a, const ResultsFile& b) { return a.path < b.path; });
+  return files;
+}
+
+namespace {
+
+// Folds records into a ProcessProfile as they are read.
+class Builder {
+ public:
+  explicit Builder(ProcessProfile& p) : p_(p) {}
+
+  void operator()(format::Record&& record) {
+    std::visit([this](auto&& r) { add(std::move(r)); }, std::move(record));
+  }
+
+  void finish() {
+    std::sort(p_.modules.begin(), p_.modules.end(),
+              [](const auto& a, const auto& b) { return a.start < b.start; });
+    std::sort(p_.events.begin(), p_.events.end(),
+              [](const auto& a, const auto& b) { return a.index < b.index; });
+  }
+
+ private:
+  void saw_time(uint64_t t) {
+    if (t == 0) return;
+    p_.first_time_ns = std::min(p_.first_time_ns, t);
+    p_.last_time_ns = std::max(p_.last_time_ns, t);
+  }
+
+  uint32_t thread_index(int64_t tid) {
+    if (tid == last_tid_ && last_thread_ != ~uint32_t{0}) return last_thread_;
+    auto [it, inserted] = thread_of_tid_.try_emplace(tid, static_cast<uint32_t>(p_.threads.size()));
+    if (inserted) p_.threads.push_back(ThreadInfo{.tid = tid});
+    last_tid_ = tid;
+    last_thread_ = it->second;
+    return it->second;
+  }
+
+  void add(format::ProcessRecord&& r) {
+    p_.has_process_record = true;
+    p_.process = std::move(r);
+  }
+  void add(format::ModuleRecord&& r) {
+    saw_time(r.time_ns);
+    p_.modules.push_back(std::move(r));
+  }
+  void add(format::ThreadRecord&& r) {
+    saw_time(r.time_ns);
+    auto& t = p_.threads[thread_index(r.tid)];
+    t.name = std::move(r.name);
+    t.start_ns = r.time_ns;
+    t.existed_before_start = r.existed_before_start;
+    t.seen_record = true;
+  }
+  void add(format::ThreadEndRecord&& r) {
+    saw_time(r.time_ns);
+    auto& t = p_.threads[thread_index(r.tid)];
+    t.ended = true;
+    t.end_ns = r.time_ns;
+    t.cpu_time_ns = r.cpu_time_ns;
+    t.dropped_samples = r.dropped_samples;
+  }
+  void add(format::EventRecord&& r) { p_.events.push_back(std::move(r)); }
+  void add(format::MetricRecord&& r) {
+    saw_time(r.time_ns);
+    p_.metrics.push_back(r);
+  }
+  void add(format::MessageRecord&& r) {
+    saw_time(r.time_ns);
+    p_.messages.push_back(std::move(r));
+  }
+
+  void add(format::SampleRecord&& r) {
+    saw_time(r.time_ns);
+    ++p_.samples;
+    p_.weight_ns += r.weight_ns;
+    p_.truncated_samples += r.truncated;
+    p_.wall_clock_samples += r.clock == format::SampleClock::wall;
+    const uint32_t thread = thread_index(r.tid);
+    auto& t = p_.threads[thread];
+    ++t.samples;
+    t.weight_ns += r.weight_ns;
+    if (r.frames.empty()) {
+      ++p_.empty_samples;
+      return;
+    }
+    const uint32_t stack = p_.stacks.intern(r.frames);
+    bool inserted = false;
+    const uint32_t index = counts_.find_or_insert(
+        (static_cast<uint64_t>(thread) << 32) | stack, static_cast<uint32_t>(p_.counts.size()),
+        inserted);
+    if (inserted) p_.counts.push_back(StackCount{.thread = thread, .stack = stack});
+    auto& c = p_.counts[index];
+    ++c.samples;
+    c.weight_ns += r.weight_ns;
+    if (!r.counter_deltas.empty()) {
+      if (c.counters.size() < r.counter_deltas.size()) c.counters.resize(r.counter_deltas.size());
+      for (size_t i = 0; i < r.counter_deltas.size(); ++i) c.counters[i] += r.counter_deltas[i];
+    }
+  }
+
+  ProcessProfile& p_;
+  std::unordered_map<int64_t, uint32_t> thread_of_tid_;
+  int64_t last_tid_ = 0;
+  uint32_t last_thread_ = ~uint32_t{0};
+  IndexMap counts_;
+};
+
+}  // namespace
+
+ProcessProfile load_process_file(const ResultsFile& file, std::vector<std::string>& warnings) {
+  ProcessProfile p;
+  p.file = file.path;
+  p.run = file.run;
+  p.file_bytes = file.bytes;
+  Builder builder(p);
+  const auto summary =
+      format::read_results_file(file.path, [&](format::Record&& r) { builder(std::move(r)); });
+  builder.finish();
+  p.unknown_records = summary.unknown_records;
+  p.skipped_bytes = summary.skipped_bytes;
+  for (const auto& issue : summary.issues) {
+    warnings.push_back(file.path.string() + ": offset " + std::to_string(issue.offset) + ": " +
+                       issue.message);
+  }
+  if (!p.has_process_record) {
+    warnings.push_back(file.path.string() +
+                       ": no process record (damaged start?); pid and settings unknown");
+  }
+  return p;
+}
+
+LoadResult load_results(const std::vector<ResultsFile>& files, const LoadOptions& options) {
+  struct Slot {
+    std::optional<ProcessProfile> profile;
+    std::vector<std::string> warnings;
+  };
+  std::vector<Slot> slots(files.size());
+  uint64_t total_bytes = 0;
+  for (const auto& f : files) total_bytes += f.bytes;
+  const bool show_progress = options.progress && total_bytes > (64u << 20);
+  std::atomic<uint64_t> done_bytes{0};
+  std::atomic<size_t> done_files{0};
+  std::mutex progress_mutex;
+
+  tbb::parallel_for(size_t{0}, files.size(), [&](size_t i) {
+    auto& slot = slots[i];
+    try {
+      slot.profile = load_process_file(files[i], slot.warnings);
+    } catch (const std::exception& e) {
+      // FormatError and I/O errors name the file already; bad_alloc and friends do not.
+      const std::string what = e.what();
+      slot.warnings.push_back(what.starts_with(files[i].path.string())
+                                  ? what
+                                  : files[i].path.string() + ": " + what);
+    }
+    const uint64_t bytes = done_bytes += files[i].bytes;
+    const size_t n = ++done_files;
+    if (show_progress) {
+      std::lock_guard lock(progress_mutex);
+      std::fprintf(stderr, "\rloading results: %zu/%zu files, %.0f of %.0f MB", n, files.size(),
+                   static_cast<double>(bytes) / 1e6, static_cast<double>(total_bytes) / 1e6);
+      if (n == files.size()) std::fputc('\n', stderr);
+      std::fflush(stderr);
+    }
+  });
+
+  LoadResult result;
+  result.files_found = files.size();
+  for (auto& slot : slots) {
+    for (auto& w : slot.warnings) result.warnings.push_back(std::move(w));
+    if (slot.profile) {
+      result.processes.push_back(std::move(*slot.profile));
+    } else {
+      ++result.files_failed;
+    }
+  }
+  return result;
+}
+
+}  // namespace cprof::report

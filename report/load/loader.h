@@ -1,0 +1,44 @@
+#pragma once
+// Finds the results files in a directory and loads them, in parallel, into
+// ProcessProfiles. A damaged file loses only its damaged chunks (a warning names the file
+// and the offset); a file that cannot be read at all is a warning and is skipped.
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "report/load/process_profile.h"
+
+namespace cprof::report {
+
+struct ResultsFile {
+  std::filesystem::path path;
+  std::string run;  // subdirectory relative to the scanned directory, "" at the top
+  uint64_t bytes = 0;
+};
+
+// Results files in dir and in its subdirectories down to max_depth levels (a results
+// directory of several runs: results/run1/..., results/run2/...), sorted by path.
+// Identified by their header, not their name. Throws std::runtime_error naming dir when it
+// is not a readable directory.
+std::vector<ResultsFile> find_results_files(const std::filesystem::path& dir, int max_depth = 2);
+
+// Loads one file. Throws format::FormatError for a file that is not a results file or is
+// from a newer major version; damage inside the file is returned as warnings.
+ProcessProfile load_process_file(const ResultsFile& file, std::vector<std::string>& warnings);
+
+struct LoadOptions {
+  bool progress = false;  // a one-line progress display on stderr
+};
+
+struct LoadResult {
+  std::vector<ProcessProfile> processes;  // in the order of the files
+  std::vector<std::string> warnings;      // "FILE: offset N: message", in file order
+  size_t files_found = 0;
+  size_t files_failed = 0;  // not loadable at all
+};
+
+LoadResult load_results(const std::vector<ResultsFile>& files, const LoadOptions& options = {});
+
+}  // namespace cprof::report

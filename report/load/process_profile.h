@@ -1,0 +1,78 @@
+#pragma once
+// What the report keeps of one process's results file: who it was, what it loaded, its
+// threads, and its samples folded into (thread, stack) counts over an interned stack
+// table. Ten million SampleRecords become a few thousand StackCounts; everything after
+// loading (symbolization, aggregation, rendering) works on these.
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "format/records.h"
+#include "report/load/stack_table.h"
+
+namespace cprof::report {
+
+struct ThreadInfo {
+  int64_t tid = 0;
+  std::string name;
+  uint64_t start_ns = 0;
+  bool existed_before_start = false;
+  bool seen_record = false;  // a ThreadRecord named it (else only its samples did)
+  bool ended = false;
+  uint64_t end_ns = 0;
+  uint64_t cpu_time_ns = 0;
+  uint64_t dropped_samples = 0;
+  uint64_t samples = 0;    // samples read for it
+  uint64_t weight_ns = 0;  // their summed weight
+};
+
+// All samples of one thread with one stack.
+struct StackCount {
+  uint32_t thread = 0;  // index into ProcessProfile::threads
+  uint32_t stack = 0;   // id in ProcessProfile::stacks
+  uint64_t samples = 0;
+  uint64_t weight_ns = 0;
+  std::vector<uint64_t> counters;  // summed counter deltas, by EventRecord::index
+};
+
+struct ProcessProfile {
+  std::filesystem::path file;
+  std::string run;  // the subdirectory of DIR it was found in; empty at the top
+
+  bool has_process_record = false;
+  format::ProcessRecord process;
+  std::vector<format::ModuleRecord> modules;  // sorted by start after loading
+  std::vector<ThreadInfo> threads;
+  std::vector<format::EventRecord> events;
+  std::vector<format::MetricRecord> metrics;
+  std::vector<format::MessageRecord> messages;
+
+  StackTable stacks;
+  std::vector<StackCount> counts;
+
+  uint64_t samples = 0;
+  uint64_t weight_ns = 0;
+  uint64_t truncated_samples = 0;
+  uint64_t empty_samples = 0;  // samples with no frames: counted, not attributed
+  uint64_t wall_clock_samples = 0;
+  uint64_t first_time_ns = ~uint64_t{0};  // earliest timestamp of any timed record
+  uint64_t last_time_ns = 0;
+  uint64_t file_bytes = 0;
+  uint64_t unknown_records = 0;
+  uint64_t skipped_bytes = 0;
+
+  // Wall time from the runtime's start to the last thing it recorded.
+  uint64_t duration_ns() const;
+  // Dropped samples over all threads.
+  uint64_t dropped_samples() const;
+  // Highest RSS in the metrics, 0 when none were recorded.
+  uint64_t peak_rss_bytes() const;
+  // Process CPU time / wall time over the metrics' span (1.0 = one core busy); <0 unknown.
+  double cpu_utilization() const;
+  // A short label: "app[1234]" or "app[1234] rank 3".
+  std::string label() const;
+};
+
+}  // namespace cprof::report

@@ -1,0 +1,210 @@
+#include "report/profile/flat_profile.h"
+
+#include <tbb/enumerable_thread_specific.h>
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <tuple>
+
+namespace cprof::report {
+namespace {
+
+// One distinct stack reduced to what the flat profile needs.
+struct ExpandedStacks {
+  std::vector<uint32_t> self_function, self_line;
+  std::vector<uint32_t> offsets{0};  // distinct functions then distinct lines, per stack
+  std::vector<uint32_t> function_count;
+  std::vector<uint32_t> ids;
+};
+
+ExpandedStacks expand_stacks(const ProcessProfile& p, const std::vector<uint32_t>& locations,
+                             const SymbolTable& table) {
+  ExpandedStacks out;
+  const auto& st = p.stacks;
+  out.self_function.resize(st.size());
+  out.self_line.resize(st.size());
+  out.function_count.resize(st.size());
+  // seen[id] == stack + 1 marks an id already taken for this stack: O(depth) dedup.
+  std::vector<uint32_t> function_seen(table.functions.size(), 0);
+  std::vector<uint32_t> line_seen(table.lines.size(), 0);
+  for (uint32_t s = 0; s < st.size(); ++s) {
+    const uint64_t base = st.offset(s);
+    const size_t depth = st.frames(s).size();
+    const auto innermost = table.frames_of(locations[base]);
+    out.self_function[s] = innermost.front().function;
+    out.self_line[s] = innermost.front().line;
+    uint32_t functions = 0;
+    for (size_t i = 0; i < depth; ++i) {
+      for (const auto& f : table.frames_of(locations[base + i])) {
+        if (function_seen[f.function] == s + 1) continue;
+        function_seen[f.function] = s + 1;
+        out.ids.push_back(f.function);
+        ++functions;
+      }
+    }
+    for (size_t i = 0; i < depth; ++i) {
+      for (const auto& f : table.frames_of(locations[base + i])) {
+        if (line_seen[f.line] == s + 1) continue;
+        line_seen[f.line] = s + 1;
+        out.ids.push_back(f.line);
+      }
+    }
+    out.function_count[s] = functions;
+    out.offsets.push_back(static_cast<uint32_t>(out.ids.size()));
+  }
+  return out;
+}
+
+// Rows of one kind (functions or lines) as one worker accumulates them.
+struct RowAccumulator {
+  explicit RowAccumulator(size_t n) : rows(n), self_ns(n, 0), total_ns(n, 0), touched_mark(n, 0) {}
+
+  void add(uint32_t id, bool self, uint64_t samples, uint64_t ns) {
+    auto& r = rows[id];
+    if (touched_mark[id] != pass) {
+      touched_mark[id] = pass;
+      touched.push_back(id);
+    }
+    if (self) {
+      r.self.samples += samples;
+      r.self.time_ns += ns;
+      self_ns[id] += ns;
+    } else {
+      r.total.samples += samples;
+      r.total.time_ns += ns;
+      total_ns[id] += ns;
+    }
+  }
+
+  // One thread is done: its per-row times become one value each in the thread stats.
+  void end_thread() {
+    for (uint32_t id : touched) {
+      rows[id].self_per_thread.add(static_cast<double>(self_ns[id]));
+      rows[id].total_per_thread.add(static_cast<double>(total_ns[id]));
+      self_ns[id] = total_ns[id] = 0;
+    }
+    touched.clear();
+    ++pass;
+  }
+
+  std::vector<FlatRow> rows;
+  std::vector<uint64_t> self_ns, total_ns;
+  std::vector<uint32_t> touched_mark;
+  std::vector<uint32_t> touched;
+  uint32_t pass = 1;
+};
+
+struct Worker {
+  Worker(size_t function_rows, size_t line_rows) : functions(function_rows), lines(line_rows) {}
+  RowAccumulator functions, lines;
+  Measure all;
+  uint64_t threads = 0;
+};
+
+std::vector<FlatRow> finish_rows(std::vector<FlatRow> rows, uint64_t threads) {
+  std::erase_if(rows, [](const FlatRow& r) { return r.total.samples == 0; });
+  for (auto& r : rows) {
+    // Threads that never ran this row contribute zeros (Chan's merge of a constant block).
+    r.self_per_thread.add_repeated(0.0, threads - r.self_per_thread.count());
+    r.total_per_thread.add_repeated(0.0, threads - r.total_per_thread.count());
+  }
+  std::sort(rows.begin(), rows.end(), [](const FlatRow& a, const FlatRow& b) {
+    return std::tie(b.self.time_ns, b.self.samples, b.total.time_ns, b.total.samples, a.id) <
+           std::tie(a.self.time_ns, a.self.samples, a.total.time_ns, a.total.samples, b.id);
+  });
+  return rows;
+}
+
+}  // namespace
+
+double FlatProfile::fraction(const Measure& m) const {
+  if (all.time_ns > 0) return static_cast<double>(m.time_ns) / static_cast<double>(all.time_ns);
+  if (all.samples > 0) return static_cast<double>(m.samples) / static_cast<double>(all.samples);
+  return 0.0;
+}
+
+FlatProfile build_flat_profile(const std::vector<ProcessProfile>& processes,
+                               const SymbolizedProfiles& symbols) {
+  const auto& table = symbols.table;
+  std::vector<ExpandedStacks> expanded(processes.size());
+  // Per process: the order of its counts grouped by thread.
+  std::vector<std::vector<uint32_t>> by_thread(processes.size());
+  std::vector<std::vector<uint32_t>> thread_starts(processes.size());
+  tbb::parallel_for(size_t{0}, processes.size(), [&](size_t p) {
+    expanded[p] = expand_stacks(processes[p], symbols.frame_locations[p], table);
+    const auto& counts = processes[p].counts;
+    auto& order = by_thread[p];
+    order.resize(counts.size());
+    for (uint32_t i = 0; i < counts.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](uint32_t a, uint32_t b) { return counts[a].thread < counts[b].thread; });
+    for (uint32_t i = 0; i < order.size(); ++i) {
+      if (i == 0 || counts[order[i]].thread != counts[order[i - 1]].thread) {
+        thread_starts[p].push_back(i);
+      }
+    }
+    thread_starts[p].push_back(static_cast<uint32_t>(order.size()));
+  });
+
+  struct Task {
+    uint32_t process, begin, end;
+  };
+  std::vector<Task> tasks;
+  for (uint32_t p = 0; p < processes.size(); ++p) {
+    for (size_t t = 0; t + 1 < thread_starts[p].size(); ++t) {
+      tasks.push_back({p, thread_starts[p][t], thread_starts[p][t + 1]});
+    }
+  }
+
+  tbb::enumerable_thread_specific<Worker> workers(
+      [&] { return Worker(table.functions.size(), table.lines.size()); });
+  tbb::parallel_for(size_t{0}, tasks.size(), [&](size_t k) {
+    const auto& task = tasks[k];
+    const auto& counts = processes[task.process].counts;
+    const auto& ex = expanded[task.process];
+    auto& w = workers.local();
+    for (uint32_t i = task.begin; i < task.end; ++i) {
+      const auto& c = counts[by_thread[task.process][i]];
+      w.all.samples += c.samples;
+      w.all.time_ns += c.weight_ns;
+      w.functions.add(ex.self_function[c.stack], true, c.samples, c.weight_ns);
+      w.lines.add(ex.self_line[c.stack], true, c.samples, c.weight_ns);
+      const uint32_t begin = ex.offsets[c.stack];
+      const uint32_t split = begin + ex.function_count[c.stack];
+      for (uint32_t j = begin; j < split; ++j) w.functions.add(ex.ids[j], false, c.samples, c.weight_ns);
+      for (uint32_t j = split; j < ex.offsets[c.stack + 1]; ++j) {
+        w.lines.add(ex.ids[j], false, c.samples, c.weight_ns);
+      }
+    }
+    w.functions.end_thread();
+    w.lines.end_thread();
+    ++w.threads;
+  });
+
+  FlatProfile out;
+  std::vector<FlatRow> functions(table.functions.size()), lines(table.lines.size());
+  for (uint32_t i = 0; i < functions.size(); ++i) functions[i].id = i;
+  for (uint32_t i = 0; i < lines.size(); ++i) lines[i].id = i;
+  auto merge_rows = [](std::vector<FlatRow>& into, const std::vector<FlatRow>& from) {
+    for (size_t i = 0; i < into.size(); ++i) {
+      into[i].self.samples += from[i].self.samples;
+      into[i].self.time_ns += from[i].self.time_ns;
+      into[i].total.samples += from[i].total.samples;
+      into[i].total.time_ns += from[i].total.time_ns;
+      into[i].self_per_thread.merge(from[i].self_per_thread);
+      into[i].total_per_thread.merge(from[i].total_per_thread);
+    }
+  };
+  for (const auto& w : workers) {
+    out.all.samples += w.all.samples;
+    out.all.time_ns += w.all.time_ns;
+    out.threads += w.threads;
+    merge_rows(functions, w.functions.rows);
+    merge_rows(lines, w.lines.rows);
+  }
+  out.functions = finish_rows(std::move(functions), out.threads);
+  out.lines = finish_rows(std::move(lines), out.threads);
+  return out;
+}
+
+}  // namespace cprof::report

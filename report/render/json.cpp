@@ -1,0 +1,158 @@
+// `--format json`: the whole report as one JSON document. The schema is documented in
+// docs/report.md; the `profile` fields are a contract (../shared/design.md).
+#include "report/render/json_writer.h"
+#include "report/render/render.h"
+
+namespace cprof::report {
+namespace {
+
+constexpr uint64_t kSchemaVersion = 1;
+
+void measure(JsonWriter& j, const FlatProfile& flat, const Measure& m) {
+  j.begin_object()
+      .field("samples", m.samples)
+      .field("time_ns", m.time_ns)
+      .field("fraction", flat.fraction(m))
+      .end_object();
+}
+
+void spread(JsonWriter& j, const RunningStats& s) {
+  j.begin_object()
+      .field("mean", s.mean())
+      .field("min", s.min())
+      .field("max", s.max())
+      .field("stddev", s.stddev())
+      .end_object();
+}
+
+void row_values(JsonWriter& j, const FlatProfile& flat, const FlatRow& row) {
+  j.field("samples", row.self.samples).field("fraction", flat.fraction(row.self));
+  j.key("self");
+  measure(j, flat, row.self);
+  j.key("total");
+  measure(j, flat, row.total);
+  j.key("per_thread").begin_object().field("threads", flat.threads).key("self_ns");
+  spread(j, row.self_per_thread);
+  j.key("total_ns");
+  spread(j, row.total_per_thread);
+  j.end_object();
+}
+
+size_t limit(const std::vector<FlatRow>& rows, size_t top) {
+  return top == 0 ? rows.size() : std::min(top, rows.size());
+}
+
+void processes(JsonWriter& j, const Report& r) {
+  j.key("processes").begin_array();
+  for (const auto& p : r.processes) {
+    const auto& pr = p.process;
+    j.begin_object()
+        .field("file", p.file.string())
+        .field("run", p.run)
+        .field("pid", pr.pid)
+        .field("ppid", pr.ppid)
+        .field("rank", pr.rank)
+        .field("hostname", pr.hostname)
+        .field("executable", pr.executable);
+    j.key("command_line").begin_array();
+    for (const auto& a : pr.command_line) j.value(a);
+    j.end_array();
+    j.field("engine", pr.engine)
+        .field("clock", pr.clock)
+        .field("unwinder", pr.unwinder)
+        .field("frequency_hz", pr.frequency_hz)
+        .field("period_ns", pr.period_ns)
+        .field("start_realtime_ns", pr.start_realtime_ns)
+        .field("duration_ns", p.duration_ns())
+        .field("samples", p.samples)
+        .field("time_ns", p.weight_ns)
+        .field("truncated_samples", p.truncated_samples)
+        .field("dropped_samples", p.dropped_samples())
+        .field("threads", static_cast<uint64_t>(p.threads.size()))
+        .field("peak_rss_bytes", p.peak_rss_bytes());
+    if (const double cpu = p.cpu_utilization(); cpu >= 0) {
+      j.field("cpu_utilization", cpu);
+    } else {
+      j.key("cpu_utilization").null();
+    }
+    j.key("events").begin_array();
+    for (const auto& e : p.events) {
+      static constexpr const char* kStatus[] = {"ok", "unavailable", "counted_zero"};
+      const auto s = static_cast<size_t>(e.status);
+      j.begin_object()
+          .field("name", e.name)
+          .field("canonical_name", e.canonical_name)
+          .field("status", s < 3 ? kStatus[s] : "unknown")
+          .field("detail", e.detail)
+          .end_object();
+    }
+    j.end_array();
+    j.key("messages").begin_array();
+    for (const auto& m : p.messages) {
+      static constexpr const char* kLevel[] = {"info", "warning", "error"};
+      const auto l = static_cast<size_t>(m.level);
+      j.begin_object()
+          .field("time_ns", m.time_ns)
+          .field("level", l < 3 ? kLevel[l] : "unknown")
+          .field("text", m.text)
+          .end_object();
+    }
+    j.end_array();
+    j.end_object();
+  }
+  j.end_array();
+}
+
+}  // namespace
+
+std::string render_json(const Report& r, const RenderOptions& o) {
+  std::string out;
+  JsonWriter j(out);
+  const auto& table = r.symbols.table;
+  const auto& flat = r.flat;
+  j.begin_object().field("schema_version", kSchemaVersion);
+  j.key("summary")
+      .begin_object()
+      .field("files", static_cast<uint64_t>(r.files_found))
+      .field("files_failed", static_cast<uint64_t>(r.files_failed))
+      .field("processes", static_cast<uint64_t>(r.processes.size()))
+      .field("threads", r.threads())
+      .field("samples", r.samples())
+      .field("symbols", table.source)
+      .end_object();
+  processes(j, r);
+  j.key("warnings").begin_array();
+  for (const auto& w : r.warnings) j.value(w);
+  j.end_array();
+
+  j.key("profile").begin_object();
+  j.field("samples", flat.all.samples).field("time_ns", flat.all.time_ns).field("threads", flat.threads);
+  j.key("functions").begin_array();
+  for (size_t i = 0; i < limit(flat.functions, o.top); ++i) {
+    const auto& row = flat.functions[i];
+    const auto& f = table.functions[row.id];
+    j.begin_object().field("function", f.name).field("module", f.module).field("file", f.file);
+    j.field("line", f.line);
+    row_values(j, flat, row);
+    j.end_object();
+  }
+  j.end_array();
+  j.key("lines").begin_array();
+  for (size_t i = 0; i < limit(flat.lines, o.top); ++i) {
+    const auto& row = flat.lines[i];
+    const auto& l = table.lines[row.id];
+    j.begin_object()
+        .field("location", table.line_label(row.id))
+        .field("file", l.file)
+        .field("line", l.line)
+        .field("function", table.functions[l.function].name);
+    row_values(j, flat, row);
+    j.end_object();
+  }
+  j.end_array();
+  j.end_object();
+  j.end_object();
+  return out;
+}
+
+}  // namespace cprof::report

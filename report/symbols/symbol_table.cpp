@@ -1,0 +1,206 @@
+#include "report/symbols/symbol_table.h"
+
+#include <fmt/format.h>
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace cprof::report {
+namespace {
+
+constexpr uint32_t kNoModule = ~uint32_t{0};
+
+std::string basename_of(const std::string& path) {
+  const auto slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// The distinct lookup addresses of one process and where each one lives. A return
+// address is looked up at address - 1, inside the call instruction, so that the line is
+// the call's and not the next statement's.
+struct ProcessAddresses {
+  std::vector<uint64_t> lookups;  // sorted, distinct runtime addresses
+  std::vector<uint32_t> module;   // global module id per lookup, kNoModule when unmapped
+  std::vector<uint64_t> elf;      // ELF address per lookup
+};
+
+ProcessAddresses collect_addresses(const ProcessProfile& p, const std::vector<uint32_t>& global_module) {
+  ProcessAddresses out;
+  const auto& st = p.stacks;
+  out.lookups.reserve(st.all_frames().size());
+  for (uint32_t s = 0; s < st.size(); ++s) {
+    const auto frames = st.frames(s);
+    for (size_t i = 0; i < frames.size(); ++i) {
+      out.lookups.push_back(i == 0 || frames[i] == 0 ? frames[i] : frames[i] - 1);
+    }
+  }
+  std::sort(out.lookups.begin(), out.lookups.end());
+  out.lookups.erase(std::unique(out.lookups.begin(), out.lookups.end()), out.lookups.end());
+  out.module.resize(out.lookups.size(), kNoModule);
+  out.elf.resize(out.lookups.size(), 0);
+  // Both lists are sorted: one merge-like walk over modules and addresses.
+  size_t m = 0;
+  for (size_t i = 0; i < out.lookups.size(); ++i) {
+    const uint64_t a = out.lookups[i];
+    while (m < p.modules.size() && p.modules[m].end <= a) ++m;
+    // Modules may overlap after a dlclose/dlopen reuses a range: the latest loaded wins.
+    size_t best = p.modules.size();
+    for (size_t k = m; k < p.modules.size() && p.modules[k].start <= a; ++k) {
+      if (a < p.modules[k].end && (best == p.modules.size() ||
+                                   p.modules[k].time_ns >= p.modules[best].time_ns)) {
+        best = k;
+      }
+    }
+    if (best == p.modules.size()) continue;
+    out.module[i] = global_module[best];
+    out.elf[i] = a - p.modules[best].load_bias;
+  }
+  return out;
+}
+
+class Interner {
+ public:
+  explicit Interner(SymbolTable& t) : t_(t) {
+    // Location 0 and function 0: addresses outside every known module.
+    t_.functions.push_back({.name = "[unknown]"});
+    t_.lines.push_back({.function = 0});
+    t_.location_frames.push_back({0, 0});
+    t_.location_offsets.push_back(1);
+  }
+
+  FunctionId function(const std::string& module, const std::string& name, const std::string& file,
+                      uint32_t line) {
+    auto [it, inserted] = functions_.try_emplace(module + '\0' + name, t_.functions.size());
+    if (inserted) {
+      t_.functions.push_back({.name = name, .module = module, .file = file, .line = line});
+    } else if (line != 0) {
+      auto& f = t_.functions[it->second];
+      if (f.file.empty()) f.file = file;
+      if (f.file == file && (f.line == 0 || line < f.line)) f.line = line;
+    }
+    return it->second;
+  }
+
+  LineId line(const std::string& file, uint32_t number, FunctionId function) {
+    // An address with no line stands alone: its function row's name is its only label.
+    std::string key = file.empty() ? '\0' + std::to_string(function) : fmt::format("{}:{}", file, number);
+    auto [it, inserted] = lines_.try_emplace(std::move(key), t_.lines.size());
+    if (inserted) t_.lines.push_back({.file = file, .line = number, .function = function});
+    return it->second;
+  }
+
+  void add_location(const ModuleKey& module, uint64_t elf, const ResolvedAddress& r) {
+    if (r.frames.empty()) {
+      const FunctionId f =
+          function(module.path, fmt::format("{}+{:#x}", basename_of(module.path), elf), "", 0);
+      t_.location_frames.push_back({f, line("", 0, f)});
+    } else {
+      for (const auto& frame : r.frames) {
+        const std::string name = frame.function.empty()
+                                     ? fmt::format("{}+{:#x}", basename_of(module.path), elf)
+                                     : frame.function;
+        const FunctionId f = function(module.path, name, frame.file, frame.line);
+        t_.location_frames.push_back({f, line(frame.file, frame.line, f)});
+      }
+    }
+    t_.location_offsets.push_back(static_cast<uint32_t>(t_.location_frames.size()));
+  }
+
+ private:
+  SymbolTable& t_;
+  std::unordered_map<std::string, FunctionId> functions_;
+  std::unordered_map<std::string, LineId> lines_;
+};
+
+}  // namespace
+
+std::string SymbolTable::line_label(LineId id) const {
+  const auto& l = lines[id];
+  if (l.file.empty()) return functions[l.function].name;
+  return fmt::format("{}:{}", l.file, l.line);
+}
+
+SymbolizedProfiles symbolize_profiles(const std::vector<ProcessProfile>& processes,
+                                      SymbolSource& source) {
+  SymbolizedProfiles out;
+  auto& table = out.table;
+  table.source = source.name();
+
+  // 1. One id per distinct module over all processes.
+  std::unordered_map<std::string, uint32_t> module_ids;
+  std::vector<std::vector<uint32_t>> global_module(processes.size());
+  for (size_t p = 0; p < processes.size(); ++p) {
+    for (const auto& m : processes[p].modules) {
+      auto [it, inserted] =
+          module_ids.try_emplace(m.path + '\0' + m.build_id, table.modules.size());
+      if (inserted) table.modules.push_back({m.path, m.build_id});
+      global_module[p].push_back(it->second);
+    }
+  }
+
+  // 2. Distinct addresses per process, then per module.
+  std::vector<ProcessAddresses> addresses(processes.size());
+  tbb::parallel_for(size_t{0}, processes.size(), [&](size_t p) {
+    addresses[p] = collect_addresses(processes[p], global_module[p]);
+  });
+  std::vector<std::vector<uint64_t>> module_addresses(table.modules.size());
+  for (const auto& pa : addresses) {
+    for (size_t i = 0; i < pa.lookups.size(); ++i) {
+      if (pa.module[i] != kNoModule) module_addresses[pa.module[i]].push_back(pa.elf[i]);
+    }
+  }
+
+  // 3. Resolve each module once, modules in parallel.
+  std::vector<ModuleSymbols> resolved(table.modules.size());
+  tbb::parallel_for(size_t{0}, table.modules.size(), [&](size_t m) {
+    auto& a = module_addresses[m];
+    std::sort(a.begin(), a.end());
+    a.erase(std::unique(a.begin(), a.end()), a.end());
+    if (a.empty()) return;
+    resolved[m] = source.resolve(table.modules[m], a);
+    resolved[m].addresses.resize(a.size());  // a short answer leaves the rest unnamed
+  });
+
+  // 4. Intern names in module order, so ids do not depend on scheduling.
+  Interner interner(table);
+  std::vector<uint32_t> module_base(table.modules.size(), 0);
+  for (size_t m = 0; m < table.modules.size(); ++m) {
+    module_base[m] = static_cast<uint32_t>(table.locations());
+    if (!resolved[m].problem.empty()) {
+      out.warnings.push_back(fmt::format("{}: {}; its frames are shown as addresses",
+                                         table.modules[m].path, resolved[m].problem));
+    }
+    for (size_t i = 0; i < module_addresses[m].size(); ++i) {
+      interner.add_location(table.modules[m], module_addresses[m][i], resolved[m].addresses[i]);
+    }
+  }
+
+  // 5. Every frame of every stack table -> its location.
+  out.frame_locations.resize(processes.size());
+  tbb::parallel_for(size_t{0}, processes.size(), [&](size_t p) {
+    const auto& pa = addresses[p];
+    std::vector<uint32_t> location_of(pa.lookups.size(), 0);
+    for (size_t i = 0; i < pa.lookups.size(); ++i) {
+      if (pa.module[i] == kNoModule) continue;
+      const auto& ma = module_addresses[pa.module[i]];
+      location_of[i] = module_base[pa.module[i]] +
+                       static_cast<uint32_t>(std::lower_bound(ma.begin(), ma.end(), pa.elf[i]) - ma.begin());
+    }
+    const auto& st = processes[p].stacks;
+    auto& locations = out.frame_locations[p];
+    locations.resize(st.all_frames().size());
+    for (uint32_t s = 0; s < st.size(); ++s) {
+      const auto frames = st.frames(s);
+      const uint64_t base = st.offset(s);
+      for (size_t i = 0; i < frames.size(); ++i) {
+        const uint64_t lookup = i == 0 || frames[i] == 0 ? frames[i] : frames[i] - 1;
+        const auto it = std::lower_bound(pa.lookups.begin(), pa.lookups.end(), lookup);
+        locations[base + i] = location_of[static_cast<size_t>(it - pa.lookups.begin())];
+      }
+    }
+  });
+  return out;
+}
+
+}  // namespace cprof::report

@@ -1,0 +1,67 @@
+#pragma once
+// Symbolization of loaded profiles: the distinct addresses of every process's stack table
+// are found, mapped to (module, ELF address), resolved once per module -- modules in
+// parallel, the same binary in eight processes once -- and interned into functions and
+// source lines. The result maps every frame of every stack table to a location, and every
+// location to its inline chain of (function, line) frames.
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "report/load/process_profile.h"
+#include "report/symbols/symbol_source.h"
+
+namespace cprof::report {
+
+using FunctionId = uint32_t;
+using LineId = uint32_t;
+
+struct FunctionInfo {
+  std::string name;    // demangled, or "module+0xoffset", or "[unknown]"
+  std::string module;  // path of the module it is in; empty for [unknown]
+  std::string file;    // source file of its first-seen line; empty when unknown
+  uint32_t line = 0;   // lowest line seen for it in that file (about where it starts)
+};
+
+struct LineInfo {
+  std::string file;  // empty when unknown: then the row stands for one address
+  uint32_t line = 0;
+  FunctionId function = 0;  // the function it was first seen in
+};
+
+struct SymbolFrame {
+  FunctionId function = 0;
+  LineId line = 0;
+};
+
+struct SymbolTable {
+  std::vector<FunctionInfo> functions;
+  std::vector<LineInfo> lines;
+  std::vector<ModuleKey> modules;
+  // Location l's inline chain, innermost first: frames[offsets[l] .. offsets[l+1]).
+  std::vector<uint32_t> location_offsets{0};
+  std::vector<SymbolFrame> location_frames;
+  std::string source;  // the SymbolSource's name
+
+  size_t locations() const { return location_offsets.size() - 1; }
+  std::span<const SymbolFrame> frames_of(uint32_t location) const {
+    return {location_frames.data() + location_offsets[location],
+            location_frames.data() + location_offsets[location + 1]};
+  }
+  // Display text for a line row: "file:line" or the function for an unnamed address.
+  std::string line_label(LineId id) const;
+};
+
+struct SymbolizedProfiles {
+  SymbolTable table;
+  // Per process, parallel to its StackTable::all_frames(): the location of each frame.
+  std::vector<std::vector<uint32_t>> frame_locations;
+  std::vector<std::string> warnings;
+};
+
+SymbolizedProfiles symbolize_profiles(const std::vector<ProcessProfile>& processes,
+                                      SymbolSource& source);
+
+}  // namespace cprof::report
