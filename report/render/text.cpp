@@ -101,8 +101,8 @@ void table(std::string& out, const Report& r, const RenderOptions& o) {
        fmt::format("{} by self time (top {} of {}; {} samples with a stack in {} threads)",
                    by_line ? "Lines" : "Functions", n, with_commas(rows.size()),
                    with_commas(r.flat.all.samples), r.flat.threads));
-  // Fixed columns take 38; the name and its location share the rest.
-  constexpr size_t kFixed = 38;
+  // Fixed columns take 39; the name and its location share the rest.
+  constexpr size_t kFixed = 39;
   const size_t rest = o.width > kFixed + 20 ? o.width - kFixed : 20;
   const size_t where_width = std::min<size_t>(30, rest / 2);
   line(out, o.width,

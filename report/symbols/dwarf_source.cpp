@@ -1,0 +1,51 @@
+// The report's names come from symbolize/ (libdw): one batch per module, inline chains
+// included. Built only when symbolize/ is part of the build.
+#include <fmt/format.h>
+
+#include "report/symbols/symbol_source.h"
+#include "symbolize/symbolizer.h"
+
+namespace cprof::report {
+namespace {
+
+class DwarfSource final : public SymbolSource {
+ public:
+  std::string name() const override { return "dwarf"; }
+
+  ModuleSymbols resolve(const ModuleKey& key, std::span<const uint64_t> elf_addresses) override {
+    const symbolize::ModuleRef ref{.path = key.path, .build_id = key.build_id};
+    ModuleSymbols out;
+    if (const auto status = symbolizer_.status(ref); status != symbolize::Reason::ok) {
+      out.problem = std::string(symbolize::to_string(status));
+      const auto diagnostics = symbolizer_.diagnostics(ref);
+      if (!diagnostics.empty()) out.problem += ": " + diagnostics.front();
+      out.addresses.resize(elf_addresses.size());
+      return out;
+    }
+    auto symbols = symbolizer_.symbolize(ref, elf_addresses);
+    out.addresses.reserve(symbols.size());
+    for (auto& s : symbols) {
+      ResolvedAddress r;
+      r.frames.reserve(s.frames.size());
+      for (auto& f : s.frames) {
+        r.frames.push_back({.function = std::move(f.function),
+                            .file = std::move(f.file),
+                            .line = f.line,
+                            .column = f.column});
+      }
+      out.addresses.push_back(std::move(r));
+    }
+    return out;
+  }
+
+ private:
+  symbolize::Symbolizer symbolizer_;
+};
+
+}  // namespace
+
+std::unique_ptr<SymbolSource> make_default_symbol_source() {
+  return std::make_unique<DwarfSource>();
+}
+
+}  // namespace cprof::report
