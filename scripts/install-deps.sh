@@ -10,7 +10,7 @@ packages=(
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   libsqlite3-dev sqlite3 protobuf-compiler
   libhsa-runtime-dev
-  clang llvm binutils linux-perf coz-profiler
+  clang llvm llvm-dev binutils linux-perf coz-profiler
 )
 
 missing=()

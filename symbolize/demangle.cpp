@@ -6,31 +6,58 @@
 #include <cstring>
 #include <memory>
 
+#ifdef CPROF_HAVE_LLVM_DEMANGLE
+#include <llvm/Demangle/Demangle.h>
+#endif
+
 namespace cprof::symbolize {
 namespace {
 
+using Owned = std::unique_ptr<char, decltype(&std::free)>;
+
 std::string cxa(const char* name) {
   int status = 0;
-  std::unique_ptr<char, decltype(&std::free)> out(
-      abi::__cxa_demangle(name, nullptr, nullptr, &status), &std::free);
+  Owned out(abi::__cxa_demangle(name, nullptr, nullptr, &status), &std::free);
   if (status != 0 || !out) return {};
   return out.get();
 }
 
-}  // namespace
-
-std::string demangle(const char* name) {
-  if (name == nullptr) return {};
-  if (std::strncmp(name, "_Z", 2) != 0) return name;
-  // Mangled names never contain '.', so the first one starts a clone suffix.
+// Without libLLVMDemangle: GNU demangling, clone suffix spelled as LLVM does. Mangled
+// names never contain '.', so the first one starts the suffix.
+std::string llvm_like(const char* name) {
   if (const char* dot = std::strchr(name, '.')) {
-    std::string base(name, dot);
-    std::string out = cxa(base.c_str());
-    if (out.empty()) return name;
-    return out + " (" + dot + ")";
+    std::string out = cxa(std::string(name, dot).c_str());
+    return out.empty() ? std::string(name) : out + " (" + dot + ")";
   }
   std::string out = cxa(name);
   return out.empty() ? std::string(name) : out;
+}
+
+}  // namespace
+
+bool have_llvm_demangler() {
+#ifdef CPROF_HAVE_LLVM_DEMANGLE
+  return true;
+#else
+  return false;
+#endif
+}
+
+std::string demangle(const char* name, DemangleStyle style) {
+  if (name == nullptr) return {};
+  if (std::strncmp(name, "_Z", 2) != 0) return name;
+  if (style == DemangleStyle::gnu) {
+    std::string out = cxa(name);
+    return out.empty() ? std::string(name) : out;
+  }
+#ifdef CPROF_HAVE_LLVM_DEMANGLE
+  int status = 0;
+  Owned out(llvm::itaniumDemangle(name, nullptr, nullptr, &status), &std::free);
+  if (status != 0 || !out) return name;
+  return out.get();
+#else
+  return llvm_like(name);
+#endif
 }
 
 }  // namespace cprof::symbolize

@@ -1,15 +1,16 @@
 #pragma once
-// C++ name demangling, in the spelling llvm-symbolizer uses, so that our output compares
-// one to one with it.
+// C++ name demangling in either of the two common spellings (see DemangleStyle).
 
 #include <string>
 
+#include "symbolize/types.h"
+
 namespace cprof::symbolize {
 
-// Demangles an Itanium C++ name with abi::__cxa_demangle. A compiler clone suffix
-// ("_Z3fooi.cold", ".constprop.0", ".isra.0") is written as llvm-symbolizer writes it:
-// "foo(int) (.cold)" (GNU tools write "foo(int) [clone .cold]"). Names that are not
-// mangled, or fail to demangle, come back unchanged.
-std::string demangle(const char* name);
+// Demangles an Itanium C++ name ("_Z..."); anything else comes back unchanged, and so
+// does a name the demangler rejects (llvm-symbolizer then prints it mangled too).
+//  - llvm: llvm::itaniumDemangle, exactly as llvm-symbolizer 14 does;
+//  - gnu: abi::__cxa_demangle, clone suffixes as "foo(int) [clone .cold]".
+std::string demangle(const char* name, DemangleStyle style = DemangleStyle::llvm);
 
 }  // namespace cprof::symbolize

@@ -88,7 +88,7 @@ std::string Module::debug_file_path() const { return debug_ ? debug_->path() : s
 
 const std::string& Module::name_of(const char* raw) {
   auto [it, inserted] = names_.try_emplace(raw);
-  if (inserted && raw != nullptr) it->second = options_.demangle ? demangle(raw) : raw;
+  if (inserted && raw != nullptr) it->second = options_.demangle ? demangle(raw, options_.demangle_style) : raw;
   return it->second;
 }
 
@@ -131,7 +131,8 @@ Symbol Module::lookup(uint64_t addr) {
     for (; s >= 0; s = unit->scopes->scope(s).parent) {
       const Scope& scope = unit->scopes->scope(s);
       SourceFrame frame;
-      frame.function = name_of(scope.name);
+      if (scope.printed == nullptr) scope.printed = &name_of(scope.name);
+      frame.function = *scope.printed;
       if (callee == nullptr) {
         if (row != nullptr) {
           frame.file = unit->lines->file(row->file);
@@ -160,6 +161,7 @@ Symbol Module::lookup(uint64_t addr) {
     } else {
       sym.frames.back().function = name_of(e->name);
     }
+    if (sym.frames.back().file.empty() && e->file != nullptr) sym.frames.back().file = e->file;
   }
   if (sym.frames.empty()) {
     sym.reason = Reason::no_symbols;

@@ -47,8 +47,21 @@ struct AddressRange {
   friend bool operator==(const AddressRange&, const AddressRange&) = default;
 };
 
+// Whose spelling demangled names follow. They differ in details: LLVM writes
+// "foo(int) (.cold)", "'lambda0'(double)" and "operator<<char>", GNU (c++filt, gdb, perf)
+// writes "foo(int) [clone .cold]", "{lambda(double)#2}" and "operator< <char>".
+enum class DemangleStyle : uint8_t {
+  llvm,  // llvm-symbolizer's own demangler, so that answers compare one to one with it
+  gnu,   // abi::__cxa_demangle
+};
+
+// True when this build has LLVM's demangler (libLLVMDemangle); without it, `llvm` style
+// falls back to abi::__cxa_demangle with LLVM's clone-suffix spelling.
+bool have_llvm_demangler();
+
 struct Options {
   bool demangle = true;  // false: mangled linkage names, as in the binary
+  DemangleStyle demangle_style = DemangleStyle::llvm;
   bool inlines = true;   // false: only the outermost (real) function, at the line of the address
   // Roots searched for separate debug files: ROOT/.build-id/xx/yyyy.debug and
   // ROOT/<dir of module>/<debuglink name>. Tests point this at a temporary directory.

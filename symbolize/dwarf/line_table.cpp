@@ -46,16 +46,16 @@ Result<LineTable> LineTable::load(Dwarf_Die* cu_die) {
     std::stable_sort(table.rows_.begin(), table.rows_.end(),
                      [](const LineRow& a, const LineRow& b) { return a.addr < b.addr; });
   }
+  table.addrs_.reserve(table.rows_.size());
+  for (const auto& row : table.rows_) table.addrs_.push_back(row.addr);
   return table;
 }
 
 const LineRow* LineTable::find(uint64_t addr) const {
-  auto it = std::upper_bound(rows_.begin(), rows_.end(), addr,
-                             [](uint64_t a, const LineRow& r) { return a < r.addr; });
-  if (it == rows_.begin()) return nullptr;
-  --it;
-  if (it->end_sequence) return nullptr;
-  return &*it;
+  auto it = std::upper_bound(addrs_.begin(), addrs_.end(), addr);
+  if (it == addrs_.begin()) return nullptr;
+  const LineRow& row = rows_[static_cast<size_t>(it - addrs_.begin()) - 1];
+  return row.end_sequence ? nullptr : &row;
 }
 
 }  // namespace cprof::symbolize

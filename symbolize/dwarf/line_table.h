@@ -36,6 +36,7 @@ class LineTable {
 
  private:
   std::vector<LineRow> rows_;
+  std::vector<uint64_t> addrs_;  // rows_[i].addr, dense for the binary search
   std::vector<const char*> files_;  // full paths, owned by libdw
 };
 

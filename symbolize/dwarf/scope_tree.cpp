@@ -37,9 +37,14 @@ uint32_t udata(Dwarf_Die* die, int at) {
 
 Result<ScopeTree> ScopeTree::load(Dwarf_Die* unit_die) {
   ScopeTree tree;
-  if (dwarf_getsrcfiles(unit_die, &tree.files_, &tree.file_count_) != 0) {
-    tree.files_ = nullptr;
-    tree.file_count_ = 0;
+  Dwarf_Files* files = nullptr;
+  size_t count = 0;
+  if (dwarf_getsrcfiles(unit_die, &files, &count) == 0) {
+    tree.files_.resize(count);
+    for (size_t i = 0; i < count; ++i) {
+      const char* name = dwarf_filesrc(files, i, nullptr, nullptr);
+      tree.files_[i] = name != nullptr ? name : "";
+    }
   }
   std::vector<uint32_t> depths;
   try {
@@ -145,9 +150,7 @@ int32_t ScopeTree::find(uint64_t addr) const {
 }
 
 const char* ScopeTree::call_file_name(uint32_t index) const {
-  if (files_ == nullptr || index >= file_count_) return "";
-  const char* name = dwarf_filesrc(files_, index, nullptr, nullptr);
-  return name != nullptr ? name : "";
+  return index < files_.size() ? files_[index] : "";
 }
 
 }  // namespace cprof::symbolize

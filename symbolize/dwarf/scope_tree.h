@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "symbolize/result.h"
@@ -21,6 +22,9 @@ struct Scope {
   bool inlined = false;        // DW_TAG_inlined_subroutine
   // Where this inlined call sits in its caller (DW_AT_call_file/line/column).
   uint32_t call_file = 0, call_line = 0, call_column = 0;
+  // The printed name, filled on first use by the owning Module (under its lock), so
+  // that a lookup does not hash the raw name again.
+  mutable const std::string* printed = nullptr;
 };
 
 class ScopeTree {
@@ -55,8 +59,7 @@ class ScopeTree {
     int32_t scope;  // -1: gap between functions
   };
   std::vector<Segment> segments_;
-  Dwarf_Files* files_ = nullptr;
-  size_t file_count_ = 0;
+  std::vector<const char*> files_;  // DW_AT_call_file index -> name
 };
 
 }  // namespace cprof::symbolize

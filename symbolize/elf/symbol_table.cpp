@@ -18,15 +18,21 @@ bool SymbolTable::add_section(const ElfFile& file, uint32_t type) {
     if (data == nullptr || shdr.sh_entsize == 0) continue;
     found = true;
     size_t count = data->d_size / gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
+    const char* file_name = nullptr;  // local symbols follow their STT_FILE symbol
     for (size_t i = 0; i < count; ++i) {
       GElf_Sym sym;
       if (gelf_getsym(data, static_cast<int>(i), &sym) == nullptr) break;
       int kind = GELF_ST_TYPE(sym.st_info);
+      if (kind == STT_FILE) {
+        file_name = elf_strptr(elf, shdr.sh_link, sym.st_name);
+        continue;
+      }
       if (kind != STT_FUNC && kind != STT_GNU_IFUNC && kind != STT_OBJECT) continue;
       if (sym.st_shndx == SHN_UNDEF || sym.st_value == 0) continue;
       const char* name = elf_strptr(elf, shdr.sh_link, sym.st_name);
       if (name == nullptr || *name == '\0') continue;
-      entries_.push_back({sym.st_value, sym.st_size, name});
+      bool local = GELF_ST_BIND(sym.st_info) == STB_LOCAL;
+      entries_.push_back({sym.st_value, sym.st_size, name, local ? file_name : nullptr});
     }
   }
   return found;

@@ -15,6 +15,9 @@ class SymbolTable {
   struct Entry {
     uint64_t addr = 0, size = 0;
     const char* name = nullptr;  // points into the ElfFile's string table; keep it open
+    // For a local symbol, the STT_FILE symbol before it (its source file's name), which
+    // llvm-symbolizer prints when there is no line information.
+    const char* file = nullptr;
   };
 
   // Adds the function and object symbols of `file`'s .symtab, or of its .dynsym when it

@@ -46,15 +46,17 @@ struct Session {
   cs::tool::OutputOptions output;
   std::string out;
 
-  void answer(std::string_view text) {
-    uint64_t addr = 0;
-    cs::Symbol sym;
-    if (parse_address(text, addr)) {
-      sym = std::move(symbolizer.symbolize(module, std::span<const uint64_t>(&addr, 1)).front());
-    } else {
-      sym.reason = cs::Reason::no_symbols;
+  // Answers a batch of lines at once: one call into the library, each distinct address
+  // looked up once. A line that is not an address is answered as unknown, like addr2line.
+  void answer(const std::vector<std::string_view>& lines) {
+    std::vector<uint64_t> addrs(lines.size());
+    std::vector<bool> valid(lines.size());
+    for (size_t i = 0; i < lines.size(); ++i) valid[i] = parse_address(lines[i], addrs[i]);
+    auto symbols = symbolizer.symbolize(module, addrs);
+    for (size_t i = 0; i < lines.size(); ++i) {
+      if (!valid[i]) symbols[i] = cs::Symbol{{}, cs::Reason::no_symbols};
+      cs::tool::format_symbol(addrs[i], symbols[i], output, out);
     }
-    cs::tool::format_symbol(addr, sym, output, out);
   }
   void flush() {
     write_all(out);
@@ -74,14 +76,16 @@ void answer_stdin(Session& s) {
     if (n <= 0) break;
     buf.append(chunk.data(), static_cast<size_t>(n));
     size_t start = 0;
+    std::vector<std::string_view> lines;
     for (size_t nl; (nl = buf.find('\n', start)) != std::string::npos; start = nl + 1) {
       std::string_view line(buf.data() + start, nl - start);
-      if (!line.empty()) s.answer(line);
+      if (!line.empty()) lines.push_back(line);
     }
+    s.answer(lines);
     buf.erase(0, start);
     s.flush();
   }
-  if (!buf.empty()) s.answer(buf);
+  if (!buf.empty()) s.answer({std::string_view(buf)});
   s.flush();
 }
 
@@ -159,7 +163,7 @@ int main(int argc, char** argv) {
     if (addresses.empty()) {
       answer_stdin(session);
     } else {
-      for (const auto& a : addresses) session.answer(a);
+      session.answer(std::vector<std::string_view>(addresses.begin(), addresses.end()));
       session.flush();
     }
   }

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
+
 namespace cprof::symbolize::tool {
 namespace {
 
@@ -11,6 +13,14 @@ std::string_view file_of(const SourceFrame& f, const OutputOptions& o) {
     if (auto slash = file.rfind('/'); slash != std::string_view::npos) file.remove_prefix(slash + 1);
   }
   return file;
+}
+
+// ":N", without a format string: this runs for every frame of every address.
+void append_number(std::string& out, uint32_t n) {
+  char buf[16];
+  buf[0] = ':';
+  auto [end, ec] = std::to_chars(buf + 1, buf + sizeof buf, n);
+  out.append(buf, end);
 }
 
 std::string_view function_of(const SourceFrame& f) {
@@ -68,8 +78,10 @@ void format_llvm(uint64_t addr, const Symbol& sym, const OutputOptions& o, std::
       out += function_of(f);
       out += '\n';
     }
-    std::string_view file = f.file.empty() ? std::string_view("??") : file_of(f, o);
-    fmt::format_to(std::back_inserter(out), "{}:{}:{}\n", file, f.line, f.column);
+    out += f.file.empty() ? std::string_view("??") : file_of(f, o);
+    append_number(out, f.line);
+    append_number(out, f.column);
+    out += '\n';
   }
   out += '\n';
 }
