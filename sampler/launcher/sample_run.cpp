@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "common/cli.h"
 #include "format/reader.h"
 #include "sampler/engines/engine.h"
 #include "sampler/events/counter_group.h"
@@ -105,7 +106,7 @@ int main(int argc, char** argv) {
   app.add_flag("-q,--quiet", quiet, "print nothing but errors");
   app.add_option("command", command, "-- PROGRAM [ARGS...]")->required();
   app.positionals_at_end();
-  CLI11_PARSE(app, argc, argv);
+  if (int code = 0; !cprof::cli::parse(app, argc, argv, code)) return code;
 
   std::string program;
   if (std::string err = cprof::launch::check_program(command[0], program); !err.empty()) fail(1, err);

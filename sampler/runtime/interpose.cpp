@@ -115,7 +115,11 @@ __attribute__((visibility("default"))) int execve(const char* path, char* const 
   std::vector<char*> env;
   for (auto& v : vars) env.push_back(v.data());
   env.push_back(nullptr);
-  return real(path, argv, env.data());
+  const int rc = real(path, argv, env.data());
+  const int saved = errno;
+  rt->after_failed_exec();
+  errno = saved;
+  return rc;
 }
 
 __attribute__((visibility("default"))) int execv(const char* path, char* const argv[]) {
@@ -133,11 +137,56 @@ __attribute__((visibility("default"))) int execvpe(const char* file, char* const
   std::vector<char*> env;
   for (auto& v : vars) env.push_back(v.data());
   env.push_back(nullptr);
-  return real(file, argv, env.data());
+  const int rc = real(file, argv, env.data());
+  const int saved = errno;
+  rt->after_failed_exec();
+  errno = saved;
+  return rc;
 }
 
 __attribute__((visibility("default"))) int execvp(const char* file, char* const argv[]) {
   return execvpe(file, argv, environ);
+}
+
+}  // extern "C"
+
+// The execl family builds an argument vector and calls glibc's internal execve, which no
+// interposer sees; route them through the interposed vector forms instead.
+namespace {
+std::vector<char*> collect_arguments(const char* first, va_list& args, char*** envp_out) {
+  std::vector<char*> argv{const_cast<char*>(first)};
+  while (char* a = va_arg(args, char*)) argv.push_back(a);
+  argv.push_back(nullptr);
+  if (envp_out != nullptr) *envp_out = va_arg(args, char**);
+  return argv;
+}
+}  // namespace
+
+extern "C" {
+
+__attribute__((visibility("default"))) int execl(const char* path, const char* arg, ...) {
+  va_list args;
+  va_start(args, arg);
+  auto argv = collect_arguments(arg, args, nullptr);
+  va_end(args);
+  return execve(path, argv.data(), environ);
+}
+
+__attribute__((visibility("default"))) int execlp(const char* file, const char* arg, ...) {
+  va_list args;
+  va_start(args, arg);
+  auto argv = collect_arguments(arg, args, nullptr);
+  va_end(args);
+  return execvpe(file, argv.data(), environ);
+}
+
+__attribute__((visibility("default"))) int execle(const char* path, const char* arg, ...) {
+  va_list args;
+  va_start(args, arg);
+  char** envp = nullptr;
+  auto argv = collect_arguments(arg, args, &envp);
+  va_end(args);
+  return execve(path, argv.data(), envp);
 }
 
 }  // extern "C"

@@ -551,7 +551,26 @@ void Runtime::after_fork_in_child() {
 
 void Runtime::before_exec() {
   if (getpid() != pid_) return;  // a vfork child shares our memory: touch nothing
+  // Pending signals survive exec, and the new image has no handler for ours until its
+  // runtime starts (or ever, if it is not profiled): a sampling signal queued now would
+  // kill it. Silence this thread's sources, then consume what is already queued.
+  // (Signals aimed at the other threads die with them.)
+  if (ThreadState* self = ThreadRegistry::current()) disarm(*self);
+  sigset_t ours;
+  sigset_t old;
+  sigemptyset(&ours);
+  sigaddset(&ours, config_.signal);
+  pthread_sigmask(SIG_BLOCK, &ours, &old);
+  const timespec no_wait{0, 0};
+  while (sigtimedwait(&ours, nullptr, &no_wait) > 0) {
+  }
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
   drain(true);
+}
+
+void Runtime::after_failed_exec() {
+  if (getpid() != pid_) return;
+  if (ThreadState* self = ThreadRegistry::current()) arm(*self);
 }
 
 void Runtime::modules_changed() {

@@ -51,6 +51,8 @@ class Runtime {
   void after_fork_in_child();
   // Writes everything buffered: the image is about to be replaced.
   void before_exec();
+  // exec returned: the image was not replaced, so sampling resumes.
+  void after_failed_exec();
   // After dlopen/dlclose: the module table is rebuilt and new modules are recorded.
   void modules_changed();
 

@@ -1,0 +1,215 @@
+// sample-run on real programs: attribution per thread, churn, fork/exec, dlopen, crashes,
+// counters, backends and faithful exit status and output.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <set>
+
+#include "tests/support/results_loader.h"
+
+namespace cprof::testing {
+namespace {
+
+const std::string kSampleRun = SAMPLE_RUN;
+const std::string kPrograms = TEST_PROGRAMS;
+
+struct SampledRun {
+  int status = 0;
+  std::string output;
+  std::vector<LoadedProcess> processes;
+};
+
+SampledRun sample(const std::string& name, const std::string& options, const std::string& program_and_args) {
+  SampledRun run;
+  const std::string dir = fresh_directory(name);
+  run.status = run_command(kSampleRun + " -o " + dir + " " + options + " -- " + program_and_args,
+                           run.output);
+  run.processes = load_results(dir);
+  return run;
+}
+
+const LoadedProcess* process_running(const SampledRun& run, const std::string& exe_suffix) {
+  for (const auto& p : run.processes) {
+    if (p.process.executable.size() >= exe_suffix.size() &&
+        p.process.executable.compare(p.process.executable.size() - exe_suffix.size(),
+                                     exe_suffix.size(), exe_suffix) == 0) {
+      return &p;
+    }
+  }
+  return nullptr;
+}
+
+TEST(SampleRun, EachThreadsSamplesComeFromItsOwnCode) {
+  const SampledRun run = sample("two-threads", "-f 1000", kPrograms + "/two_threads");
+  ASSERT_EQ(run.status, 0) << run.output;
+  ASSERT_EQ(run.processes.size(), 1u) << run.output;
+  const auto& p = run.processes[0];
+  EXPECT_TRUE(p.summary.issues.empty());
+  // Learn each worker's tid from the samples themselves: whoever runs alpha_work.
+  std::map<int64_t, std::set<std::string>> seen;  // tid -> worker functions on its stacks
+  for (const auto& s : p.samples) {
+    for (const auto& f : s.functions) {
+      if (f == "alpha_work" || f == "beta_work" || f == "main_work") seen[s.tid].insert(f);
+    }
+  }
+  ASSERT_EQ(seen.size(), 3u) << run.output;
+  for (const auto& [tid, functions] : seen) {
+    EXPECT_EQ(functions.size(), 1u) << "thread " << tid << " mixes work of other threads";
+  }
+  // ~300 ms of CPU at 1000 Hz: expect most of the 300 samples (the machine is shared).
+  EXPECT_GT(p.total_samples("alpha_work"), 150u);
+  EXPECT_GT(p.total_samples("beta_work"), 150u);
+  EXPECT_GT(p.total_samples("main_work"), 75u);
+  // Stacks reach main through the thread start routine; not just one frame.
+  EXPECT_GT(p.total_samples("main"), 50u);
+  EXPECT_EQ(p.threads.size(), 3u);
+  EXPECT_EQ(p.thread_ends.size(), 3u);
+  EXPECT_EQ(p.process.engine, "perf_event");
+  EXPECT_FALSE(p.metrics.empty());
+  EXPECT_GT(p.metrics.back().rss_bytes, 0u);
+  EXPECT_GT(p.metrics.back().cpu_user_ns, 500000000u);
+}
+
+TEST(SampleRun, OutputAndExitStatusAreTheProgramsOwn) {
+  std::string plain;
+  const int plain_status = run_command(kPrograms + "/crasher exit 3", plain);
+  const SampledRun run = sample("exit-status", "-q", kPrograms + "/crasher exit 3");
+  EXPECT_EQ(plain_status, 3);
+  EXPECT_EQ(run.status, 3);
+  EXPECT_EQ(run.output, plain);  // -q: nothing of ours on the terminal
+}
+
+TEST(SampleRun, ThousandsOfShortLivedThreads) {
+  const SampledRun run = sample("churn", "-f 1000", kPrograms + "/thread_churn 3000");
+  ASSERT_EQ(run.status, 0) << run.output;
+  ASSERT_EQ(run.processes.size(), 1u);
+  const auto& p = run.processes[0];
+  EXPECT_EQ(p.thread_ends.size(), 3001u);  // the main thread too
+  EXPECT_GT(p.total_samples("churn_work"), 500u);
+}
+
+TEST(SampleRun, ForkedChildAndExecedImageWriteTheirOwnFiles) {
+  const SampledRun run = sample("fork-exec", "-f 1000",
+                         kPrograms + "/fork_exec " + kPrograms + "/exec_target");
+  EXPECT_EQ(run.status, 7) << run.output;
+  ASSERT_EQ(run.processes.size(), 3u) << run.output;
+  const LoadedProcess* target = process_running(run, "/exec_target");
+  ASSERT_NE(target, nullptr);
+  EXPECT_GT(target->total_samples("target_work"), 100u);
+  EXPECT_EQ(target->total_samples("child_work"), 0u);
+  size_t parents = 0;
+  size_t children = 0;
+  for (const auto& p : run.processes) {
+    if (&p == target) continue;
+    if (p.total_samples("parent_work") > 100) {
+      ++parents;
+      EXPECT_EQ(p.total_samples("child_work"), 0u);
+    }
+    if (p.total_samples("child_work") > 100) {
+      ++children;
+      EXPECT_EQ(p.total_samples("parent_work"), 0u);
+      EXPECT_EQ(target->process.pid, p.process.pid);  // exec keeps the pid
+    }
+  }
+  EXPECT_EQ(parents, 1u);
+  EXPECT_EQ(children, 1u);
+}
+
+TEST(SampleRun, DlopenedLibraryFunctionsAreNamed) {
+  const SampledRun run = sample("dlopen", "-f 1000", kPrograms + "/dlopen_host " + TEST_PLUGIN);
+  ASSERT_EQ(run.status, 0) << run.output;
+  ASSERT_EQ(run.processes.size(), 1u);
+  const auto& p = run.processes[0];
+  bool recorded = false;
+  for (const auto& m : p.modules) recorded |= m.path.find("libtest_plugin.so") != std::string::npos;
+  EXPECT_TRUE(recorded);
+  EXPECT_GT(p.total_samples("plugin_work"), 150u);
+}
+
+class CrashKeepsData : public ::testing::TestWithParam<std::pair<const char*, int>> {};
+
+TEST_P(CrashKeepsData, SamplesBeforeTheEndAreReadable) {
+  const auto [how, expected_status] = GetParam();
+  const SampledRun run = sample(std::string("crash-") + how, "-f 1000",
+                         kPrograms + "/crasher " + how);
+  EXPECT_EQ(run.status, expected_status) << run.output;
+  ASSERT_EQ(run.processes.size(), 1u);
+  // 400 ms of work at 1000 Hz; the last ~100 ms may be lost with the process.
+  EXPECT_GT(run.processes[0].total_samples("doomed_work"), 150u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Signals, CrashKeepsData,
+                         ::testing::Values(std::pair{"segv", 128 + SIGSEGV},
+                                           std::pair{"abort", 128 + SIGABRT},
+                                           std::pair{"kill", 128 + SIGKILL}));
+
+TEST(SampleRun, TimerBackendSamplesToo) {
+  const SampledRun run = sample("timer", "--backend timer -f 1000", kPrograms + "/two_threads");
+  ASSERT_EQ(run.status, 0) << run.output;
+  ASSERT_EQ(run.processes.size(), 1u);
+  EXPECT_EQ(run.processes[0].process.engine, "timer");
+  // CPU-time timers expire on scheduler ticks, so fewer samples arrive, each weighing the
+  // periods that passed: the time they add up to is what must be right (300 ms of CPU).
+  EXPECT_NEAR(static_cast<double>(run.processes[0].total_time_ns("alpha_work")) / 1e6, 300.0, 45.0);
+}
+
+TEST(SampleRun, FramePointerUnwinderRuns) {
+  const SampledRun run = sample("fp", "--unwind fp -f 1000", kPrograms + "/two_threads");
+  ASSERT_EQ(run.status, 0) << run.output;
+  ASSERT_EQ(run.processes.size(), 1u);
+  EXPECT_EQ(run.processes[0].process.unwinder, "fp");
+  EXPECT_GT(run.processes[0].self_samples("alpha_work") + run.processes[0].total_samples("alpha_work"), 100u);
+}
+
+TEST(SampleRun, WallClockShowsSleepingWithoutShorteningIt) {
+  const SampledRun run = sample("wall", "--clock wall -f 200", kPrograms + "/sleeper");
+  ASSERT_EQ(run.status, 0) << run.output;
+  ASSERT_EQ(run.processes.size(), 1u);
+  const auto& p = run.processes[0];
+  size_t wall_sleeping = 0;
+  for (const auto& s : p.samples) {
+    if (s.clock != format::SampleClock::wall) continue;
+    for (const auto& f : s.functions) wall_sleeping += f == "sleepy_wait" ? 1 : 0;
+  }
+  EXPECT_GT(wall_sleeping, 40u);  // 400 ms at 200 Hz
+  const auto pos = run.output.find("elapsed_ms ");
+  ASSERT_NE(pos, std::string::npos);
+  EXPECT_GE(std::stoi(run.output.substr(pos + 11)), 495);
+}
+
+TEST(SampleRun, SoftwareCountersAreAttributedToSamples) {
+  const SampledRun run = sample("counters", "-f 1000 -e page-faults,context-switches",
+                         kPrograms + "/memory_toucher");
+  ASSERT_EQ(run.status, 0) << run.output;
+  ASSERT_EQ(run.processes.size(), 1u);
+  const auto& p = run.processes[0];
+  ASSERT_GE(p.events.size(), 2u);
+  EXPECT_EQ(p.events[0].status, format::EventStatus::ok);
+  uint64_t faults_in_toucher = 0;
+  for (const auto& s : p.samples) {
+    ASSERT_EQ(s.counter_deltas.size(), 2u);
+    for (const auto& f : s.functions) {
+      if (f == "touch_pages") {
+        faults_in_toucher += s.counter_deltas[0];
+        break;
+      }
+    }
+  }
+  EXPECT_GT(faults_in_toucher, 10000u);  // 40 x 16 MiB of fresh pages
+}
+
+TEST(SampleRun, MissingHardwareEventIsNamedAndTheRunGoesOn) {
+  const SampledRun run = sample("no-pmu", "-e cycles,page-faults", kPrograms + "/exec_target");
+  EXPECT_EQ(run.status, 7) << run.output;
+  ASSERT_EQ(run.processes.size(), 1u);
+  std::string plain;
+  run_command("perf stat -e cycles true", plain);
+  if (plain.find("not supported") == std::string::npos) {
+    GTEST_SKIP() << "this machine has a PMU; nothing to check";
+  }
+  EXPECT_NE(run.output.find("event 'cycles' not counted"), std::string::npos) << run.output;
+  EXPECT_GT(run.processes[0].total_samples("target_work"), 50u);
+}
+
+}  // namespace
+}  // namespace cprof::testing
