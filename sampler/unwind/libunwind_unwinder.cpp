@@ -1,0 +1,207 @@
+// DWARF unwinding with libunwind's *remote* (generic) library, used on our own process.
+//
+// Why remote: the local-only libunwind (libunwind.so, _UL* symbols) finds unwind tables
+// with dl_iterate_phdr, which takes the loader lock (deadlock when the signal lands inside
+// dlopen) and can allocate. Its unw_create_addr_space() returns NULL and unw_init_remote()
+// returns -UNW_EINVAL in that build (#ifdef UNW_LOCAL_ONLY), so custom accessors are only
+// possible with libunwind-x86_64 (_Ux86_64_* symbols), the build perf uses. Our accessors
+// read this process's memory directly after a bounds check, and find_proc_info searches
+// the ModuleTable's .eh_frame_hdr table.
+#include <libunwind.h>
+
+#include <cstring>
+
+#include "sampler/unwind/unwinder.h"
+
+// Not declared by libunwind.h; exported by libunwind-x86_64 (perf declares it the same way).
+extern "C" int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip,
+                                                  unw_dyn_info_t* di, unw_proc_info_t* pi,
+                                                  int need_unwind_info, void* arg);
+
+namespace cprof::sampler {
+namespace {
+
+// Everything the accessors need for one unwind; lives on the handler's stack.
+struct UnwindArg {
+  const ucontext_t* uc;
+  StackBounds stack;  // live part only: [sp - red zone, stack top)
+  const ModuleSnapshot* modules;
+};
+
+int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t* pi,
+                   int need_unwind_info, void* argp) {
+  auto* arg = static_cast<UnwindArg*>(argp);
+  const Module* m = arg->modules->find(ip);
+  if (m == nullptr || m->eh.table == 0 || m->eh.fde_count == 0) return -UNW_ENOINFO;
+  unw_dyn_info_t di;
+  std::memset(&di, 0, sizeof di);
+  di.format = UNW_INFO_FORMAT_REMOTE_TABLE;
+  di.start_ip = m->code.front().start;
+  di.end_ip = m->code.back().end;
+  // Table entries are (initial_loc, fde) pairs of sdata4, relative to .eh_frame_hdr.
+  di.u.rti.segbase = m->eh.hdr;
+  di.u.rti.table_data = m->eh.table;
+  di.u.rti.table_len = m->eh.fde_count * 8 / sizeof(unw_word_t);
+  return UNW_OBJ(dwarf_search_unwind_table)(as, ip, &di, pi, need_unwind_info, argp);
+}
+
+// libunwind frees UNW_INFO_FORMAT_TABLE info itself; we hand out nothing else.
+void put_unwind_info(unw_addr_space_t, unw_proc_info_t*, void*) {}
+
+// No dynamically registered (JIT) unwind info: returning an error makes libunwind skip it
+// without allocating.
+int get_dyn_info_list_addr(unw_addr_space_t, unw_word_t*, void*) { return -UNW_ENOINFO; }
+
+int access_mem(unw_addr_space_t, unw_word_t addr, unw_word_t* val, int write, void* argp) {
+  if (write) return -UNW_EINVAL;
+  auto* arg = static_cast<UnwindArg*>(argp);
+  if (!arg->stack.contains(addr, sizeof *val) && !arg->modules->is_mapped(addr, sizeof *val))
+    return -UNW_EINVAL;
+  std::memcpy(val, reinterpret_cast<const void*>(addr), sizeof *val);
+  return 0;
+}
+
+int access_reg(unw_addr_space_t, unw_regnum_t reg, unw_word_t* val, int write, void* argp) {
+  if (write) return -UNW_EINVAL;
+  const auto& g = static_cast<UnwindArg*>(argp)->uc->uc_mcontext.gregs;
+  int index;
+  switch (reg) {
+    case UNW_X86_64_RAX: index = REG_RAX; break;
+    case UNW_X86_64_RDX: index = REG_RDX; break;
+    case UNW_X86_64_RCX: index = REG_RCX; break;
+    case UNW_X86_64_RBX: index = REG_RBX; break;
+    case UNW_X86_64_RSI: index = REG_RSI; break;
+    case UNW_X86_64_RDI: index = REG_RDI; break;
+    case UNW_X86_64_RBP: index = REG_RBP; break;
+    case UNW_X86_64_RSP: index = REG_RSP; break;
+    case UNW_X86_64_R8: index = REG_R8; break;
+    case UNW_X86_64_R9: index = REG_R9; break;
+    case UNW_X86_64_R10: index = REG_R10; break;
+    case UNW_X86_64_R11: index = REG_R11; break;
+    case UNW_X86_64_R12: index = REG_R12; break;
+    case UNW_X86_64_R13: index = REG_R13; break;
+    case UNW_X86_64_R14: index = REG_R14; break;
+    case UNW_X86_64_R15: index = REG_R15; break;
+    case UNW_X86_64_RIP: index = REG_RIP; break;
+    default: return -UNW_EBADREG;
+  }
+  *val = static_cast<unw_word_t>(g[index]);
+  return 0;
+}
+
+int access_fpreg(unw_addr_space_t, unw_regnum_t, unw_fpreg_t*, int, void*) {
+  return -UNW_EBADREG;
+}
+
+int resume(unw_addr_space_t, unw_cursor_t*, void*) { return -UNW_EINVAL; }
+
+int get_proc_name(unw_addr_space_t, unw_word_t, char*, size_t, unw_word_t*, void*) {
+  return -UNW_ENOINFO;  // names come later, from the symbolizer
+}
+
+unw_accessors_t g_accessors = {find_proc_info, put_unwind_info, get_dyn_info_list_addr,
+                               access_mem,     access_reg,      access_fpreg,
+                               resume,         get_proc_name};
+
+// The process-wide instance behind unwind_with_libunwind(). Written only by
+// init/shutdown (outside handlers); read with acquire in handlers.
+std::atomic<LibunwindUnwinder*> g_default{nullptr};
+
+}  // namespace
+
+LibunwindUnwinder::LibunwindUnwinder(const ModuleTable& modules) : modules_(modules) {
+  unw_addr_space_t as = unw_create_addr_space(&g_accessors, 0);
+  if (as == nullptr) return;
+  // Per-thread rule cache: libunwind keeps it in initial-exec TLS, so lookups take no
+  // lock (UNW_CACHE_GLOBAL takes a mutex on every step; UNW_CACHE_NONE re-parses the
+  // FDE, allocating from libunwind's mempool under its mutex, on every step).
+  unw_set_caching_policy(as, UNW_CACHE_PER_THREAD);
+  as_ = as;
+  seen_generation_.store(modules_.snapshot()->generation(), std::memory_order_relaxed);
+}
+
+LibunwindUnwinder::~LibunwindUnwinder() {
+  if (as_ != nullptr) unw_destroy_addr_space(static_cast<unw_addr_space_t>(as_));
+}
+
+void LibunwindUnwinder::flush_cache() const noexcept {
+  // Bumps the address space's cache generation; each thread's cache is cleared on its
+  // next use. No allocation, no lock.
+  if (as_ != nullptr) unw_flush_cache(static_cast<unw_addr_space_t>(as_), 0, 0);
+}
+
+size_t LibunwindUnwinder::unwind(const ucontext_t* uc, StackBounds stack, uint64_t* frames,
+                                 size_t max) const noexcept {
+  if (uc == nullptr || max == 0) return 0;
+  const auto& g = uc->uc_mcontext.gregs;
+  frames[0] = static_cast<uint64_t>(g[REG_RIP]);
+  if (as_ == nullptr || max == 1) return 1;
+
+  UnwindArg arg{uc, stack.live_part(static_cast<uint64_t>(g[REG_RSP])), modules_.snapshot()};
+  // A module may have been unloaded and another loaded at its addresses: cached rules
+  // keyed by PC would then be wrong. Racing handlers may both flush; that is harmless.
+  const uint64_t gen = arg.modules->generation();
+  if (seen_generation_.load(std::memory_order_relaxed) != gen) {
+    flush_cache();
+    seen_generation_.store(gen, std::memory_order_relaxed);
+  }
+
+  unw_cursor_t cursor;
+  // init_remote starts from the registers in the ucontext: frame 0 is the interrupted
+  // instruction and libunwind looks up its CFI at the PC itself, not PC - 1 (it does the
+  // "- 1" only for frames it reached by a return address).
+  if (unw_init_remote(&cursor, static_cast<unw_addr_space_t>(as_), &arg) < 0) return 1;
+  size_t n = 1;
+  while (n < max) {
+    // unw_step returns > 0 for a new frame, 0 at the outermost frame (CFI marks rip as
+    // undefined, e.g. _start / clone), < 0 on error (no CFI, unreadable memory).
+    if (unw_step(&cursor) <= 0) break;
+    unw_word_t ip = 0;
+    if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 || ip == 0) break;
+    frames[n++] = ip;
+  }
+  return n;
+}
+
+bool init_unwinding(const ModuleTable& modules) noexcept {
+  auto* u = new (std::nothrow) LibunwindUnwinder(modules);
+  if (u == nullptr) return false;
+  if (!u->ok()) {
+    delete u;
+    return false;
+  }
+  delete g_default.exchange(u, std::memory_order_acq_rel);
+  return true;
+}
+
+void shutdown_unwinding() noexcept {
+  delete g_default.exchange(nullptr, std::memory_order_acq_rel);
+}
+
+size_t unwind_with_libunwind(const ucontext_t* uc, StackBounds stack, uint64_t* frames,
+                             size_t max) noexcept {
+  const LibunwindUnwinder* u = g_default.load(std::memory_order_acquire);
+  if (u != nullptr) return u->unwind(uc, stack, frames, max);
+  if (uc == nullptr || max == 0) return 0;
+  frames[0] = static_cast<uint64_t>(uc->uc_mcontext.gregs[REG_RIP]);
+  return 1;
+}
+
+size_t unwind(UnwindMethod method, const ucontext_t* uc, StackBounds stack, uint64_t* frames,
+              size_t max) noexcept {
+  return method == UnwindMethod::kFramePointers
+             ? unwind_with_frame_pointers(uc, stack, frames, max)
+             : unwind_with_libunwind(uc, stack, frames, max);
+}
+
+std::optional<UnwindMethod> parse_unwind_method(std::string_view name) noexcept {
+  if (name == "libunwind" || name == "dwarf") return UnwindMethod::kLibunwind;
+  if (name == "fp") return UnwindMethod::kFramePointers;
+  return std::nullopt;
+}
+
+std::string_view to_string(UnwindMethod m) noexcept {
+  return m == UnwindMethod::kFramePointers ? "fp" : "libunwind";
+}
+
+}  // namespace cprof::sampler

@@ -1,0 +1,2 @@
+#define CHAIN_NS withfp
+#include "tests/unwind/chain.inc"

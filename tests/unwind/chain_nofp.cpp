@@ -1,0 +1,2 @@
+#define CHAIN_NS nofp
+#include "tests/unwind/chain.inc"

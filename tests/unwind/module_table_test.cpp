@@ -1,0 +1,87 @@
+#include "sampler/unwind/module_table.h"
+
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+
+namespace cprof::sampler {
+namespace {
+
+__attribute__((noinline)) int local_function() { return 7; }
+
+TEST(ModuleTable, FindsMainProgramWithEhFrameHdrAndBuildId) {
+  ModuleTable table;
+  const Module* m = table.find(reinterpret_cast<uint64_t>(&local_function));
+  ASSERT_NE(m, nullptr);
+  char exe[4096] = {};
+  ASSERT_GT(readlink("/proc/self/exe", exe, sizeof exe - 1), 0);
+  EXPECT_EQ(m->path, exe);
+  EXPECT_NE(m->load_bias, 0u);  // PIE
+  EXPECT_NE(m->eh.hdr, 0u);
+  EXPECT_NE(m->eh.table, 0u);
+  EXPECT_GT(m->eh.fde_count, 10u);
+  EXPECT_GT(m->eh.eh_frame, 0u);
+  // gcc/ld give a 20-byte SHA-1 build-id: 40 lowercase hex digits.
+  EXPECT_EQ(m->build_id.size(), 40u) << m->build_id;
+  EXPECT_EQ(m->build_id.find_first_not_of("0123456789abcdef"), std::string::npos);
+}
+
+TEST(ModuleTable, FindsLibcAndVdso) {
+  ModuleTable table;
+  const Module* libc = table.find(reinterpret_cast<uint64_t>(&std::fputs));
+  ASSERT_NE(libc, nullptr);
+  EXPECT_NE(libc->path.find("libc.so"), std::string::npos) << libc->path;
+  EXPECT_NE(libc->eh.table, 0u);
+  bool vdso = false;
+  for (const Module& m : table.modules()) vdso |= m.path == "[vdso]";
+  EXPECT_TRUE(vdso);
+}
+
+TEST(ModuleTable, UnknownAddressesAreNotFoundOrMapped) {
+  ModuleTable table;
+  EXPECT_EQ(table.find(0), nullptr);
+  EXPECT_EQ(table.find(~uint64_t{0}), nullptr);
+  int on_stack = 0;
+  EXPECT_EQ(table.find(reinterpret_cast<uint64_t>(&on_stack)), nullptr);
+  EXPECT_FALSE(table.snapshot()->is_mapped(reinterpret_cast<uint64_t>(&on_stack), 8));
+  EXPECT_TRUE(table.snapshot()->is_mapped(reinterpret_cast<uint64_t>(&local_function), 8));
+}
+
+TEST(ModuleTable, RefreshPublishesNewSnapshotAndKeepsOldOneReadable) {
+  ModuleTable table;
+  const ModuleSnapshot* old = table.snapshot();
+  const uint64_t gen = old->generation();
+  table.refresh();
+  const ModuleSnapshot* now = table.snapshot();
+  EXPECT_NE(now, old);
+  EXPECT_EQ(now->generation(), gen + 1);
+  // A handler that loaded `old` before the refresh may still be reading it.
+  EXPECT_NE(old->find(reinterpret_cast<uint64_t>(&local_function)), nullptr);
+}
+
+TEST(EhFrameHdr, DecodesGnuLdHeaderAndRejectsUnknownVersion) {
+  // version 1, eh_frame_ptr pcrel|sdata4, fde_count udata4, table datarel|sdata4
+  alignas(8) unsigned char hdr[4 + 4 + 4 + 16] = {1, 0x1b, 0x03, 0x3b};
+  int32_t eh_rel = -0x100;
+  uint32_t count = 2;
+  std::memcpy(hdr + 4, &eh_rel, 4);
+  std::memcpy(hdr + 8, &count, 4);
+  EhFrameHdr out;
+  auto base = reinterpret_cast<uint64_t>(hdr);
+  ASSERT_TRUE(decode_eh_frame_hdr(base, sizeof hdr, &out));
+  EXPECT_EQ(out.eh_frame, base + 4 - 0x100);
+  EXPECT_EQ(out.fde_count, 2u);
+  EXPECT_EQ(out.table, base + 12);
+
+  count = 1000;  // table would overrun the section
+  std::memcpy(hdr + 8, &count, 4);
+  EXPECT_FALSE(decode_eh_frame_hdr(base, sizeof hdr, &out));
+  hdr[0] = 2;
+  EXPECT_FALSE(decode_eh_frame_hdr(base, sizeof hdr, &out));
+}
+
+}  // namespace
+}  // namespace cprof::sampler
