@@ -36,18 +36,25 @@ int run_causal_report(int argc, char** argv) {
   std::optional<size_t> top;
   RowKind by = RowKind::function;
   std::string output;
+  std::string symbols = "dwarf";
   bool quiet = false;
   app.add_option("DIR", dir, "results directory written by sample-run or causal-run")
       ->required();
   app.add_option("--format,-f", format, "output format")
       ->check(CLI::IsMember({"text", "json"}))
       ->default_str("text");
-  app.add_option("--top,-n", top, "rows per table, 0 for all (default: 20 for text, all for json)");
+  app.add_option("--top,-n", top, "rows per table, 0 for all (default: 20 for text, all for json)")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--by", by, "rows of the flat profile")
       ->transform(CLI::CheckedTransformer(
           std::map<std::string, RowKind>{{"function", RowKind::function}, {"line", RowKind::line}}))
       ->default_str("function");
   app.add_option("-o,--output", output, "write the report to FILE instead of standard output");
+  app.add_option("--symbols", symbols,
+                 "dwarf: names, lines and inlines from the binaries (symbolize/); none: "
+                 "module+0xoffset, without reading any binary")
+      ->check(CLI::IsMember({"dwarf", "none"}))
+      ->default_str("dwarf");
   app.add_flag("-q,--quiet", quiet, "no warnings or progress on standard error");
   try {
     app.parse(argc, argv);
@@ -76,7 +83,8 @@ int run_causal_report(int argc, char** argv) {
                                " results files could be read");
   }
 
-  const auto source = make_default_symbol_source();
+  const auto source =
+      symbols == "none" ? make_address_only_source() : make_default_symbol_source();
   const size_t before = loaded.warnings.size();
   const Report report = build_report(std::move(loaded), *source);
   if (!quiet) {

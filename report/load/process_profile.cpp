@@ -34,6 +34,7 @@ double ProcessProfile::cpu_utilization() const {
 }
 
 std::string ProcessProfile::label() const {
+  if (!has_process_record) return file.filename().string();
   std::string exe = process.executable.empty() ? file.filename().string() : process.executable;
   if (const auto slash = exe.rfind('/'); slash != std::string::npos) exe = exe.substr(slash + 1);
   std::string out = exe + "[" + std::to_string(process.pid) + "]";

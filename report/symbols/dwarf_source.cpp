@@ -17,8 +17,13 @@ class DwarfSource final : public SymbolSource {
     ModuleSymbols out;
     if (const auto status = symbolizer_.status(ref); status != symbolize::Reason::ok) {
       out.problem = std::string(symbolize::to_string(status));
+      // The report names the module already; keep only the diagnostic's detail.
       const auto diagnostics = symbolizer_.diagnostics(ref);
-      if (!diagnostics.empty()) out.problem += ": " + diagnostics.front();
+      if (!diagnostics.empty()) {
+        std::string_view detail = diagnostics.front();
+        if (detail.starts_with(key.path + ": ")) detail.remove_prefix(key.path.size() + 2);
+        out.problem += " (" + std::string(detail) + ")";
+      }
       out.addresses.resize(elf_addresses.size());
       return out;
     }

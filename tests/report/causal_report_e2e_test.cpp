@@ -1,0 +1,160 @@
+// The causal-report binary as a user runs it: exit codes, one-line errors, warnings on
+// stderr, text and JSON on stdout or in -o FILE.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "tests/report/results_fixture.h"
+
+namespace cprof::report {
+namespace {
+
+using testing::ProcessWriter;
+using testing::TempDir;
+
+struct Run {
+  int status = -1;
+  std::string out, err;
+};
+
+Run run(const std::string& args) {
+  TempDir tmp;
+  const auto err_file = tmp.path() / "stderr";
+  const std::string command =
+      std::string(CAUSAL_REPORT_BIN) + " " + args + " 2>" + err_file.string();
+  Run r;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (!pipe) return r;
+  std::array<char, 4096> buf;
+  for (size_t n; (n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0;) r.out.append(buf.data(), n);
+  const int status = ::pclose(pipe);
+  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream in(err_file);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  r.err = ss.str();
+  return r;
+}
+
+void write_results(const std::filesystem::path& dir) {
+  for (int p = 0; p < 3; ++p) {
+    ProcessWriter w(dir / ("app.host." + std::to_string(200 + p) + ".rank" + std::to_string(p) +
+                           ".cprof"),
+                    200 + p, p);
+    for (int i = 0; i < 50; ++i) w.sample(1, {0x1010, 0x3011});
+    w.flush();  // two chunks: a torn tail loses only the second
+    for (int i = 0; i < 10; ++i) w.sample(2, {0x2010, 0x3011});
+  }
+}
+
+TEST(CausalReport, TextReportOnStdout) {
+  TempDir dir;
+  write_results(dir.path());
+  const auto r = run(dir.path().string());
+  EXPECT_EQ(r.status, 0) << r.err;
+  // The binary the results name does not exist here: said once, and the report goes on.
+  EXPECT_EQ(r.err,
+            "causal-report: warning: /usr/bin/app: module file not found (No such file or "
+            "directory); its frames are shown as addresses\n");
+  EXPECT_NE(r.out.find("causal-report: 3 processes, 6 threads, 180 samples"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("app[201] rank 1 on testhost"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Functions by self time"), std::string::npos) << r.out;
+}
+
+TEST(CausalReport, NoSymbolsReadsNoBinary) {
+  TempDir dir;
+  write_results(dir.path());
+  const auto r = run(dir.path().string() + " --symbols none");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_NE(r.out.find("symbols: none"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("app+0x1010"), std::string::npos) << r.out;
+}
+
+TEST(CausalReport, JsonToFile) {
+  TempDir dir;
+  write_results(dir.path());
+  const auto file = dir.path() / "report.json";
+  const auto r = run(dir.path().string() + " --format json --top 1 -o " + file.string());
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "");
+  std::ifstream in(file);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const auto json = ss.str();
+  EXPECT_EQ(json.rfind("{\n", 0), 0u);
+  EXPECT_NE(json.find("\"profile\""), std::string::npos);
+  EXPECT_NE(json.find("\"samples\": 180"), std::string::npos) << json;
+}
+
+TEST(CausalReport, ByLine) {
+  TempDir dir;
+  write_results(dir.path());
+  const auto r = run(dir.path().string() + " --by line --top 2");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("Lines by self time (top 2 of"), std::string::npos) << r.out;
+}
+
+TEST(CausalReport, UsageErrorsExitOne) {
+  for (const std::string args : {"", "--format xml /nonexistent", "--by file /nonexistent",
+                                 "--top -3 /nonexistent", "--top x /nonexistent",
+                                 "--symbols elf /nonexistent", "--no-such-option /nonexistent",
+                                 "/nonexistent /nonexistent"}) {
+    const auto r = run(args);
+    EXPECT_EQ(r.status, 1) << args << ": " << r.err;
+    EXPECT_EQ(r.err.rfind("causal-report: ", 0), 0u) << args << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
+  }
+}
+
+TEST(CausalReport, HelpExitsZero) {
+  const auto r = run("--help");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("--format"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--top"), std::string::npos) << r.out;
+}
+
+TEST(CausalReport, BadInputExitsTwoWithOneLineNamingIt) {
+  TempDir empty;
+  auto r = run("/nonexistent/results");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "causal-report: /nonexistent/results: no such directory\n");
+  r = run(empty.path().string());
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "causal-report: " + empty.path().string() +
+                       ": no results files in this directory\n");
+}
+
+TEST(CausalReport, AllFilesUnreadableExitsTwo) {
+  TempDir dir;
+  std::ofstream(dir.path() / "x.cprof", std::ios::binary)
+      << std::string("CPROFRES\x63\x00\x00\x00\x00\x00\x00\x00", 16);
+  const auto r = run(dir.path().string());
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("warning: " + (dir.path() / "x.cprof").string() + ": results format version 99"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("none of its 1 results files could be read"), std::string::npos) << r.err;
+}
+
+TEST(CausalReport, DamagedFileWarnsAndStillReports) {
+  TempDir dir;
+  write_results(dir.path());
+  const auto victim = dir.path() / "app.host.200.rank0.cprof";
+  std::filesystem::resize_file(victim, std::filesystem::file_size(victim) - 5);
+  const auto r = run(dir.path().string() + " --symbols none");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("causal-report: warning: " + victim.string() + ": offset "), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.out.find("1 warning while reading (on stderr); 3 of 3 files loaded"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("170 samples"), std::string::npos) << r.out;  // 180 less the lost 10
+}
+
+}  // namespace
+}  // namespace cprof::report

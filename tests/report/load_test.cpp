@@ -1,0 +1,152 @@
+// Loading a results directory: files found by their header (also in run
+// subdirectories), samples folded into interned stacks, damage reported with the file
+// and offset while the intact chunks still count, unreadable files skipped.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "format/framing.h"
+#include "report/load/loader.h"
+#include "tests/report/results_fixture.h"
+
+namespace cprof::report {
+namespace {
+
+using testing::ProcessWriter;
+using testing::TempDir;
+
+void write_text(const std::filesystem::path& p, const std::string& text) {
+  std::ofstream(p, std::ios::binary) << text;
+}
+
+// A file whose header claims a future major version.
+void write_newer_version(const std::filesystem::path& p) {
+  std::string header(format::kFileMagic, sizeof format::kFileMagic);
+  header += std::string("\x63\x00\x00\x00\x00\x00\x00\x00", 8);  // major 99
+  write_text(p, header);
+}
+
+TEST(StackTable, InternsEqualSequencesOnce) {
+  StackTable t;
+  const std::vector<uint64_t> a = {1, 2, 3}, b = {1, 2}, c = {1, 2, 3};
+  EXPECT_EQ(t.intern(a), 0u);
+  EXPECT_EQ(t.intern(b), 1u);
+  EXPECT_EQ(t.intern(c), 0u);
+  EXPECT_EQ(t.size(), 2u);
+  EXPECT_EQ(std::vector<uint64_t>(t.frames(1).begin(), t.frames(1).end()), b);
+}
+
+TEST(StackTable, SurvivesGrowth) {
+  StackTable t;
+  for (uint64_t i = 0; i < 10'000; ++i) {
+    const std::vector<uint64_t> s = {i, i * 7, 42};
+    ASSERT_EQ(t.intern(s), i);
+  }
+  for (uint64_t i = 0; i < 10'000; i += 97) {
+    const std::vector<uint64_t> s = {i, i * 7, 42};
+    ASSERT_EQ(t.intern(s), i);
+  }
+  EXPECT_EQ(t.size(), 10'000u);
+}
+
+TEST(Loader, FoldsSamplesIntoStackCountsPerThread) {
+  TempDir dir;
+  {
+    ProcessWriter w(dir.path() / "app.host.5.cprof", 5);
+    w.thread(1, "main");
+    for (int i = 0; i < 1000; ++i) w.sample(1, {0x1000, 0x2000}, 10);
+    for (int i = 0; i < 500; ++i) w.sample(2, {0x1000, 0x2000}, 10);
+    w.sample(2, {0x1000}, 10);
+    w.add(format::SampleRecord{.tid = 2, .weight_ns = 10});  // no frames
+  }
+  const auto loaded = load_results(find_results_files(dir.path()));
+  ASSERT_EQ(loaded.processes.size(), 1u);
+  const auto& p = loaded.processes[0];
+  EXPECT_EQ(p.samples, 1502u);
+  EXPECT_EQ(p.empty_samples, 1u);
+  EXPECT_EQ(p.weight_ns, 15020u);
+  EXPECT_EQ(p.stacks.size(), 2u);
+  EXPECT_EQ(p.counts.size(), 3u);  // (1, A), (2, A), (2, B)
+  ASSERT_EQ(p.threads.size(), 2u);
+  EXPECT_EQ(p.threads[0].name, "main");
+  EXPECT_EQ(p.threads[1].samples, 502u);
+  EXPECT_FALSE(p.threads[1].seen_record);
+  EXPECT_EQ(p.process.pid, 5);
+  EXPECT_EQ(p.label(), "app[5]");
+}
+
+TEST(Loader, TruncatedFileKeepsItsIntactChunksAndNamesTheFile) {
+  TempDir dir;
+  const auto file = dir.path() / "app.host.9.cprof";
+  uint64_t last_chunk = 0;
+  {
+    ProcessWriter w(file, 9);
+    for (int chunk = 0; chunk < 3; ++chunk) {
+      last_chunk = w.bytes_written();
+      for (int i = 0; i < 100; ++i) w.sample(1, {0x1000 + static_cast<uint64_t>(chunk)});
+      w.flush();
+    }
+  }
+  std::filesystem::resize_file(file, std::filesystem::file_size(file) - 7);
+  const auto loaded = load_results(find_results_files(dir.path()));
+  ASSERT_EQ(loaded.processes.size(), 1u);
+  EXPECT_EQ(loaded.processes[0].samples, 200u);
+  ASSERT_EQ(loaded.warnings.size(), 1u);
+  const auto& w = loaded.warnings[0];
+  EXPECT_EQ(w.rfind(file.string() + ": offset " + std::to_string(last_chunk) + ": ", 0), 0u) << w;
+  EXPECT_NE(w.find("torn tail"), std::string::npos) << w;
+}
+
+TEST(Loader, NewerVersionIsAWarningAndTheOtherFilesLoad) {
+  TempDir dir;
+  { ProcessWriter w(dir.path() / "good.cprof", 1); w.sample(1, {0x1000}); }
+  write_newer_version(dir.path() / "future.cprof");
+  const auto loaded = load_results(find_results_files(dir.path()));
+  EXPECT_EQ(loaded.files_found, 2u);
+  EXPECT_EQ(loaded.files_failed, 1u);
+  ASSERT_EQ(loaded.processes.size(), 1u);
+  ASSERT_EQ(loaded.warnings.size(), 1u);
+  EXPECT_NE(loaded.warnings[0].find("future.cprof"), std::string::npos);
+  EXPECT_NE(loaded.warnings[0].find("newer"), std::string::npos) << loaded.warnings[0];
+}
+
+TEST(Loader, FindsFilesByHeaderAndInRunSubdirectories) {
+  TempDir dir;
+  { ProcessWriter w(dir.path() / "a.cprof", 1); }
+  std::filesystem::create_directories(dir.path() / "run2");
+  { ProcessWriter w(dir.path() / "run2" / "named-oddly.dat", 2); }
+  write_text(dir.path() / "notes.cprof", "not a results file");
+  write_text(dir.path() / "README", "hello");
+  const auto files = find_results_files(dir.path());
+  ASSERT_EQ(files.size(), 2u);
+  EXPECT_EQ(files[0].path.filename(), "a.cprof");
+  EXPECT_EQ(files[0].run, "");
+  EXPECT_EQ(files[1].path.filename(), "named-oddly.dat");
+  EXPECT_EQ(files[1].run, "run2");
+}
+
+TEST(Loader, MissingDirectoryThrowsNamingIt) {
+  try {
+    find_results_files("/nonexistent/results");
+    FAIL() << "no exception";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()), "/nonexistent/results: no such directory");
+  }
+}
+
+TEST(Loader, ManyFilesLoadInParallelInFileOrder) {
+  TempDir dir;
+  for (int p = 0; p < 12; ++p) {
+    ProcessWriter w(dir.path() / ("app.host." + std::to_string(100 + p) + ".cprof"), 100 + p);
+    for (int i = 0; i <= p; ++i) w.sample(1, {0x1000});
+  }
+  const auto loaded = load_results(find_results_files(dir.path()));
+  ASSERT_EQ(loaded.processes.size(), 12u);
+  for (int p = 0; p < 12; ++p) {
+    EXPECT_EQ(loaded.processes[p].process.pid, 100 + p);
+    EXPECT_EQ(loaded.processes[p].samples, static_cast<uint64_t>(p + 1));
+  }
+}
+
+}  // namespace
+}  // namespace cprof::report

@@ -1,0 +1,131 @@
+// The text table and the JSON document for a small known profile: the header says what
+// ran and what did not, rows are in order, lines fit 100 columns, JSON keeps the
+// documented field names.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "report/render/json_writer.h"
+#include "report/render/render.h"
+#include "report/render/text_util.h"
+#include "tests/report/fake_symbols.h"
+#include "tests/report/results_fixture.h"
+
+namespace cprof::report {
+namespace {
+
+using testing::FakeSymbols;
+using testing::ProcessWriter;
+using testing::TempDir;
+
+constexpr uint64_t kMs = 1'000'000;
+
+Report small_report(const std::filesystem::path& dir, const std::string& long_name = "compute") {
+  {
+    ProcessWriter w(dir / "app.host.100.cprof", 100, 0);
+    w.thread(1, "main");
+    for (int i = 0; i < 3; ++i) w.sample(1, {0x1010, 0x3011}, kMs);
+    w.sample(2, {0x2010, 0x3011}, kMs);
+    w.add(format::EventRecord{.index = 0,
+                              .name = "cycles",
+                              .status = format::EventStatus::unavailable,
+                              .detail = "no PMU"});
+    w.add(format::MessageRecord{.level = format::MessageLevel::warning, .text = "3 stacks truncated"});
+  }
+  FakeSymbols symbols;
+  symbols.add(0x1000, 0x1100, {{.function = "work", .file = "/src/w.cpp", .line = 10}});
+  symbols.add(0x2000, 0x2100, {{.function = long_name, .file = "/src/deep/dir/c.cpp", .line = 20}});
+  symbols.add(0x3000, 0x3100, {{.function = "main", .file = "/src/m.cpp", .line = 30}});
+  return build_report(load_results(find_results_files(dir)), symbols);
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
+}
+
+TEST(TextUtil, Formats) {
+  EXPECT_EQ(with_commas(0), "0");
+  EXPECT_EQ(with_commas(1234567), "1,234,567");
+  EXPECT_EQ(human_duration(850), "850 ns");
+  EXPECT_EQ(human_duration(12'300'000), "12.3 ms");
+  EXPECT_EQ(human_duration(4'560'000'000), "4.56 s");
+  EXPECT_EQ(fit_right("abcdefgh", 6), "abc...");
+  EXPECT_EQ(fit_left("abcdefgh", 6), "...fgh");
+}
+
+TEST(TextReport, HeaderAndRows) {
+  TempDir dir;
+  const auto text = render_text(small_report(dir.path()), {});
+  const auto lines = lines_of(text);
+  ASSERT_GE(lines.size(), 8u) << text;
+  EXPECT_EQ(lines[0], "causal-report: 1 process, 2 threads, 4 samples, 4 ms sampled; symbols: fake");
+  EXPECT_EQ(lines[1],
+            "  app[100] rank 0 on testhost: timer, cpu clock, 1000 Hz, ran 500 ms, 2 threads, 4 "
+            "samples");
+  EXPECT_EQ(lines[2], "unavailable event: cycles (no PMU)");
+  EXPECT_EQ(lines[3], "message warning: 3 stacks truncated");
+  EXPECT_NE(text.find("Functions by self time (top 3 of 3; 4 samples with a stack in 2 threads)"),
+            std::string::npos);
+  const auto first = std::find_if(lines.begin(), lines.end(),
+                                  [](const std::string& l) { return l.find("work") != std::string::npos; });
+  ASSERT_NE(first, lines.end());
+  EXPECT_EQ(first->substr(0, 39), " 75.00%  75.00%      3 ms           3  ");
+  EXPECT_TRUE(first->ends_with("w.cpp:10")) << *first;
+  EXPECT_NE(text.find("  0.00% 100.00%      0 ns           0  main"), std::string::npos) << text;
+}
+
+TEST(TextReport, EveryLineFits100ColumnsWithLongNames) {
+  TempDir dir;
+  const std::string long_name = "std::vector<std::map<std::string, int>> ns::Klass<T>::method(" +
+                                std::string(150, 'x') + ")";
+  const auto report = small_report(dir.path(), long_name);
+  for (const auto by : {RowKind::function, RowKind::line}) {
+    const auto text = render_text(report, {.by = by});
+    for (const auto& l : lines_of(text)) EXPECT_LE(l.size(), 100u) << l;
+    EXPECT_NE(text.find("..."), std::string::npos);
+  }
+}
+
+TEST(TextReport, TopAndByLine) {
+  TempDir dir;
+  const auto report = small_report(dir.path());
+  const auto text = render_text(report, {.top = 1, .by = RowKind::line});
+  EXPECT_NE(text.find("Lines by self time (top 1 of 3;"), std::string::npos) << text;
+  EXPECT_NE(text.find("w.cpp:10  work"), std::string::npos) << text;
+  EXPECT_EQ(text.find("c.cpp"), std::string::npos) << text;
+}
+
+TEST(JsonReport, ProfileFields) {
+  TempDir dir;
+  const auto json = render_json(small_report(dir.path()), {.top = 0});
+  for (const char* needle :
+       {"\"schema_version\": 1", "\"profile\": {", "\"functions\": [", "\"lines\": [",
+        "\"function\": \"work\"", "\"file\": \"/src/w.cpp\"", "\"line\": 10",
+        "\"samples\": 3", "\"fraction\": 0.75", "\"self\": {", "\"total\": {",
+        "\"per_thread\": {", "\"threads\": 2", "\"self_ns\": {", "\"total_ns\": {",
+        "\"mean\": 1500000", "\"min\": 0", "\"max\": 3000000", "\"stddev\": 2121320.34355964",
+        "\"location\": \"/src/w.cpp:10\"", "\"status\": \"unavailable\"", "\"rank\": 0"}) {
+    EXPECT_NE(json.find(needle), std::string::npos) << needle << "\n" << json;
+  }
+  // Balanced and ends in a newline.
+  EXPECT_EQ(std::count(json.begin(), json.end(), '{'), std::count(json.begin(), json.end(), '}'));
+  EXPECT_EQ(std::count(json.begin(), json.end(), '['), std::count(json.begin(), json.end(), ']'));
+  EXPECT_EQ(json.back(), '\n');
+}
+
+TEST(JsonWriter, EscapesAndNesting) {
+  std::string out;
+  JsonWriter j(out);
+  j.begin_object().field("a\"b", "x\ny\x01").key("list").begin_array();
+  j.value(uint64_t{1}).value(-2).value(0.5).value(std::nan("")).value(true);
+  j.end_array().key("empty").begin_object().end_object().end_object();
+  EXPECT_EQ(out,
+            "{\n  \"a\\\"b\": \"x\\ny\\u0001\",\n  \"list\": [\n    1,\n    -2,\n    0.5,\n"
+            "    null,\n    true\n  ],\n  \"empty\": {}\n}\n");
+}
+
+}  // namespace
+}  // namespace cprof::report
