@@ -70,6 +70,31 @@ TEST(SampleRun, EachThreadsSamplesComeFromItsOwnCode) {
   EXPECT_GT(p.metrics.back().cpu_user_ns, 500000000u);
 }
 
+TEST(SampleRun, ThreadsStartedBeforeTheRuntimeAreSampled) {
+  const SampledRun run = sample("early", "-f 1000", kPrograms + "/early_thread");
+  ASSERT_EQ(run.status, 0) << run.output;
+  ASSERT_EQ(run.processes.size(), 1u);
+  const auto& p = run.processes[0];
+  size_t adopted = 0;
+  for (const auto& t : p.threads) adopted += t.existed_before_start ? 1 : 0;
+  EXPECT_EQ(adopted, 1u);
+  EXPECT_GT(p.total_samples("early_work"), 100u);
+}
+
+TEST(SampleRun, MpiRankIsRecordedAndInTheFileName) {
+  std::string out;
+  const std::string dir = fresh_directory("rank");
+  ASSERT_EQ(run_command("OMPI_COMM_WORLD_RANK=4 " + kSampleRun + " -q -o " + dir + " -- " +
+                            kPrograms + "/crasher exit 0",
+                        out),
+            0)
+      << out;
+  const auto processes = load_results(dir);
+  ASSERT_EQ(processes.size(), 1u);
+  EXPECT_EQ(processes[0].process.rank, 4);
+  EXPECT_NE(processes[0].file.find(".rank4.cprof"), std::string::npos) << processes[0].file;
+}
+
 TEST(SampleRun, OutputAndExitStatusAreTheProgramsOwn) {
   std::string plain;
   const int plain_status = run_command(kPrograms + "/crasher exit 3", plain);

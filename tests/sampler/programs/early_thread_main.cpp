@@ -1,0 +1,9 @@
+#include <cstdio>
+
+extern "C" void join_early_thread();
+
+int main() {
+  join_early_thread();
+  std::printf("joined\n");
+  return 0;
+}
