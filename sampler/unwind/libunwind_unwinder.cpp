@@ -107,27 +107,76 @@ unw_accessors_t g_accessors = {find_proc_info, put_unwind_info, get_dyn_info_lis
 // init/shutdown (outside handlers); read with acquire in handlers.
 std::atomic<LibunwindUnwinder*> g_default{nullptr};
 
+// A thread's private address space. Why per thread: Debian's libunwind 1.6.2 is built
+// without per-thread caches (unw_set_caching_policy maps UNW_CACHE_PER_THREAD to
+// UNW_CACHE_GLOBAL), and the global cache takes the address space's mutex on every
+// unw_step. One address space per thread makes that mutex private to the thread.
+// initial-exec: plain TLS read in the handler, no __tls_get_addr (which may allocate);
+// fine for a library loaded at startup (LD_PRELOAD), which is how the runtime is loaded.
+struct ThreadState {
+  const LibunwindUnwinder* owner;
+  unw_addr_space_t as;
+  uint64_t seen_generation;
+};
+__attribute__((tls_model("initial-exec"))) thread_local ThreadState t_state = {};
+
+unw_addr_space_t create_address_space() {
+  unw_addr_space_t as = unw_create_addr_space(&g_accessors, 0);
+  // UNW_CACHE_GLOBAL: cache unwind rules per PC (UNW_CACHE_NONE re-parses the FDE on every
+  // step, allocating from libunwind's mempool under its global mutex, ~3x slower).
+  if (as != nullptr) unw_set_caching_policy(as, UNW_CACHE_GLOBAL);
+  return as;
+}
+
+// Drops a cache whose rules may describe a module that was unloaded (and something else
+// loaded at its addresses). Bumps a generation; no allocation, no lock.
+void flush_if_stale(unw_addr_space_t as, uint64_t* seen, uint64_t generation) {
+  if (*seen != generation) {
+    unw_flush_cache(as, 0, 0);
+    *seen = generation;
+  }
+}
+
 }  // namespace
 
 LibunwindUnwinder::LibunwindUnwinder(const ModuleTable& modules) : modules_(modules) {
-  unw_addr_space_t as = unw_create_addr_space(&g_accessors, 0);
-  if (as == nullptr) return;
-  // Per-thread rule cache: libunwind keeps it in initial-exec TLS, so lookups take no
-  // lock (UNW_CACHE_GLOBAL takes a mutex on every step; UNW_CACHE_NONE re-parses the
-  // FDE, allocating from libunwind's mempool under its mutex, on every step).
-  unw_set_caching_policy(as, UNW_CACHE_PER_THREAD);
-  as_ = as;
+  as_ = create_address_space();
   seen_generation_.store(modules_.snapshot()->generation(), std::memory_order_relaxed);
 }
 
 LibunwindUnwinder::~LibunwindUnwinder() {
+  if (t_state.owner == this) detach_thread();
   if (as_ != nullptr) unw_destroy_addr_space(static_cast<unw_addr_space_t>(as_));
+}
+
+bool LibunwindUnwinder::attach_thread() noexcept {
+  if (t_state.owner == this) return true;
+  if (t_state.owner != nullptr) return false;
+  unw_addr_space_t as = create_address_space();
+  if (as == nullptr) return false;
+  // A signal may arrive between any two stores: set `owner` last, once the rest is valid.
+  t_state.as = as;
+  t_state.seen_generation = modules_.snapshot()->generation();
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  t_state.owner = this;
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  return true;
+}
+
+void LibunwindUnwinder::detach_thread() noexcept {
+  if (t_state.owner != this) return;
+  unw_addr_space_t as = t_state.as;
+  t_state.owner = nullptr;  // a handler from here on uses the shared address space
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  t_state.as = nullptr;
+  unw_destroy_addr_space(as);
 }
 
 void LibunwindUnwinder::flush_cache() const noexcept {
   // Bumps the address space's cache generation; each thread's cache is cleared on its
   // next use. No allocation, no lock.
   if (as_ != nullptr) unw_flush_cache(static_cast<unw_addr_space_t>(as_), 0, 0);
+  if (t_state.owner == this) unw_flush_cache(t_state.as, 0, 0);
 }
 
 size_t LibunwindUnwinder::unwind(const ucontext_t* uc, StackBounds stack, uint64_t* frames,
@@ -138,19 +187,24 @@ size_t LibunwindUnwinder::unwind(const ucontext_t* uc, StackBounds stack, uint64
   if (as_ == nullptr || max == 1) return 1;
 
   UnwindArg arg{uc, stack.live_part(static_cast<uint64_t>(g[REG_RSP])), modules_.snapshot()};
-  // A module may have been unloaded and another loaded at its addresses: cached rules
-  // keyed by PC would then be wrong. Racing handlers may both flush; that is harmless.
   const uint64_t gen = arg.modules->generation();
-  if (seen_generation_.load(std::memory_order_relaxed) != gen) {
-    flush_cache();
-    seen_generation_.store(gen, std::memory_order_relaxed);
+  unw_addr_space_t as;
+  if (t_state.owner == this) {
+    as = t_state.as;
+    flush_if_stale(as, &t_state.seen_generation, gen);
+  } else {
+    as = static_cast<unw_addr_space_t>(as_);
+    // Shared by unattached threads: racing handlers may both flush, which is harmless.
+    uint64_t seen = seen_generation_.load(std::memory_order_relaxed);
+    flush_if_stale(as, &seen, gen);
+    seen_generation_.store(seen, std::memory_order_relaxed);
   }
 
   unw_cursor_t cursor;
   // init_remote starts from the registers in the ucontext: frame 0 is the interrupted
   // instruction and libunwind looks up its CFI at the PC itself, not PC - 1 (it does the
   // "- 1" only for frames it reached by a return address).
-  if (unw_init_remote(&cursor, static_cast<unw_addr_space_t>(as_), &arg) < 0) return 1;
+  if (unw_init_remote(&cursor, as, &arg) < 0) return 1;
   size_t n = 1;
   while (n < max) {
     // unw_step returns > 0 for a new frame, 0 at the outermost frame (CFI marks rip as
@@ -176,6 +230,15 @@ bool init_unwinding(const ModuleTable& modules) noexcept {
 
 void shutdown_unwinding() noexcept {
   delete g_default.exchange(nullptr, std::memory_order_acq_rel);
+}
+
+bool register_unwind_thread() noexcept {
+  LibunwindUnwinder* u = g_default.load(std::memory_order_acquire);
+  return u != nullptr && u->attach_thread();
+}
+
+void unregister_unwind_thread() noexcept {
+  if (LibunwindUnwinder* u = g_default.load(std::memory_order_acquire)) u->detach_thread();
 }
 
 size_t unwind_with_libunwind(const ucontext_t* uc, StackBounds stack, uint64_t* frames,

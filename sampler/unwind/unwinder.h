@@ -6,17 +6,22 @@
 // At most `max` frames are written; the return value is how many.
 //
 // Signal-safety contract:
-//   - init_unwinding() / shutdown_unwinding() and the LibunwindUnwinder constructor and
-//     destructor are NOT async-signal-safe: they allocate and create the libunwind address
-//     space. Call them from a normal context before arming / after disarming the signals.
+//   - init_unwinding() / shutdown_unwinding(), register_unwind_thread() /
+//     unregister_unwind_thread() and the LibunwindUnwinder constructor, destructor,
+//     attach_thread() and detach_thread() are NOT async-signal-safe: they allocate and
+//     create libunwind address spaces. Call them from a normal context: init before arming
+//     any signal, register on the thread itself before arming its timer, unregister on the
+//     thread after disarming it, shutdown after disarming all.
 //   - unwind_with_libunwind(), unwind_with_frame_pointers(), unwind() and
 //     LibunwindUnwinder::unwind() are async-signal-safe and re-entrant across threads:
 //     no malloc, no dl_iterate_phdr, no stdio. Every memory read is checked first against
 //     the thread's StackBounds or the ModuleTable snapshot, so a corrupt frame ends the
 //     stack early instead of faulting. They may be called concurrently from any number of
-//     threads. One caveat for libunwind, see docs/unwinding.md: the first unwind through a
-//     PC not yet in the thread's libunwind cache takes libunwind's internal mempool mutex
-//     (with all signals masked, so it cannot self-deadlock).
+//     threads. Caveat for libunwind (docs/unwinding.md): libunwind itself takes internal
+//     mutexes on every step (its unwind-rule cache) and on cache misses (its CIE mempool),
+//     always with every signal masked, so a handler can never interrupt its own thread's
+//     holder. Registered threads each get a private address space, so the cache mutex is
+//     never shared; only the mempool mutex (cache misses) can be contended.
 //   - parse_unwind_method() is a plain function (no signal-safety promise).
 
 #include <signal.h>
@@ -54,11 +59,17 @@ class LibunwindUnwinder {
   LibunwindUnwinder& operator=(const LibunwindUnwinder&) = delete;
 
   bool ok() const noexcept { return as_ != nullptr; }
+  // Gives the calling thread its own libunwind address space (and rule cache), so its
+  // unwinds never touch a lock another thread can hold. Threads that do not attach share
+  // one address space. Not async-signal-safe; one unwinder per thread at a time.
+  bool attach_thread() noexcept;
+  void detach_thread() noexcept;
   // Async-signal-safe. Returns 0 only if `uc` is null or `max` is 0.
   size_t unwind(const ucontext_t* uc, StackBounds stack, uint64_t* frames,
                 size_t max) const noexcept;
-  // Drops libunwind's cached unwind rules (all threads, lazily). unwind() does this by
-  // itself when it sees a new ModuleTable generation. Async-signal-safe.
+  // Drops libunwind's cached unwind rules (the shared cache and the calling thread's).
+  // unwind() does this by itself when it sees a new ModuleTable generation.
+  // Async-signal-safe.
   void flush_cache() const noexcept;
 
  private:
@@ -72,6 +83,9 @@ class LibunwindUnwinder {
 // could not create its address space. Not async-signal-safe.
 bool init_unwinding(const ModuleTable& modules) noexcept;
 void shutdown_unwinding() noexcept;
+// attach_thread()/detach_thread() of the process-wide unwinder, for the calling thread.
+bool register_unwind_thread() noexcept;
+void unregister_unwind_thread() noexcept;
 
 // Async-signal-safe. Returns only frames[0] (the PC) if init_unwinding() was not called.
 size_t unwind_with_libunwind(const ucontext_t* uc, StackBounds stack, uint64_t* frames,

