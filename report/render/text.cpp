@@ -19,6 +19,22 @@ void line(std::string& out, size_t width, const std::string& text) {
   out += '\n';
 }
 
+std::string plural(uint64_t n, const char* word) {
+  return fmt::format("{} {}{}", with_commas(n), word, n == 1 ? "" : "s");
+}
+
+// A line too wide is wrapped after a "; " that fits, the continuation indented.
+void wrapped(std::string& out, size_t width, std::string text) {
+  while (text.size() > width) {
+    const auto cut = text.rfind("; ", width - 1);
+    if (cut == std::string::npos || cut < 8) break;
+    out += text.substr(0, cut + 1);
+    out += '\n';
+    text = "      " + text.substr(cut + 2);
+  }
+  line(out, width, text);
+}
+
 std::string process_line(const ProcessProfile& p) {
   const auto& pr = p.process;
   std::string s = "  " + p.label();
@@ -26,28 +42,33 @@ std::string process_line(const ProcessProfile& p) {
   if (!p.run.empty()) s += " (" + p.run + ")";
   s += ":";
   if (p.has_process_record) {
-    s += fmt::format(" {}, {} clock, {:g} Hz,", pr.engine.empty() ? "?" : pr.engine,
+    s += fmt::format(" {} {} clock {:g} Hz;", pr.engine.empty() ? "?" : pr.engine,
                      pr.clock.empty() ? "?" : pr.clock, pr.frequency_hz);
   }
-  s += fmt::format(" ran {}, {} threads, {} samples", human_duration(p.duration_ns()),
-                   p.threads.size(), with_commas(p.samples));
+  s += fmt::format(" ran {}, {}, {}", human_duration(p.duration_ns()),
+                   plural(p.threads.size(), "thread"), plural(p.samples, "sample"));
   if (p.truncated_samples) s += fmt::format(", {} truncated", with_commas(p.truncated_samples));
   if (const auto d = p.dropped_samples()) s += fmt::format(", {} dropped", with_commas(d));
+  std::string metrics;
   if (const auto rss = p.peak_rss_bytes()) {
-    s += fmt::format(", peak RSS {:.1f} MB", static_cast<double>(rss) / 1e6);
+    metrics = fmt::format("peak RSS {:.1f} MB", static_cast<double>(rss) / 1e6);
   }
-  if (const double cpu = p.cpu_utilization(); cpu >= 0) s += fmt::format(", {:.2f} CPUs", cpu);
+  if (const double cpu = p.cpu_utilization(); cpu >= 0) {
+    metrics += fmt::format("{}{:.2f} CPUs busy", metrics.empty() ? "" : ", ", cpu);
+  }
+  if (!metrics.empty()) s += "; " + metrics;
   return s;
 }
 
 void header(std::string& out, const Report& r, size_t width) {
   line(out, width,
-       fmt::format("causal-report: {} process{}, {} threads, {} samples, {} sampled; symbols: {}",
-                   r.processes.size(), r.processes.size() == 1 ? "" : "es", r.threads(),
-                   with_commas(r.samples()), human_duration(r.flat.all.time_ns),
+       fmt::format("causal-report: {} process{}, {}, {}, {} sampled; symbols: {}",
+                   r.processes.size(), r.processes.size() == 1 ? "" : "es",
+                   plural(r.threads(), "thread"), plural(r.samples(), "sample"),
+                   human_duration(r.flat.all.time_ns),
                    r.symbols.table.source));
   for (size_t i = 0; i < r.processes.size() && i < kProcessLines; ++i) {
-    line(out, width, process_line(r.processes[i]));
+    wrapped(out, width, process_line(r.processes[i]));
   }
   if (r.processes.size() > kProcessLines) {
     line(out, width, fmt::format("  ... and {} more processes", r.processes.size() - kProcessLines));
@@ -98,9 +119,9 @@ void table(std::string& out, const Report& r, const RenderOptions& o) {
   const size_t n = o.top == 0 ? rows.size() : std::min(o.top, rows.size());
   out += '\n';
   line(out, o.width,
-       fmt::format("{} by self time (top {} of {}; {} samples with a stack in {} threads)",
+       fmt::format("{} by self time (top {} of {}; {} with a stack in {})",
                    by_line ? "Lines" : "Functions", n, with_commas(rows.size()),
-                   with_commas(r.flat.all.samples), r.flat.threads));
+                   plural(r.flat.all.samples, "sample"), plural(r.flat.threads, "thread")));
   // Fixed columns take 39; the name and its location share the rest.
   constexpr size_t kFixed = 39;
   const size_t rest = o.width > kFixed + 20 ? o.width - kFixed : 20;
@@ -108,13 +129,22 @@ void table(std::string& out, const Report& r, const RenderOptions& o) {
   line(out, o.width,
        fmt::format("{:>7} {:>7} {:>9} {:>11}  {}", "self%", "total%", "self", "samples",
                    by_line ? "location (function)" : "function (location)"));
+  const auto line_name = [&](const FlatRow& row) {
+    const auto& l = table.lines[row.id];
+    return l.file.empty() ? table.line_label(row.id)
+                          : fmt::format("{}:{}", base_name(l.file), l.line);
+  };
+  // Line locations are short: one column as wide as the widest shown, functions after it.
+  size_t line_width = 0;
+  for (size_t i = 0; by_line && i < n; ++i) {
+    line_width = std::max(line_width, std::min(where_width, line_name(rows[i]).size()));
+  }
   for (size_t i = 0; i < n; ++i) {
     const auto& row = rows[i];
     std::string name, where;
     if (by_line) {
       const auto& l = table.lines[row.id];
-      name = l.file.empty() ? table.line_label(row.id)
-                            : fmt::format("{}:{}", base_name(l.file), l.line);
+      name = line_name(row);
       where = l.file.empty() ? "" : table.functions[l.function].name;
     } else {
       const auto& f = table.functions[row.id];
@@ -125,7 +155,9 @@ void table(std::string& out, const Report& r, const RenderOptions& o) {
     if (by_line) {
       // A line's location is short; its function gets what is left.
       const std::string loc = fit_left(name, where_width);
-      cells = where.empty() ? loc : loc + "  " + fit_right(where, rest - loc.size() - 2);
+      cells = where.empty() ? loc
+                            : fmt::format("{:<{}}  {}", loc, line_width,
+                                          fit_right(where, rest - line_width - 2));
     } else {
       const std::string loc = fit_left(where, where_width);
       const size_t name_width = loc.empty() ? rest : rest - loc.size() - 2;

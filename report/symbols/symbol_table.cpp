@@ -157,10 +157,13 @@ SymbolizedProfiles symbolize_profiles(const std::vector<ProcessProfile>& process
     auto& a = module_addresses[m];
     std::sort(a.begin(), a.end());
     a.erase(std::unique(a.begin(), a.end()), a.end());
-    if (a.empty()) return;
+    // "[vdso]" and friends have no file to read: their frames stay addresses, silently.
+    if (a.empty() || table.modules[m].path.starts_with('[')) return;
     resolved[m] = source.resolve(table.modules[m], a);
-    resolved[m].addresses.resize(a.size());  // a short answer leaves the rest unnamed
   });
+  for (size_t m = 0; m < table.modules.size(); ++m) {
+    resolved[m].addresses.resize(module_addresses[m].size());  // a short answer leaves the rest unnamed
+  }
 
   // 4. Intern names in module order, so ids do not depend on scheduling.
   Interner interner(table);

@@ -63,8 +63,7 @@ TEST(TextReport, HeaderAndRows) {
   ASSERT_GE(lines.size(), 8u) << text;
   EXPECT_EQ(lines[0], "causal-report: 1 process, 2 threads, 4 samples, 4 ms sampled; symbols: fake");
   EXPECT_EQ(lines[1],
-            "  app[100] rank 0 on testhost: timer, cpu clock, 1000 Hz, ran 500 ms, 2 threads, 4 "
-            "samples");
+            "  app[100] rank 0 on testhost: timer cpu clock 1000 Hz; ran 500 ms, 2 threads, 4 samples");
   EXPECT_EQ(lines[2], "unavailable event: cycles (no PMU)");
   EXPECT_EQ(lines[3], "message warning: 3 stacks truncated");
   EXPECT_NE(text.find("Functions by self time (top 3 of 3; 4 samples with a stack in 2 threads)"),
