@@ -117,6 +117,7 @@ struct ThreadState {
   const LibunwindUnwinder* owner;
   unw_addr_space_t as;
   uint64_t seen_generation;
+  bool busy;  // an unwind on this thread's address space is in progress
 };
 __attribute__((tls_model("initial-exec"))) thread_local ThreadState t_state = {};
 
@@ -126,6 +127,32 @@ unw_addr_space_t create_address_space() {
   // step, allocating from libunwind's mempool under its global mutex, ~3x slower).
   if (as != nullptr) unw_set_caching_policy(as, UNW_CACHE_GLOBAL);
   return as;
+}
+
+// For an address space only one thread ever uses: make its rule cache lock-free.
+//
+// libunwind 1.6.2 as Debian builds it has no TLS cache, and
+//   - UNW_CACHE_GLOBAL: every unw_step takes the address space's mutex between two
+//     sigprocmask() calls (~0.3 us per frame, 3 of them syscalls);
+//   - UNW_CACHE_PER_THREAD: unw_set_caching_policy() silently turns it into GLOBAL, but
+//     dwarf_find_save_locs() with the policy field == PER_THREAD uses the address space's
+//     own cache *without* the lock (the TLS cache is compiled out).
+// Our per-thread address space is used by one thread, never re-entered (ThreadState::busy),
+// so the lock protects nothing. unw_set_caching_policy() cannot set PER_THREAD, so we
+// write the field. It is the int right after `struct unw_accessors acc` (the public
+// unw_accessors_t) in struct unw_addr_space; we only write it after checking that
+// unw_get_accessors() returns the address space itself and that the field tracks
+// unw_set_caching_policy(). If either check fails the address space stays GLOBAL: correct,
+// just slower.
+void make_private_cache_lockless(unw_addr_space_t as) {
+  if (reinterpret_cast<void*>(unw_get_accessors(as)) != reinterpret_cast<void*>(as)) return;
+  auto* policy = reinterpret_cast<unw_caching_policy_t*>(reinterpret_cast<char*>(as) +
+                                                         sizeof(unw_accessors_t));
+  unw_set_caching_policy(as, UNW_CACHE_NONE);
+  const bool tracks_none = *policy == UNW_CACHE_NONE;
+  unw_set_caching_policy(as, UNW_CACHE_GLOBAL);
+  const bool tracks_global = *policy == UNW_CACHE_GLOBAL;
+  if (tracks_none && tracks_global) *policy = UNW_CACHE_PER_THREAD;
 }
 
 // Drops a cache whose rules may describe a module that was unloaded (and something else
@@ -154,6 +181,7 @@ bool LibunwindUnwinder::attach_thread() noexcept {
   if (t_state.owner != nullptr) return false;
   unw_addr_space_t as = create_address_space();
   if (as == nullptr) return false;
+  make_private_cache_lockless(as);
   // A signal may arrive between any two stores: set `owner` last, once the rest is valid.
   t_state.as = as;
   t_state.seen_generation = modules_.snapshot()->generation();
@@ -190,6 +218,11 @@ size_t LibunwindUnwinder::unwind(const ucontext_t* uc, StackBounds stack, uint64
   const uint64_t gen = arg.modules->generation();
   unw_addr_space_t as;
   if (t_state.owner == this) {
+    // A nested sampling signal on this thread (the runtime's sa_mask should prevent it)
+    // must not share the lock-free cache with the unwind it interrupted.
+    if (t_state.busy) return 1;
+    t_state.busy = true;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
     as = t_state.as;
     flush_if_stale(as, &t_state.seen_generation, gen);
   } else {
@@ -204,15 +237,20 @@ size_t LibunwindUnwinder::unwind(const ucontext_t* uc, StackBounds stack, uint64
   // init_remote starts from the registers in the ucontext: frame 0 is the interrupted
   // instruction and libunwind looks up its CFI at the PC itself, not PC - 1 (it does the
   // "- 1" only for frames it reached by a return address).
-  if (unw_init_remote(&cursor, as, &arg) < 0) return 1;
   size_t n = 1;
-  while (n < max) {
-    // unw_step returns > 0 for a new frame, 0 at the outermost frame (CFI marks rip as
-    // undefined, e.g. _start / clone), < 0 on error (no CFI, unreadable memory).
-    if (unw_step(&cursor) <= 0) break;
-    unw_word_t ip = 0;
-    if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 || ip == 0) break;
-    frames[n++] = ip;
+  if (unw_init_remote(&cursor, as, &arg) >= 0) {
+    while (n < max) {
+      // unw_step returns > 0 for a new frame, 0 at the outermost frame (CFI marks rip as
+      // undefined, e.g. _start / clone), < 0 on error (no CFI, unreadable memory).
+      if (unw_step(&cursor) <= 0) break;
+      unw_word_t ip = 0;
+      if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 || ip == 0) break;
+      frames[n++] = ip;
+    }
+  }
+  if (t_state.owner == this) {
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    t_state.busy = false;
   }
   return n;
 }

@@ -1,0 +1,2 @@
+#define RECURSE_NS withfp
+#include "bench/unwind/recurse.inc"

@@ -1,0 +1,2 @@
+#define RECURSE_NS nofp
+#include "bench/unwind/recurse.inc"
