@@ -71,12 +71,15 @@ TEST(LibunwindUnwinder, UnwindsOmitFramePointerChainFromSignalOnMainThread) {
   EXPECT_GE(c.n, 10u) << describe(c);
 }
 
-TEST(LibunwindUnwinder, UnwindsOnSecondaryThread) {
+TEST(LibunwindUnwinder, UnwindsOnRegisteredSecondaryThread) {
   modules();
   Capture c;
   std::thread t([&] {
+    // Registered: this thread unwinds with its own lock-free address space.
+    ASSERT_TRUE(register_unwind_thread());
     c = capture_in(unwind_libunwind, function_range(reinterpret_cast<void*>(&nofp::chain_d)),
                    [] { run_nofp_chain(); });
+    unregister_unwind_thread();
   });
   t.join();
   expect_abcd_chain(c, &nofp::chain_d, &nofp::chain_c, &nofp::chain_b, &nofp::chain_a);
