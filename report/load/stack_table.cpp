@@ -16,9 +16,13 @@ uint64_t mix(uint64_t x) {
 }
 
 uint64_t hash_frames(std::span<const uint64_t> frames) {
+  // One multiply per frame on the hot path; the finalizer spreads the result.
   uint64_t h = 0x9e3779b97f4a7c15ULL ^ frames.size();
-  for (uint64_t f : frames) h = mix(h ^ f) + 0x9e3779b97f4a7c15ULL;
-  return h;
+  for (uint64_t f : frames) {
+    h = (h ^ f) * 0x9e3779b97f4a7c15ULL;
+    h = (h << 29) | (h >> 35);
+  }
+  return mix(h);
 }
 
 }  // namespace

@@ -55,41 +55,53 @@ ExpandedStacks expand_stacks(const ProcessProfile& p, const std::vector<uint32_t
   return out;
 }
 
-// Rows of one kind (functions or lines) as one worker accumulates them.
+// Rows of one kind (functions or lines) as one worker accumulates them. The hot loop
+// touches one 40-byte cell per (row, sample group); the 120-byte FlatRow is updated once
+// per row and thread, when the thread ends.
 struct RowAccumulator {
-  explicit RowAccumulator(size_t n) : rows(n), self_ns(n, 0), total_ns(n, 0), touched_mark(n, 0) {}
+  struct Cell {
+    uint64_t self_ns = 0, total_ns = 0;
+    uint64_t self_samples = 0, total_samples = 0;
+    uint32_t mark = 0;  // == pass: the row is in `touched` for this thread
+  };
+
+  explicit RowAccumulator(size_t n) : rows(n), cells(n) {}
 
   void add(uint32_t id, bool self, uint64_t samples, uint64_t ns) {
-    auto& r = rows[id];
-    if (touched_mark[id] != pass) {
-      touched_mark[id] = pass;
+    auto& c = cells[id];
+    if (c.mark != pass) {
+      c.mark = pass;
       touched.push_back(id);
     }
     if (self) {
-      r.self.samples += samples;
-      r.self.time_ns += ns;
-      self_ns[id] += ns;
+      c.self_samples += samples;
+      c.self_ns += ns;
     } else {
-      r.total.samples += samples;
-      r.total.time_ns += ns;
-      total_ns[id] += ns;
+      c.total_samples += samples;
+      c.total_ns += ns;
     }
   }
 
-  // One thread is done: its per-row times become one value each in the thread stats.
+  // One thread is done: its per-row sums go into the rows and their thread statistics.
   void end_thread() {
     for (uint32_t id : touched) {
-      rows[id].self_per_thread.add(static_cast<double>(self_ns[id]));
-      rows[id].total_per_thread.add(static_cast<double>(total_ns[id]));
-      self_ns[id] = total_ns[id] = 0;
+      auto& c = cells[id];
+      auto& r = rows[id];
+      r.self.samples += c.self_samples;
+      r.self.time_ns += c.self_ns;
+      r.total.samples += c.total_samples;
+      r.total.time_ns += c.total_ns;
+      r.self_per_thread.add(static_cast<double>(c.self_ns));
+      r.total_per_thread.add(static_cast<double>(c.total_ns));
+      c.self_ns = c.total_ns = 0;
+      c.self_samples = c.total_samples = 0;
     }
     touched.clear();
     ++pass;
   }
 
   std::vector<FlatRow> rows;
-  std::vector<uint64_t> self_ns, total_ns;
-  std::vector<uint32_t> touched_mark;
+  std::vector<Cell> cells;
   std::vector<uint32_t> touched;
   uint32_t pass = 1;
 };

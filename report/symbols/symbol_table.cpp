@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "report/load/stack_table.h"
+
 namespace cprof::report {
 namespace {
 
@@ -20,41 +22,52 @@ std::string basename_of(const std::string& path) {
 // address is looked up at address - 1, inside the call instruction, so that the line is
 // the call's and not the next statement's.
 struct ProcessAddresses {
-  std::vector<uint64_t> lookups;  // sorted, distinct runtime addresses
-  std::vector<uint32_t> module;   // global module id per lookup, kNoModule when unmapped
-  std::vector<uint64_t> elf;      // ELF address per lookup
+  std::vector<uint64_t> lookups;       // distinct runtime lookup addresses, first-seen order
+  std::vector<uint32_t> module;        // global module id per lookup, kNoModule when unmapped
+  std::vector<uint64_t> elf;           // ELF address per lookup
+  std::vector<uint32_t> frame_lookup;  // per frame of the stack table: index into lookups
 };
 
 ProcessAddresses collect_addresses(const ProcessProfile& p, const std::vector<uint32_t>& global_module) {
   ProcessAddresses out;
   const auto& st = p.stacks;
-  out.lookups.reserve(st.all_frames().size());
+  // One hash probe per frame gives both the distinct addresses and each frame's index.
+  IndexMap index;
+  out.frame_lookup.resize(st.all_frames().size());
   for (uint32_t s = 0; s < st.size(); ++s) {
     const auto frames = st.frames(s);
+    const uint64_t base = st.offset(s);
     for (size_t i = 0; i < frames.size(); ++i) {
-      out.lookups.push_back(i == 0 || frames[i] == 0 ? frames[i] : frames[i] - 1);
+      const uint64_t lookup = i == 0 || frames[i] == 0 ? frames[i] : frames[i] - 1;
+      bool inserted = false;
+      const uint32_t k =
+          index.find_or_insert(lookup, static_cast<uint32_t>(out.lookups.size()), inserted);
+      if (inserted) out.lookups.push_back(lookup);
+      out.frame_lookup[base + i] = k;
     }
   }
-  std::sort(out.lookups.begin(), out.lookups.end());
-  out.lookups.erase(std::unique(out.lookups.begin(), out.lookups.end()), out.lookups.end());
+  // Modules are sorted by start; max_end[k] (the highest end among modules[0..k]) lets the
+  // backward scan stop early. Overlaps (a range reused after dlclose): the latest wins.
+  const auto& mods = p.modules;
+  std::vector<uint64_t> max_end(mods.size());
+  for (size_t k = 0; k < mods.size(); ++k) {
+    max_end[k] = std::max(mods[k].end, k ? max_end[k - 1] : 0);
+  }
   out.module.resize(out.lookups.size(), kNoModule);
   out.elf.resize(out.lookups.size(), 0);
-  // Both lists are sorted: one merge-like walk over modules and addresses.
-  size_t m = 0;
   for (size_t i = 0; i < out.lookups.size(); ++i) {
     const uint64_t a = out.lookups[i];
-    while (m < p.modules.size() && p.modules[m].end <= a) ++m;
-    // Modules may overlap after a dlclose/dlopen reuses a range: the latest loaded wins.
-    size_t best = p.modules.size();
-    for (size_t k = m; k < p.modules.size() && p.modules[k].start <= a; ++k) {
-      if (a < p.modules[k].end && (best == p.modules.size() ||
-                                   p.modules[k].time_ns >= p.modules[best].time_ns)) {
-        best = k;
-      }
+    auto k = static_cast<size_t>(
+        std::upper_bound(mods.begin(), mods.end(), a,
+                         [](uint64_t x, const format::ModuleRecord& m) { return x < m.start; }) -
+        mods.begin());
+    size_t best = mods.size();
+    while (k-- > 0 && max_end[k] > a) {
+      if (a < mods[k].end && (best == mods.size() || mods[k].time_ns > mods[best].time_ns)) best = k;
     }
-    if (best == p.modules.size()) continue;
+    if (best == mods.size()) continue;
     out.module[i] = global_module[best];
-    out.elf[i] = a - p.modules[best].load_bias;
+    out.elf[i] = a - mods[best].load_bias;
   }
   return out;
 }
@@ -182,7 +195,7 @@ SymbolizedProfiles symbolize_profiles(const std::vector<ProcessProfile>& process
   // 5. Every frame of every stack table -> its location.
   out.frame_locations.resize(processes.size());
   tbb::parallel_for(size_t{0}, processes.size(), [&](size_t p) {
-    const auto& pa = addresses[p];
+    auto& pa = addresses[p];
     std::vector<uint32_t> location_of(pa.lookups.size(), 0);
     for (size_t i = 0; i < pa.lookups.size(); ++i) {
       if (pa.module[i] == kNoModule) continue;
@@ -190,18 +203,10 @@ SymbolizedProfiles symbolize_profiles(const std::vector<ProcessProfile>& process
       location_of[i] = module_base[pa.module[i]] +
                        static_cast<uint32_t>(std::lower_bound(ma.begin(), ma.end(), pa.elf[i]) - ma.begin());
     }
-    const auto& st = processes[p].stacks;
     auto& locations = out.frame_locations[p];
-    locations.resize(st.all_frames().size());
-    for (uint32_t s = 0; s < st.size(); ++s) {
-      const auto frames = st.frames(s);
-      const uint64_t base = st.offset(s);
-      for (size_t i = 0; i < frames.size(); ++i) {
-        const uint64_t lookup = i == 0 || frames[i] == 0 ? frames[i] : frames[i] - 1;
-        const auto it = std::lower_bound(pa.lookups.begin(), pa.lookups.end(), lookup);
-        locations[base + i] = location_of[static_cast<size_t>(it - pa.lookups.begin())];
-      }
-    }
+    locations.resize(pa.frame_lookup.size());
+    for (size_t k = 0; k < locations.size(); ++k) locations[k] = location_of[pa.frame_lookup[k]];
+    pa = {};  // done with it: free it while the other processes finish
   });
   return out;
 }
