@@ -231,6 +231,8 @@ void Runtime::disarm(ThreadState& state) {
 void Runtime::thread_started() {
   ThreadState* state = threads_.create(gettid_raw(), true, false, monotonic_ns());
   pthread_setspecific(exit_key_, state);
+  // A private libunwind cache for this thread: the shared one takes a lock per step.
+  if (unwind_method_ == UnwindMethod::kLibunwind) register_unwind_thread();
   arm(*state);
 }
 
@@ -242,6 +244,7 @@ void Runtime::thread_exiting(ThreadState& state) {
   sigaddset(&set, config_.signal);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   disarm(state);
+  if (unwind_method_ == UnwindMethod::kLibunwind) unregister_unwind_thread();
   prctl(PR_GET_NAME, state.name, 0, 0, 0);
   state.end_ns = monotonic_ns();
   state.cpu_time_ns = thread_cpu_ns(state.tid);
