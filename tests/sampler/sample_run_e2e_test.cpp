@@ -104,6 +104,27 @@ TEST(SampleRun, OutputAndExitStatusAreTheProgramsOwn) {
   EXPECT_EQ(run.output, plain);  // -q: nothing of ours on the terminal
 }
 
+TEST(SampleRun, SigtermIsForwardedToTheProgram) {
+  std::string out;
+  const std::string dir = fresh_directory("sigterm");
+  const int status = run_command(
+      "sh -c '" + kSampleRun + " -q -o " + dir + " -- " + kPrograms +
+          "/signal_waiter & pid=$!; sleep 0.5; kill -TERM $pid; wait $pid; echo status=$?'",
+      out);
+  EXPECT_EQ(status, 0) << out;
+  EXPECT_NE(out.find("terminated gracefully"), std::string::npos) << out;
+  EXPECT_NE(out.find("status=5"), std::string::npos) << out;
+}
+
+TEST(SampleRun, CounterThatCountsNothingIsFlagged) {
+  // A program already in the page cache takes no major faults.
+  const SampledRun run = sample("zero", "-e major-faults", kPrograms + "/exec_target");
+  EXPECT_EQ(run.status, 7) << run.output;
+  ASSERT_EQ(run.processes.size(), 1u);
+  ASSERT_FALSE(run.processes[0].events.empty());
+  EXPECT_EQ(run.processes[0].events.back().status, format::EventStatus::counted_zero);
+}
+
 TEST(SampleRun, ThousandsOfShortLivedThreads) {
   const SampledRun run = sample("churn", "-f 1000", kPrograms + "/thread_churn 3000");
   ASSERT_EQ(run.status, 0) << run.output;
