@@ -131,7 +131,7 @@ std::string render_json(const Report& r, const RenderOptions& o) {
   for (size_t i = 0; i < limit(flat.functions, o.top); ++i) {
     const auto& row = flat.functions[i];
     const auto& f = table.functions[row.id];
-    j.begin_object().field("function", f.name).field("module", f.module).field("file", f.file);
+    j.begin_object(true).field("function", f.name).field("module", f.module).field("file", f.file);
     j.field("line", f.line);
     row_values(j, flat, row);
     j.end_object();
@@ -141,7 +141,7 @@ std::string render_json(const Report& r, const RenderOptions& o) {
   for (size_t i = 0; i < limit(flat.lines, o.top); ++i) {
     const auto& row = flat.lines[i];
     const auto& l = table.lines[row.id];
-    j.begin_object()
+    j.begin_object(true)
         .field("location", table.line_label(row.id))
         .field("file", l.file)
         .field("line", l.line)

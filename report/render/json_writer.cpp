@@ -7,8 +7,12 @@
 namespace cprof::report {
 
 void JsonWriter::newline() {
+  if (!levels_.empty() && levels_.back().compact) {
+    out_ += ' ';
+    return;
+  }
   out_ += '\n';
-  out_.append(first_.size() * 2, ' ');
+  out_.append(levels_.size() * 2, ' ');
 }
 
 void JsonWriter::before_value() {
@@ -16,40 +20,41 @@ void JsonWriter::before_value() {
     after_key_ = false;
     return;
   }
-  if (!first_.empty()) {
-    if (!first_.back()) out_ += ',';
-    first_.back() = false;
-    newline();
+  if (!levels_.empty()) {
+    auto& level = levels_.back();
+    if (!level.first) out_ += ',';
+    if (!level.first || !level.compact) newline();
+    level.first = false;
   }
 }
 
-JsonWriter& JsonWriter::begin_object() {
+JsonWriter& JsonWriter::begin_object(bool compact) {
   before_value();
   out_ += '{';
-  first_.push_back(true);
+  levels_.push_back({.first = true, .compact = compact || (!levels_.empty() && levels_.back().compact)});
   return *this;
 }
 
 JsonWriter& JsonWriter::end_object() {
-  const bool empty = first_.back();
-  first_.pop_back();
-  if (!empty) newline();
+  const auto level = levels_.back();
+  levels_.pop_back();
+  if (!level.first && !level.compact) newline();
   out_ += '}';
-  if (first_.empty()) out_ += '\n';
+  if (levels_.empty()) out_ += '\n';
   return *this;
 }
 
 JsonWriter& JsonWriter::begin_array() {
   before_value();
   out_ += '[';
-  first_.push_back(true);
+  levels_.push_back({.first = true, .compact = !levels_.empty() && levels_.back().compact});
   return *this;
 }
 
 JsonWriter& JsonWriter::end_array() {
-  const bool empty = first_.back();
-  first_.pop_back();
-  if (!empty) newline();
+  const auto level = levels_.back();
+  levels_.pop_back();
+  if (!level.first && !level.compact) newline();
   out_ += ']';
   return *this;
 }

@@ -13,7 +13,8 @@ class JsonWriter {
  public:
   explicit JsonWriter(std::string& out) : out_(out) {}
 
-  JsonWriter& begin_object();
+  // A compact container and everything in it is written on one line (profile rows).
+  JsonWriter& begin_object(bool compact = false);
   JsonWriter& end_object();
   JsonWriter& begin_array();
   JsonWriter& end_array();
@@ -38,7 +39,11 @@ class JsonWriter {
   void newline();
 
   std::string& out_;
-  std::vector<bool> first_;  // per open container: nothing written in it yet
+  struct Level {
+    bool first = true;  // nothing written in it yet
+    bool compact = false;
+  };
+  std::vector<Level> levels_;
   bool after_key_ = false;
 };
 

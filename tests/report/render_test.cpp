@@ -120,10 +120,13 @@ TEST(JsonWriter, EscapesAndNesting) {
   JsonWriter j(out);
   j.begin_object().field("a\"b", "x\ny\x01").key("list").begin_array();
   j.value(uint64_t{1}).value(-2).value(0.5).value(std::nan("")).value(true);
-  j.end_array().key("empty").begin_object().end_object().end_object();
+  j.end_array().key("empty").begin_object().end_object();
+  j.key("row").begin_object(true).field("n", 1).key("in").begin_object().field("m", 2).end_object();
+  j.end_object().end_object();
   EXPECT_EQ(out,
             "{\n  \"a\\\"b\": \"x\\ny\\u0001\",\n  \"list\": [\n    1,\n    -2,\n    0.5,\n"
-            "    null,\n    true\n  ],\n  \"empty\": {}\n}\n");
+            "    null,\n    true\n  ],\n  \"empty\": {},\n"
+            "  \"row\": {\"n\": 1, \"in\": {\"m\": 2}}\n}\n");
 }
 
 }  // namespace
