@@ -14,7 +14,8 @@
 # Each run is timed twice: the whole command from outside (wait4: wall, user+sys of the
 # command and all it waited for: launcher, program, runtime flush; perf's own work), and
 # the program's work from inside (first thread start to last join: wall, and
-# CLOCK_PROCESS_CPUTIME_ID). Ratios are per round against that round's plain run; the
+# CLOCK_PROCESS_CPUTIME_ID), and the worker threads' own CPU time (the sampled threads:
+# signal handling included; the runtime's writer thread excluded). Ratios are per round against that round's plain run; the
 # table shows their median and [min..max] over the rounds.
 #
 # Environment: WORKLOAD_ARGS (default "--threads 2 --rounds 100000": ~2 s of wall and
@@ -34,7 +35,7 @@ fi
 
 tmp=$(mktemp -d /tmp/cprof-overhead.XXXXXX)
 if [[ ${KEEP:-0} != 1 ]]; then trap 'rm -rf "$tmp"' EXIT; fi
-data=$tmp/data  # config round cmd_wall cmd_cpu prog_wall prog_cpu samples checksum
+data=$tmp/data  # config round cmd_wall cmd_cpu prog_wall prog_cpu samples checksum workers_cpu
 
 configs=(plain sr-500 sr-1000 sr-500-timer)
 ((have_perf)) && configs+=(perf-500)
@@ -64,7 +65,7 @@ run_one() {  # run_one CONFIG ROUND
   t=$(cat "$tmp/time")
   o=$(cat "$tmp/out")
   echo "$config $round $(kv wall_s "$t") $(kv cpu_s "$t") $(kv wall_s "$o") $(kv cpu_s "$o")" \
-    "$samples $(kv checksum "$o")" >>"$data"
+    "$samples $(kv checksum "$o") $(kv workers_cpu_s "$o")" >>"$data"
 }
 
 echo "overhead.sh: $rounds rounds of ${configs[*]}"
@@ -98,14 +99,15 @@ fmt_ratio() {  # median [min..max]
 
 echo
 echo "Ratios to plain, median [min..max] over $rounds rounds (per round: config / plain)"
-printf "%-13s %8s | %-22s %-22s | %-22s %-22s\n" "" "samples" "command wall" "command cpu" \
-  "program wall" "program cpu"
+printf "%-13s %8s | %-22s %-22s | %-22s %-22s %-22s\n" "" "samples" "command wall" "command cpu" \
+  "program wall" "program cpu" "worker threads cpu"
 for c in "${configs[@]}"; do
   read -r smed _ <<<"$(abs_stats "$c" 7)"
   [[ $c == plain ]] && smed="-"
-  printf "%-13s %8s | %-22s %-22s | %-22s %-22s\n" "$c" "${smed%.*}" \
+  printf "%-13s %8s | %-22s %-22s | %-22s %-22s %-22s\n" "$c" "${smed%.*}" \
     "$(fmt_ratio "$(ratio_stats "$c" 3)")" "$(fmt_ratio "$(ratio_stats "$c" 4)")" \
-    "$(fmt_ratio "$(ratio_stats "$c" 5)")" "$(fmt_ratio "$(ratio_stats "$c" 6)")"
+    "$(fmt_ratio "$(ratio_stats "$c" 5)")" "$(fmt_ratio "$(ratio_stats "$c" 6)")" \
+    "$(fmt_ratio "$(ratio_stats "$c" 9)")"
 done
 read -r pw _ <<<"$(abs_stats plain 3)"
 read -r pc _ <<<"$(abs_stats plain 4)"

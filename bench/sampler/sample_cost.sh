@@ -9,7 +9,8 @@
 # plain) / samples taken, where program CPU is CLOCK_PROCESS_CPUTIME_ID (every thread,
 # the runtime's writer included) from the first worker's start to the last join, read by
 # the program itself, and samples are counted in the results file. Prints median
-# [min..max] ns per sample. The recorded depth (frames per sample) is checked from the
+# [min..max] ns per sample; a second column counts only the sampled worker threads' own
+# CPU (the handler path, without the runtime's writer thread). The recorded depth (frames per sample) is checked from the
 # results: --chain is the depth minus the 4 frames outside the chain (leaf_kernel,
 # worker_main, start_thread, clone3).
 #
@@ -53,6 +54,7 @@ for row in "${rows[@]}"; do
   : >"$tmp/frames"
   : >"$tmp/samples"
   : >"$tmp/ratio"
+  : >"$tmp/wns"
   for ((r = 1; r <= rounds; r++)); do
     plain="" sampled="" info="" samples=0
     for which in $([[ $((r % 2)) == 1 ]] && echo "plain sampled" || echo "sampled plain"); do
@@ -76,6 +78,8 @@ for row in "${rows[@]}"; do
     cs=$(kv cpu_s "$sampled")
     awk -v p="$cp" -v s="$cs" -v n="$samples" 'BEGIN { if (n > 0) printf "%.1f\n", (s - p) * 1e9 / n }' >>"$tmp/ns"
     awk -v p="$cp" -v s="$cs" 'BEGIN { printf "%.4f\n", s / p }' >>"$tmp/ratio"
+    awk -v p="$(kv workers_cpu_s "$plain")" -v s="$(kv workers_cpu_s "$sampled")" -v n="$samples" \
+      'BEGIN { if (n > 0) printf "%.1f\n", (s - p) * 1e9 / n }' >>"$tmp/wns"
     [[ $kind == sr ]] && kv mean_frames "$info" >>"$tmp/frames"
     echo "$samples" >>"$tmp/samples"
     if [[ $(kv dropped "$info") != 0 ]]; then
@@ -86,11 +90,14 @@ for row in "${rows[@]}"; do
   read -r fr_med _ <<<"$(stats <"$tmp/frames")"
   read -r sa_med _ <<<"$(stats <"$tmp/samples")"
   read -r ra_med ra_min ra_max _ <<<"$(stats <"$tmp/ratio")"
-  results+=("$(printf "%-26s %6s %8.0f [%6.0f..%6.0f] %8.0f   %.3f [%.3f..%.3f]" \
-    "$label" "$fr_med" "$ns_med" "$ns_min" "$ns_max" "$sa_med" "$ra_med" "$ra_min" "$ra_max")")
+  read -r wn_med wn_min wn_max _ <<<"$(stats <"$tmp/wns")"
+  results+=("$(printf "%-26s %6s %8.0f [%6.0f..%6.0f] %8.0f [%6.0f..%6.0f] %8.0f   %.3f [%.3f..%.3f]" \
+    "$label" "$fr_med" "$ns_med" "$ns_min" "$ns_max" "$wn_med" "$wn_min" "$wn_max" "$sa_med" \
+    "$ra_med" "$ra_min" "$ra_max")")
   echo "  ${results[-1]}" >&2
 done
 echo
 echo "Cost per sample, median [min..max] over $rounds rounds, at $hz Hz per thread:"
-printf "%-26s %6s %-25s %8s   %s\n" "" "frames" "ns/sample" "samples" "program cpu ratio"
+printf "%-26s %6s %-25s %-25s %8s   %s\n" "" "frames" "ns/sample (process)" \
+  "ns/sample (workers)" "samples" "program cpu ratio"
 printf '%s\n' "${results[@]}"
