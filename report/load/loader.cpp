@@ -112,6 +112,11 @@ class Builder {
     p_.messages.push_back(std::move(r));
   }
 
+  // Record types this part does not use yet (causal experiments, GPU activity) are
+  // read and ignored, so a newer writer never breaks the sampled profile.
+  template <typename Other>
+  void add(Other&& /*unused*/) {}
+
   void add(format::SampleRecord&& r) {
     saw_time(r.time_ns);
     ++p_.samples;
