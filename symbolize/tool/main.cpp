@@ -139,7 +139,8 @@ int main(int argc, char** argv) {
   app.add_option("--output-style", style, "GNU (addr2line) or LLVM (llvm-symbolizer)")
       ->check(CLI::IsMember({"GNU", "LLVM"}));
   app.add_option("--build-id", module.build_id, "build-id recorded at run time (hex)");
-  app.add_option("--debug-dir", debug_dirs, "root for separate debug files (default /usr/lib/debug)");
+  app.add_option("--debug-dir", debug_dirs, "root for separate debug files (default /usr/lib/debug); repeatable")
+      ->allow_extra_args(false);
   app.add_option("--line", line, "reverse: FILE:LINE -> address ranges");
   app.add_option("--function", function, "reverse: function regex -> address ranges");
   app.add_option("addresses", addresses, "hex addresses; read from stdin, one per line, if none");

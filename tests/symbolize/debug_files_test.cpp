@@ -1,0 +1,175 @@
+// Where the DWARF comes from: build-id directories, .gnu_debuglink, stripped files with
+// only symbol tables or .gnu_debugdata, rebuilt binaries, missing files, .dwp packages,
+// and a shared library loaded with dlopen.
+
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "support.h"
+#include "symbolize/symbolizer.h"
+
+namespace cprof::symbolize::test {
+namespace {
+
+uint64_t outer_addr() {
+  auto a = symbol_address(fixture("gcc_O2"), "fx_outer");
+  if (!a) throw std::runtime_error("fixture gcc_O2 lacks fx_outer");
+  return *a;
+}
+
+std::string read_id(const std::string& kind) {
+  std::ifstream in(fixture_dir() + "/" + kind + "/build-id");
+  std::string id;
+  in >> id;
+  return id;
+}
+
+Symbol one(Symbolizer& s, const ModuleRef& m, uint64_t addr) {
+  return s.symbolize(m, std::vector<uint64_t>{addr}).front();
+}
+
+TEST(DebugFiles, BuildIdDirectoryIsSearched) {
+  Options o;
+  o.debug_dirs = {fixture_dir() + "/buildid/root"};
+  Symbolizer s(o);
+  auto sym = one(s, {fixture("buildid"), read_id("buildid")}, outer_addr());
+  EXPECT_EQ(sym.reason, Reason::ok) << describe(sym);
+  ASSERT_FALSE(sym.frames.empty());
+  EXPECT_EQ(sym.frames.back().function, "fx_outer");
+  EXPECT_TRUE(ends_with_path(sym.frames.front().file, "prog.cpp"));
+}
+
+TEST(DebugFiles, WithoutTheDebugDirOnlyReasonIsGiven) {
+  Options o;
+  o.debug_dirs = {"/nonexistent"};
+  Symbolizer s(o);
+  auto sym = one(s, {fixture("buildid"), ""}, outer_addr());
+  EXPECT_TRUE(sym.frames.empty());
+  EXPECT_EQ(sym.reason, Reason::no_symbols);
+}
+
+TEST(DebugFiles, SymtabOnlyGivesNamesWithoutLines) {
+  Symbolizer s;
+  auto sym = one(s, {fixture("symtab_only"), ""}, outer_addr() + 4);
+  ASSERT_EQ(sym.frames.size(), 1u) << describe(sym);
+  EXPECT_EQ(sym.frames[0].function, "fx_outer");
+  EXPECT_EQ(sym.frames[0].line, 0u);
+  EXPECT_EQ(sym.reason, Reason::no_line_info);
+}
+
+TEST(DebugFiles, GnuDebugdataGivesLocalFunctionNames) {
+  Symbolizer s;
+  auto sym = one(s, {fixture("debugdata"), ""}, outer_addr() + 4);
+  ASSERT_EQ(sym.frames.size(), 1u) << describe(sym);
+  EXPECT_EQ(sym.frames[0].function, "fx_outer");
+  EXPECT_EQ(sym.reason, Reason::no_line_info);
+}
+
+TEST(DebugFiles, FullyStrippedSaysNoSymbols) {
+  Symbolizer s;
+  auto sym = one(s, {fixture("stripped"), ""}, outer_addr());
+  EXPECT_TRUE(sym.frames.empty());
+  EXPECT_EQ(sym.reason, Reason::no_symbols);
+}
+
+TEST(DebugFiles, RebuiltBinaryIsReportedNotMisread) {
+  Symbolizer s;
+  // The run recorded gcc_O2's build-id, but the file at the path is another build.
+  ModuleRef m{fixture("rebuilt"), read_id("gcc_O2")};
+  auto sym = one(s, m, outer_addr());
+  EXPECT_TRUE(sym.frames.empty()) << describe(sym);
+  EXPECT_EQ(sym.reason, Reason::build_id_mismatch);
+  EXPECT_EQ(s.status(m), Reason::build_id_mismatch);
+  auto notes = s.diagnostics(m);
+  ASSERT_FALSE(notes.empty());
+  EXPECT_NE(notes[0].find("rebuilt"), std::string::npos) << notes[0];
+}
+
+TEST(DebugFiles, RebuiltBinaryWithOldDebugFileByBuildId) {
+  Options o;
+  o.debug_dirs = {fixture_dir() + "/buildid/root"};  // holds gcc_O2's debug file
+  Symbolizer s(o);
+  auto sym = one(s, {fixture("rebuilt"), read_id("buildid")}, outer_addr());
+  EXPECT_EQ(sym.reason, Reason::ok) << describe(sym);
+  ASSERT_FALSE(sym.frames.empty());
+  EXPECT_EQ(sym.frames.back().function, "fx_outer");
+}
+
+TEST(DebugFiles, MissingFile) {
+  Symbolizer s;
+  ModuleRef m{"/nonexistent/app", ""};
+  auto out = s.symbolize(m, std::vector<uint64_t>{1, 2});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[1].reason, Reason::missing_file);
+  EXPECT_EQ(s.status(m), Reason::missing_file);
+}
+
+TEST(DebugFiles, UnmappedAddress) {
+  Symbolizer s;
+  auto sym = one(s, {fixture("gcc_O2"), ""}, 0x10);
+  EXPECT_EQ(sym.reason, Reason::unmapped);
+}
+
+// libdw 0.188 cannot read .dwp packages (elfutils added that in 0.191): lines still come
+// from the skeleton's line table and names from the symbol table, and the reason says so.
+TEST(DebugFiles, DwpPackageGivesLinesAndSaysWhatIsMissing) {
+  for (const char* kind : {"gcc_dwp", "clang_dwp"}) {
+    std::string bin = fixture(kind);
+    if (bin.empty()) continue;
+    Symbolizer s;
+    auto addr = symbol_address(bin, "fx_outer");
+    ASSERT_TRUE(addr);
+    auto sym = one(s, {bin, ""}, *addr);
+    ASSERT_FALSE(sym.frames.empty()) << kind;
+    EXPECT_EQ(sym.frames.back().function, "fx_outer") << kind;
+    EXPECT_TRUE(ends_with_path(sym.frames.back().file, "prog.cpp")) << kind << describe(sym);
+    EXPECT_EQ(sym.reason, Reason::missing_split_dwarf) << kind;
+  }
+}
+
+// A module loaded with dlopen: runtime address - load bias = ELF address, as the sampler
+// records it.
+TEST(DebugFiles, DlopenedLibrary) {
+  std::string so = fixture("gcc_so", "libprog.so");
+  void* h = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(h, nullptr) << dlerror();
+  void* fn = dlsym(h, "fx_outer");
+  ASSERT_NE(fn, nullptr);
+  Dl_info info{};
+  ASSERT_NE(dladdr(fn, &info), 0);
+  uint64_t elf_addr = reinterpret_cast<uint64_t>(fn) - reinterpret_cast<uint64_t>(info.dli_fbase);
+  Symbolizer s;
+  auto sym = one(s, {so, ""}, elf_addr);
+  ASSERT_FALSE(sym.frames.empty()) << describe(sym);
+  EXPECT_EQ(sym.frames.back().function, "fx_outer");
+  EXPECT_EQ(sym.reason, Reason::ok);
+  dlclose(h);
+}
+
+TEST(Batch, ManyModulesInParallelMatchOneByOne) {
+  std::vector<ModuleAddresses> batch;
+  for (const char* kind : {"gcc_O2", "gcc_dwarf4", "gcc_nopie", "gcc_gz", "gcc_split"}) {
+    std::string bin = fixture(kind);
+    auto [lo, hi] = text_range(bin);
+    ModuleAddresses m{{bin, ""}, {}};
+    for (uint64_t a = lo; a < hi; a += 7) m.addresses.push_back(a);
+    m.addresses.push_back(lo);  // a duplicate
+    batch.push_back(std::move(m));
+  }
+  Symbolizer parallel;
+  auto all = parallel.symbolize(batch);
+  ASSERT_EQ(all.size(), batch.size());
+  for (size_t i = 0; i < batch.size(); ++i) {
+    Symbolizer alone;
+    auto expected = alone.symbolize(batch[i].module, batch[i].addresses);
+    ASSERT_EQ(all[i].size(), expected.size());
+    for (size_t k = 0; k < expected.size(); ++k) {
+      EXPECT_EQ(describe(all[i][k]), describe(expected[k]));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace cprof::symbolize::test

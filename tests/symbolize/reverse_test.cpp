@@ -1,0 +1,95 @@
+// FILE:LINE and FUNCTION -> address ranges (causal-run --line/--function/--progress).
+
+#include <gtest/gtest.h>
+
+#include "support.h"
+#include "symbolize/symbolizer.h"
+
+namespace cprof::symbolize::test {
+namespace {
+
+ModuleRef prog() { return {fixture("gcc_O2"), ""}; }
+
+TEST(Reverse, LineRangesMapBackToTheLine) {
+  Symbolizer s;
+  auto ranges = s.ranges_for_line(prog(), "fixtures/prog.cpp", mark_line("outer_call"));
+  ASSERT_TRUE(ranges) << ranges.error().message;
+  ASSERT_FALSE(ranges->empty());
+  for (const auto& r : *ranges) {
+    EXPECT_LT(r.low, r.high);
+    auto sym = s.symbolize(prog(), std::vector<uint64_t>{r.low}).front();
+    ASSERT_FALSE(sym.frames.empty());
+    EXPECT_EQ(sym.frames.front().line, mark_line("outer_call")) << describe(sym);
+  }
+}
+
+TEST(Reverse, SuffixMatchesWholeComponentsOnly) {
+  Symbolizer s;
+  EXPECT_TRUE(s.ranges_for_line(prog(), "prog.cpp", mark_line("outer_call")));
+  auto r = s.ranges_for_line(prog(), "og.cpp", mark_line("outer_call"));
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("no source file matches 'og.cpp'"), std::string::npos)
+      << r.error().message;
+}
+
+TEST(Reverse, LineWithoutCodeNamesNearestLines) {
+  Symbolizer s;
+  auto r = s.ranges_for_line(prog(), "prog.cpp", mark_line("no_code"));
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("has no code; nearest lines with code: "), std::string::npos)
+      << r.error().message;
+}
+
+TEST(Reverse, AmbiguousFileListsCandidates) {
+  Symbolizer s;
+  auto r = s.ranges_for_line(prog(), "util.h", 3);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("ambiguous"), std::string::npos) << r.error().message;
+  EXPECT_NE(r.error().message.find("dup/a/util.h"), std::string::npos) << r.error().message;
+  EXPECT_NE(r.error().message.find("dup/b/util.h"), std::string::npos) << r.error().message;
+  EXPECT_TRUE(s.ranges_for_line(prog(), "a/util.h", mark_line("a_util", "dup/a/util.h")));
+}
+
+TEST(Reverse, FunctionByRegex) {
+  Symbolizer s;
+  auto found = s.ranges_for_function(prog(), "^ns::cpp_function");
+  ASSERT_TRUE(found) << found.error().message;
+  ASSERT_EQ(found->size(), 1u);
+  auto addr = symbol_address(fixture("gcc_O2"), "_ZN2ns12cpp_functionEli");
+  ASSERT_TRUE(addr);
+  const auto& f = found->front();
+  EXPECT_EQ(f.function, "ns::cpp_function(long, int)");
+  EXPECT_FALSE(f.inlined);
+  ASSERT_FALSE(f.ranges.empty());
+  EXPECT_EQ(f.ranges.front().low, *addr);
+}
+
+TEST(Reverse, InlinedFunctionCopiesAreListed) {
+  Symbolizer s;
+  auto found = s.ranges_for_function(prog(), "fx::leaf");
+  ASSERT_TRUE(found) << found.error().message;
+  bool inlined = false;
+  for (const auto& f : *found) inlined |= f.inlined && !f.ranges.empty();
+  EXPECT_TRUE(inlined);
+}
+
+TEST(Reverse, NoMatchAndBadRegexAreErrors) {
+  Symbolizer s;
+  EXPECT_FALSE(s.ranges_for_function(prog(), "no_such_function_anywhere"));
+  auto bad = s.ranges_for_function(prog(), "(");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("bad function pattern"), std::string::npos);
+}
+
+TEST(Reverse, ParseSourceLine) {
+  auto ok = parse_source_line("src/a.cpp:42");
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(ok->file, "src/a.cpp");
+  EXPECT_EQ(ok->line, 42u);
+  EXPECT_FALSE(parse_source_line("a.cpp"));
+  EXPECT_FALSE(parse_source_line("a.cpp:x"));
+  EXPECT_FALSE(parse_source_line("a.cpp:0"));
+}
+
+}  // namespace
+}  // namespace cprof::symbolize::test
