@@ -14,8 +14,10 @@ namespace cprof::format {
 std::optional<Record> decode_record(uint32_t type, std::span<const uint8_t> payload);
 
 inline bool is_known_record_type(uint32_t type) {
-  return type >= static_cast<uint32_t>(RecordType::process) &&
-         type <= static_cast<uint32_t>(RecordType::message);
+  return (type >= static_cast<uint32_t>(RecordType::process) &&
+          type <= static_cast<uint32_t>(RecordType::message)) ||
+         (type >= static_cast<uint32_t>(RecordType::experiment) &&
+          type <= static_cast<uint32_t>(RecordType::region));
 }
 
 }  // namespace cprof::format

@@ -100,6 +100,47 @@ void encode_payload(const MessageRecord& r, Encoder& e) {
   e.str(r.text);
 }
 
+void encode_payload(const ExperimentRecord& r, Encoder& e) {
+  e.varint(r.time_ns);
+  e.str(r.location);
+  e.varint(r.location_id);
+  e.f64(r.speedup);
+  e.varint(r.duration_ns);
+  e.varint(r.delay_ns);
+  e.varint(r.period_ns);
+  e.varint(r.selected_samples);
+  e.u8(static_cast<uint8_t>(r.mode));
+  e.varint(r.progress.size());
+  for (const auto& p : r.progress) {
+    e.str(p.name);
+    e.varint(p.visits);
+    e.varint(p.begin);
+    e.varint(p.end);
+    e.f64(p.mean_in_flight);
+  }
+}
+
+void encode_payload(const ProgressPointRecord& r, Encoder& e) {
+  e.varint(r.id);
+  e.str(r.name);
+  e.u8(static_cast<uint8_t>(r.kind));
+  e.u8(static_cast<uint8_t>(r.source));
+  e.str(r.file);
+  e.varint(r.line);
+  e.varint(r.time_ns);
+}
+
+void encode_payload(const RegionRecord& r, Encoder& e) {
+  e.str(r.name);
+  e.varint(r.time_ns);
+  e.varint(r.count);
+  e.f64(r.mean_ns);
+  e.f64(r.stddev_ns);
+  e.varint(r.min_ns);
+  e.varint(r.max_ns);
+  e.varint(r.dropped);
+}
+
 template <typename T>
 constexpr RecordType type_of();
 template <> constexpr RecordType type_of<ProcessRecord>() { return RecordType::process; }
@@ -110,6 +151,11 @@ template <> constexpr RecordType type_of<EventRecord>() { return RecordType::eve
 template <> constexpr RecordType type_of<SampleRecord>() { return RecordType::sample; }
 template <> constexpr RecordType type_of<MetricRecord>() { return RecordType::metric; }
 template <> constexpr RecordType type_of<MessageRecord>() { return RecordType::message; }
+template <> constexpr RecordType type_of<ExperimentRecord>() { return RecordType::experiment; }
+template <> constexpr RecordType type_of<ProgressPointRecord>() {
+  return RecordType::progress_point;
+}
+template <> constexpr RecordType type_of<RegionRecord>() { return RecordType::region; }
 
 }  // namespace
 
@@ -228,6 +274,61 @@ std::optional<Record> decode_record(uint32_t type, std::span<const uint8_t> payl
       if (level > static_cast<uint8_t>(MessageLevel::error)) return std::nullopt;
       r.level = static_cast<MessageLevel>(level);
       r.text = d.str();
+      out = std::move(r);
+      break;
+    }
+    case RecordType::experiment: {
+      ExperimentRecord r;
+      r.time_ns = d.varint();
+      r.location = d.str();
+      r.location_id = d.varint();
+      r.speedup = d.f64();
+      r.duration_ns = d.varint();
+      r.delay_ns = d.varint();
+      r.period_ns = d.varint();
+      r.selected_samples = d.varint();
+      const uint8_t mode = d.u8();
+      if (mode > static_cast<uint8_t>(ExperimentMode::end_to_end)) return std::nullopt;
+      r.mode = static_cast<ExperimentMode>(mode);
+      r.progress.resize(d.count(13));  // empty name, three 1-byte varints, an f64
+      for (auto& p : r.progress) {
+        p.name = d.str();
+        p.visits = d.varint();
+        p.begin = d.varint();
+        p.end = d.varint();
+        p.mean_in_flight = d.f64();
+      }
+      out = std::move(r);
+      break;
+    }
+    case RecordType::progress_point: {
+      ProgressPointRecord r;
+      r.id = static_cast<uint32_t>(d.varint());
+      r.name = d.str();
+      const uint8_t kind = d.u8();
+      const uint8_t source = d.u8();
+      if (kind > static_cast<uint8_t>(ProgressPointKind::latency) ||
+          source > static_cast<uint8_t>(ProgressPointSource::breakpoint)) {
+        return std::nullopt;
+      }
+      r.kind = static_cast<ProgressPointKind>(kind);
+      r.source = static_cast<ProgressPointSource>(source);
+      r.file = d.str();
+      r.line = static_cast<uint32_t>(d.varint());
+      r.time_ns = d.varint();
+      out = std::move(r);
+      break;
+    }
+    case RecordType::region: {
+      RegionRecord r;
+      r.name = d.str();
+      r.time_ns = d.varint();
+      r.count = d.varint();
+      r.mean_ns = d.f64();
+      r.stddev_ns = d.f64();
+      r.min_ns = d.varint();
+      r.max_ns = d.varint();
+      r.dropped = d.varint();
       out = std::move(r);
       break;
     }

@@ -19,7 +19,11 @@ enum class RecordType : uint32_t {
   sample = 6,      // one call stack with its weight and counter deltas
   metric = 7,      // process-level metrics at one moment
   message = 8,     // a diagnostic the run wants the report to show
-  // 16..31 causal experiments, 32..47 GPU: added with those parts.
+  // 16..31 causal experiments (docs/causal.md):
+  experiment = 16,      // one causal experiment: location, speedup, time, delay, progress
+  progress_point = 17,  // a progress point was registered
+  region = 18,          // per-call durations of a latency point (timed region), at exit
+  // 32..47 GPU: added with that part.
 };
 
 struct ProcessRecord {
@@ -106,8 +110,57 @@ struct MessageRecord {
   std::string text;
 };
 
+// One progress point's change during an experiment.
+struct ProgressDelta {
+  std::string name;
+  uint64_t visits = 0;        // throughput visits
+  uint64_t begin = 0;         // latency arrivals
+  uint64_t end = 0;           // latency departures
+  double mean_in_flight = 0;  // latency: mean of begin - end (totals) observed during it
+};
+
+enum class ExperimentMode : uint8_t { progress = 0, end_to_end = 1 };
+
+struct ExperimentRecord {
+  uint64_t time_ns = 0;       // when it began
+  std::string location;       // "file:line" or a function name
+  uint64_t location_id = 0;   // the runtime's id for it (stable within one process)
+  double speedup = 0;         // virtual speedup, a fraction: 0.25 is 25%
+  uint64_t duration_ns = 0;   // wall time
+  uint64_t delay_ns = 0;      // global delay inserted during it
+  uint64_t period_ns = 0;     // sampling period (CPU time)
+  uint64_t selected_samples = 0;  // samples whose stack held the location
+  ExperimentMode mode = ExperimentMode::progress;
+  std::vector<ProgressDelta> progress;
+};
+
+enum class ProgressPointKind : uint8_t { throughput = 0, latency = 1 };
+enum class ProgressPointSource : uint8_t { api = 0, coz = 1, breakpoint = 2 };
+
+struct ProgressPointRecord {
+  uint32_t id = 0;
+  std::string name;
+  ProgressPointKind kind = ProgressPointKind::throughput;
+  ProgressPointSource source = ProgressPointSource::api;
+  std::string file;  // empty when unknown
+  uint32_t line = 0;  // 0 when unknown
+  uint64_t time_ns = 0;
+};
+
+struct RegionRecord {
+  std::string name;  // the latency point's name
+  uint64_t time_ns = 0;
+  uint64_t count = 0;
+  double mean_ns = 0;
+  double stddev_ns = 0;  // sample standard deviation (n - 1)
+  uint64_t min_ns = 0;
+  uint64_t max_ns = 0;
+  uint64_t dropped = 0;  // durations not recorded (every stripe busy)
+};
+
 using Record = std::variant<ProcessRecord, ModuleRecord, ThreadRecord, ThreadEndRecord,
-                            EventRecord, SampleRecord, MetricRecord, MessageRecord>;
+                            EventRecord, SampleRecord, MetricRecord, MessageRecord,
+                            ExperimentRecord, ProgressPointRecord, RegionRecord>;
 
 // Appends one framed record (type, length, payload) to out.
 void encode_record(const Record& record, std::vector<uint8_t>& out);

@@ -72,6 +72,64 @@ TEST(Records, RoundTripEveryType) {
   EXPECT_EQ(std::get<MessageRecord>(got[7]).text, "héllo");
 }
 
+// The causal records (types 16-18) survive a round trip too.
+TEST(Records, RoundTripCausalTypes) {
+  const auto path = temp_file("causal");
+  ExperimentRecord exp{.time_ns = 5, .location = "a.cpp:42", .location_id = 7,
+                       .speedup = 0.35, .duration_ns = 500000000, .delay_ns = 12345678,
+                       .period_ns = 1000000, .selected_samples = 99,
+                       .mode = ExperimentMode::end_to_end,
+                       .progress = {{"work", 10, 0, 0, 0.0}, {"txn", 0, 12, 11, 2.75}}};
+  ProgressPointRecord point{.id = 3, .name = "txn", .kind = ProgressPointKind::latency,
+                            .source = ProgressPointSource::breakpoint, .file = "b.cpp",
+                            .line = 17, .time_ns = 6};
+  RegionRecord region{.name = "txn", .time_ns = 8, .count = 11, .mean_ns = 1500.5,
+                      .stddev_ns = 20.25, .min_ns = 1000, .max_ns = 2000, .dropped = 1};
+  {
+    ResultsWriter writer;
+    ASSERT_EQ(writer.open(path), "");
+    writer.add(exp);
+    writer.add(point);
+    writer.add(region);
+    writer.close();
+  }
+  std::vector<Record> got;
+  const auto summary = read_results_file(path, [&](Record&& r) { got.push_back(std::move(r)); });
+  std::filesystem::remove(path);
+  EXPECT_TRUE(summary.issues.empty());
+  EXPECT_EQ(summary.unknown_records, 0u);
+  EXPECT_EQ(summary.minor_version, 1u);
+  ASSERT_EQ(got.size(), 3u);
+  const auto& e = std::get<ExperimentRecord>(got[0]);
+  EXPECT_EQ(e.location, "a.cpp:42");
+  EXPECT_EQ(e.location_id, 7u);
+  EXPECT_EQ(e.speedup, 0.35);
+  EXPECT_EQ(e.duration_ns, 500000000u);
+  EXPECT_EQ(e.delay_ns, 12345678u);
+  EXPECT_EQ(e.period_ns, 1000000u);
+  EXPECT_EQ(e.selected_samples, 99u);
+  EXPECT_EQ(e.mode, ExperimentMode::end_to_end);
+  ASSERT_EQ(e.progress.size(), 2u);
+  EXPECT_EQ(e.progress[1].name, "txn");
+  EXPECT_EQ(e.progress[1].begin, 12u);
+  EXPECT_EQ(e.progress[1].end, 11u);
+  EXPECT_EQ(e.progress[1].mean_in_flight, 2.75);
+  EXPECT_EQ(e.progress[0].visits, 10u);
+  const auto& p = std::get<ProgressPointRecord>(got[1]);
+  EXPECT_EQ(p.id, 3u);
+  EXPECT_EQ(p.kind, ProgressPointKind::latency);
+  EXPECT_EQ(p.source, ProgressPointSource::breakpoint);
+  EXPECT_EQ(p.file, "b.cpp");
+  EXPECT_EQ(p.line, 17u);
+  const auto& g = std::get<RegionRecord>(got[2]);
+  EXPECT_EQ(g.count, 11u);
+  EXPECT_EQ(g.mean_ns, 1500.5);
+  EXPECT_EQ(g.stddev_ns, 20.25);
+  EXPECT_EQ(g.min_ns, 1000u);
+  EXPECT_EQ(g.max_ns, 2000u);
+  EXPECT_EQ(g.dropped, 1u);
+}
+
 TEST(Records, ManyChunksKeepOrder) {
   const auto path = temp_file("chunks");
   {

@@ -1,0 +1,130 @@
+#include "causal/delays.h"
+
+#include <cmath>
+
+namespace cprof::causal {
+namespace {
+
+// local := max(local, value). Lock-free; safe against the thread's own signal handler.
+void raise_to(std::atomic<uint64_t>& a, uint64_t value) {
+  uint64_t cur = a.load(std::memory_order_relaxed);
+  while (cur < value && !a.compare_exchange_weak(cur, value, std::memory_order_acq_rel)) {
+  }
+}
+
+// RAII guard for ThreadDelay::paying: a nested pay() on the same thread (a signal that
+// interrupts a payment) sees it set and does nothing.
+class PayGuard {
+ public:
+  explicit PayGuard(ThreadDelay& t)
+      : t_(t), owner_(!t.paying.exchange(true, std::memory_order_acquire)) {}
+  ~PayGuard() {
+    if (owner_) t_.paying.store(false, std::memory_order_release);
+  }
+  bool owner() const { return owner_; }
+
+ private:
+  ThreadDelay& t_;
+  bool owner_;
+};
+
+}  // namespace
+
+uint64_t DelayAccounting::begin_experiment(double speedup, uint64_t period_ns) {
+  const double d = std::max(0.0, speedup) * static_cast<double>(period_ns);
+  const uint64_t start = global_.load(std::memory_order_acquire);
+  delay_per_sample_.store(static_cast<uint64_t>(std::llround(d)), std::memory_order_relaxed);
+  selected_samples_.store(0, std::memory_order_relaxed);
+  start_global_.store(start, std::memory_order_relaxed);
+  epoch_.fetch_add(1, std::memory_order_release);
+  active_.store(true, std::memory_order_release);
+  return start;
+}
+
+uint64_t DelayAccounting::end_experiment() {
+  active_.store(false, std::memory_order_release);
+  delay_per_sample_.store(0, std::memory_order_relaxed);
+  return global_.load(std::memory_order_acquire);
+}
+
+void DelayAccounting::raise_global_to(uint64_t value) { raise_to(global_, value); }
+
+void DelayAccounting::sync_epoch(ThreadDelay& thread) const {
+  const uint64_t epoch = epoch_.load(std::memory_order_acquire);
+  if (thread.epoch.load(std::memory_order_relaxed) == epoch) return;
+  // Debts from an earlier experiment are not paid in this one: catch up to the global
+  // count as it was when this experiment began.
+  raise_to(thread.local_ns, start_global_.load(std::memory_order_relaxed));
+  thread.epoch.store(epoch, std::memory_order_relaxed);
+}
+
+uint64_t DelayAccounting::on_sample_in_selected(ThreadDelay& thread, double speedup,
+                                                uint64_t period_ns) {
+  if (!active()) return 0;
+  const double d_real = std::max(0.0, speedup) * static_cast<double>(period_ns);
+  const auto d = static_cast<uint64_t>(std::llround(d_real));
+  sync_epoch(thread);
+  const uint64_t local = thread.local_ns.fetch_add(d, std::memory_order_acq_rel) + d;
+  raise_global_to(local);
+  thread.selected_samples.fetch_add(1, std::memory_order_relaxed);
+  selected_samples_.fetch_add(1, std::memory_order_relaxed);
+  return d;
+}
+
+uint64_t DelayAccounting::on_sample_in_selected(ThreadDelay& thread) {
+  if (!active()) return 0;
+  // speedup * period is precomputed: pass it as speedup 1 of a period of that length.
+  return on_sample_in_selected(thread, 1.0, delay_per_sample_.load(std::memory_order_relaxed));
+}
+
+uint64_t DelayAccounting::owed(const ThreadDelay& thread) const {
+  const uint64_t global = global_ns();
+  const uint64_t local = thread.local_ns.load(std::memory_order_acquire);
+  return global > local ? global - local : 0;
+}
+
+uint64_t DelayAccounting::pay(ThreadDelay& thread) {
+  PayGuard guard(thread);
+  if (!guard.owner()) return 0;
+  if (!active()) {
+    raise_to(thread.local_ns, global_ns());  // between experiments debts are forgiven
+    return 0;
+  }
+  sync_epoch(thread);
+  const uint64_t debt = owed(thread);
+  if (debt == 0) return 0;
+  const uint64_t slept = sleeper_.sleep_ns(debt);
+  const uint64_t local = thread.local_ns.fetch_add(slept, std::memory_order_acq_rel) + slept;
+  // Slept longer than owed: the others pause as long (Coz does the same; an equal pause
+  // of every thread leaves virtual time unchanged).
+  raise_global_to(local);
+  thread.paid_ns.fetch_add(slept, std::memory_order_relaxed);
+  thread.pays.fetch_add(1, std::memory_order_relaxed);
+  return slept;
+}
+
+uint64_t DelayAccounting::before_block(ThreadDelay& thread) {
+  const uint64_t g = global_ns();
+  thread.global_at_block_ns = g;
+  return g;
+}
+
+uint64_t DelayAccounting::after_woken_by_other(ThreadDelay& thread, uint64_t global_at_block) {
+  sync_epoch(thread);
+  const uint64_t global = global_ns();
+  if (global <= global_at_block) return 0;
+  const uint64_t credit = global - global_at_block;
+  // local := min(local + credit, global): a debt the thread had before it blocked stays
+  // owed, and a credit never puts it ahead of the global count (which would make every
+  // other thread pause for nothing).
+  uint64_t cur = thread.local_ns.load(std::memory_order_relaxed);
+  uint64_t next = 0;
+  do {
+    if (cur >= global) return 0;
+    next = std::min(cur + credit, global);
+  } while (!thread.local_ns.compare_exchange_weak(cur, next, std::memory_order_acq_rel));
+  thread.credited_ns.fetch_add(next - cur, std::memory_order_relaxed);
+  return next - cur;
+}
+
+}  // namespace cprof::causal

@@ -1,0 +1,128 @@
+#pragma once
+// Virtual-speedup delay accounting (Coz, SOSP 2015, section 3; docs/causal.md).
+//
+// While an experiment runs with speedup s and sampling period P, every sample whose call
+// stack holds the selected location adds d = s*P to its thread's local delay count: the
+// thread ran selected code, and in the virtual sped-up program it would have been d
+// further ahead. Every other thread must then pause d. The global count is the total
+// delay the program's timeline has been shifted by; a thread whose local count is behind
+// it owes the difference and pays by sleeping. A thread whose local count is ahead (it
+// ran the selected code itself) pushes the global count up to its own: the global count
+// is the maximum of the local counts, not their sum, because two threads running the
+// selected code at the same time are sped up together and owe each other nothing.
+//
+// Blocking: a thread woken by another thread is credited with the delays inserted while it
+// was blocked (its waker paid them before waking it); a thread that wakes by itself (a
+// sleep, an I/O wait, a timeout) was not held back by anyone and pays them.
+//
+// Signal-safety contract (the sampling signal handler and the interposed blocking calls
+// use this class):
+//   - on_sample_in_selected(), owed(), pay(), before_block(), before_wake_other(),
+//     after_woken_by_other(), after_self_wake(), global_ns(), and every ThreadDelay
+//     member are async-signal-safe and lock-free: atomics only, no allocation, no locks,
+//     no stdio. The only system calls are the injected Sleeper's (nanosleep).
+//   - They may interrupt each other on the same thread (a signal arriving while an
+//     interposed call pays): pay() is guarded per thread, so a handler that interrupts a
+//     payment does not pay the same debt twice; it returns 0 and the interrupted payment
+//     finishes it.
+//   - begin_experiment() and end_experiment() are for the controller thread (normal
+//     context); they are lock-free too, but are not meant to run in a handler.
+//   - A ThreadDelay belongs to one thread: only that thread (and its own signal
+//     handlers) may pass it to the functions above. Allocate it outside signal context.
+
+#include <atomic>
+#include <cstdint>
+
+#include "causal/clock.h"
+
+namespace cprof::causal {
+
+// One thread's delay state. Allocate it when the thread is registered (not in a handler).
+struct ThreadDelay {
+  std::atomic<uint64_t> local_ns{0};      // delays this thread has inserted or paid
+  uint64_t global_at_block_ns = 0;        // global count when the thread last blocked
+  std::atomic<bool> paying{false};        // set while pay() sleeps on this thread
+  std::atomic<uint64_t> epoch{0};         // the experiment its local count belongs to
+  // Totals, for the experiment record and tests (owner-written, read by anyone).
+  std::atomic<uint64_t> selected_samples{0};
+  std::atomic<uint64_t> paid_ns{0};       // time really slept paying debts
+  std::atomic<uint64_t> credited_ns{0};   // delays skipped because another thread woke it
+  std::atomic<uint64_t> pays{0};          // sleeps taken
+};
+
+class DelayAccounting {
+ public:
+  explicit DelayAccounting(Sleeper sleeper) : sleeper_(sleeper) {}
+  DelayAccounting(const DelayAccounting&) = delete;
+  DelayAccounting& operator=(const DelayAccounting&) = delete;
+
+  // Starts inserting delays: a selected sample adds speedup * period_ns. Controller only.
+  // Returns the global count at the start (the experiment's delay is the difference).
+  uint64_t begin_experiment(double speedup, uint64_t period_ns);
+  // Stops inserting delays; threads behind skip their debt at their next call (between
+  // experiments nobody pays). Returns the global count at the end.
+  uint64_t end_experiment();
+  bool active() const { return active_.load(std::memory_order_acquire); }
+  // The delay one selected sample adds in the running experiment (0 when none runs).
+  uint64_t delay_per_sample_ns() const { return delay_per_sample_.load(std::memory_order_relaxed); }
+
+  // A sample of `thread` fell in the selected location: local += speedup * period, then
+  // the global count is raised to the thread's local count if it is behind it. The
+  // arguments are the experiment's own (the handler passes what it sampled with); with
+  // no experiment running nothing is added. Returns the delay added.
+  uint64_t on_sample_in_selected(ThreadDelay& thread, double speedup, uint64_t period_ns);
+  // Same, with the running experiment's own speedup and period.
+  uint64_t on_sample_in_selected(ThreadDelay& thread);
+
+  // What the thread owes: global - local, or 0 when it is not behind.
+  uint64_t owed(const ThreadDelay& thread) const;
+
+  // Sleeps what the thread owes (through the Sleeper) and credits what was really slept;
+  // an oversleep moves the global count up so the other threads pause as much (an equal
+  // pause of every thread is neutral in virtual time). With no experiment running the
+  // thread's debt is forgiven instead (local := global). Returns the time slept.
+  uint64_t pay(ThreadDelay& thread);
+
+  // The thread is about to block (mutex lock, cond wait, join, futex wait, sleep, read):
+  // remembers the global count. Returns it.
+  uint64_t before_block(ThreadDelay& thread);
+  // The thread is about to wake another (unlock, signal, broadcast, futex wake, post):
+  // it pays what it owes first, so the woken thread, credited below, is not ahead of it.
+  uint64_t before_wake_other(ThreadDelay& thread) { return pay(thread); }
+  // The thread was woken by another thread: credit the delays inserted since it blocked.
+  // `global_at_block` is what before_block() returned. Returns the credit.
+  uint64_t after_woken_by_other(ThreadDelay& thread, uint64_t global_at_block);
+  uint64_t after_woken_by_other(ThreadDelay& thread) {
+    return after_woken_by_other(thread, thread.global_at_block_ns);
+  }
+  // The thread woke by itself (timeout, sleep, I/O): nobody paid for it; it pays now.
+  uint64_t after_self_wake(ThreadDelay& thread) { return pay(thread); }
+
+  // A new thread starts with no debt for delays inserted before it existed.
+  void thread_started(ThreadDelay& thread) {
+    thread.epoch.store(epoch_.load(std::memory_order_acquire), std::memory_order_relaxed);
+    thread.local_ns.store(global_ns(), std::memory_order_relaxed);
+  }
+
+  uint64_t global_ns() const { return global_.load(std::memory_order_acquire); }
+  // Selected samples counted since the last begin_experiment().
+  uint64_t selected_samples() const { return selected_samples_.load(std::memory_order_relaxed); }
+
+ private:
+  void raise_global_to(uint64_t value);
+  // A thread still counting in an earlier experiment is forgiven that experiment's debt.
+  void sync_epoch(ThreadDelay& thread) const;
+
+  // begin_experiment() stores start_global_ and then epoch_ (release); readers load
+  // epoch_ (acquire) first.
+  std::atomic<uint64_t> epoch_{0};
+  std::atomic<uint64_t> start_global_{0};
+
+  Sleeper sleeper_;
+  std::atomic<uint64_t> global_{0};
+  std::atomic<uint64_t> delay_per_sample_{0};
+  std::atomic<uint64_t> selected_samples_{0};
+  std::atomic<bool> active_{false};
+};
+
+}  // namespace cprof::causal

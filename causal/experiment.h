@@ -1,0 +1,134 @@
+#pragma once
+// The experiment controller (docs/causal.md "Experiments"): one experiment at a time, it
+// picks a location and a virtual speedup, starts the delay accounting, lets the program
+// run for the experiment's duration, and records what happened. It never reads a clock
+// or sleeps on its own: the Clock and the Sleeper are injected, and so is the seed, so a
+// schedule is repeatable and the tests need no real time.
+//
+// How the runtime uses it:
+//   controller thread:   while (running) controller.run_one(sleeper) -> write the record
+//   sampling handler:    if (const Location* l = controller.selected();
+//                            l && stack_hits(*l, frames)) delays.on_sample_in_selected(t);
+//                        if (auto* l = table.first_in_stack(frames)) recent.note(l->id);
+//                        delays.pay(t);
+//
+// Signal-safety contract: selected() is async-signal-safe (one atomic load; the Location
+// it returns stays valid for the controller's lifetime). Every other member is for the
+// controller thread only (it allocates).
+
+#include <atomic>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "causal/clock.h"
+#include "causal/delays.h"
+#include "causal/location.h"
+#include "causal/progress.h"
+#include "causal/rng.h"
+#include "format/records.h"
+
+namespace cprof::causal {
+
+struct ExperimentConfig {
+  // Virtual speedups to draw from, as fractions (0.25 = 25%). Empty: 0, 0.05, ..., 1.
+  std::vector<double> speedups;
+  // Every non-baseline experiment uses this speedup (--fixed-speedup).
+  std::optional<double> fixed_speedup;
+  // Share of experiments run at 0%, the baselines (Coz: one half).
+  double baseline_share = 0.5;
+  uint64_t seed = 0;
+  uint64_t period_ns = 1000000;  // the sampling period, recorded with each experiment
+  uint64_t initial_duration_ns = 500000000;  // Coz: 0.5 s
+  uint64_t min_duration_ns = 500000000;      // shrinking stops here
+  uint64_t max_duration_ns = 64000000000;    // doubling stops here
+  // Fewer visits than this at the least-visited active progress point: double the
+  // duration. More than twice as many: halve it (Coz: 5).
+  uint64_t target_visits = 5;
+  uint64_t cooloff_ns = 10000000;  // pause between experiments
+};
+
+// The default speedup list: 0% to 100% in steps of 5%.
+std::vector<double> default_speedups();
+// Parses --speedups: comma-separated percentages in [0, 100] ("0,10,25.5"). On error
+// returns nullopt and sets `error` to a one-line message.
+std::optional<std::vector<double>> parse_speedups(std::string_view text, std::string& error);
+
+// Draws speedups: 0 with probability baseline_share, otherwise the fixed speedup or a
+// uniform pick from the list (which may itself contain 0, as Coz's does).
+class SpeedupSchedule {
+ public:
+  SpeedupSchedule(const ExperimentConfig& config);
+  double next(Rng& rng) const;
+
+ private:
+  std::vector<double> speedups_;
+  std::optional<double> fixed_;
+  double baseline_share_;
+};
+
+struct ExperimentPlan {
+  const Location* location = nullptr;
+  double speedup = 0;
+  uint64_t duration_ns = 0;
+};
+
+class ExperimentController {
+ public:
+  // `fixed` lists the ids (in `table`) of --line/--function locations; empty means
+  // automatic selection among the locations `recent` has seen. `table`, `recent`,
+  // `delays` and `progress` must outlive the controller.
+  ExperimentController(ExperimentConfig config, const LocationTable& table,
+                       std::vector<uint32_t> fixed, const RecentLocations* recent,
+                       DelayAccounting& delays, ProgressRegistry& progress, Clock clock);
+
+  // The next experiment's location, speedup and duration; nullopt while there is nothing
+  // to choose from (automatic mode before any in-scope sample).
+  std::optional<ExperimentPlan> plan_next();
+  // Starts it: snapshots the progress counts and the clock, starts inserting delays and
+  // publishes the location to the handler.
+  void begin(const ExperimentPlan& plan);
+  // During an experiment: adds an observation of the latency points' in-flight counts
+  // (begin and finish observe too; more observations sharpen Little's law).
+  void observe_in_flight();
+  // Ends the running experiment, adapts the next duration and returns its record.
+  format::ExperimentRecord finish();
+  // plan_next, begin, sleep the duration, finish, then sleep the cool-off. nullopt (after
+  // the cool-off) when there was nothing to choose from. `slices` > 1 splits the wait to
+  // observe in-flight counts in between.
+  std::optional<format::ExperimentRecord> run_one(Sleeper sleeper, unsigned slices = 1);
+
+  // The location the running experiment speeds up, or null. Async-signal-safe.
+  const Location* selected() const { return selected_.load(std::memory_order_acquire); }
+  bool running() const { return running_; }
+  uint64_t next_duration_ns() const { return duration_ns_; }
+  const ExperimentConfig& config() const { return config_; }
+
+ private:
+  void adapt_duration(const format::ExperimentRecord& record);
+
+  ExperimentConfig config_;
+  const LocationTable& table_;
+  std::vector<uint32_t> fixed_;
+  const RecentLocations* recent_;
+  DelayAccounting& delays_;
+  ProgressRegistry& progress_;
+  Clock clock_;
+  Rng rng_;
+  SpeedupSchedule schedule_;
+  uint64_t duration_ns_;
+
+  std::atomic<const Location*> selected_{nullptr};
+  bool running_ = false;
+  ExperimentPlan plan_{};
+  uint64_t start_ns_ = 0;
+  uint64_t start_delay_ns_ = 0;
+  std::vector<ProgressCounts> start_counts_;
+  std::vector<double> in_flight_sum_;  // per point, over observations
+  uint64_t observations_ = 0;
+  std::vector<bool> ever_active_;      // per point: visited in some experiment
+};
+
+}  // namespace cprof::causal

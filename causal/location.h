@@ -1,0 +1,90 @@
+#pragma once
+// Code locations an experiment can speed up: a source line or a function, represented
+// abstractly as an id, a name ("file:line" or the function's name) and the run-time
+// address ranges its code occupies. Resolving names to ranges (DWARF, scope rules) is the
+// symbolizer's job; this file only matches addresses.
+//
+// Signal-safety contract: LocationTable::find(), Location::contains(), stack_hits() and
+// RecentLocations::note() are async-signal-safe and lock-free (reads of data built
+// before sampling starts, binary searches, relaxed atomics). Building a table, add() and
+// RecentLocations::draw() are for normal context.
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace cprof::causal {
+
+struct AddressRange {
+  uint64_t start = 0;  // run-time address, inclusive
+  uint64_t end = 0;    // exclusive
+};
+
+struct Location {
+  uint32_t id = 0;
+  std::string name;                  // "file:line" or a function name
+  std::vector<AddressRange> ranges;  // sorted by start, disjoint (normalize())
+
+  // Sorts and merges the ranges. Call once after filling them.
+  void normalize();
+  bool contains(uint64_t address) const;
+};
+
+// frames[0] is the interrupted PC, frames[1..] return addresses (docs/results-format.md):
+// a return address is matched at address - 1, inside its call instruction.
+// True when any frame lies in the location.
+bool stack_hits(const Location& location, std::span<const uint64_t> frames);
+
+class LocationTable {
+ public:
+  // Adds a location and returns its id (its index). Normal context, before sampling.
+  uint32_t add(std::string name, std::vector<AddressRange> ranges);
+  // Builds the address index. Call after the last add(), before any find().
+  void finish();
+
+  size_t size() const { return locations_.size(); }
+  const Location& at(uint32_t id) const { return locations_[id]; }
+  // The location holding `address`, or null. Where locations overlap (a line inside a
+  // function) the one added first wins.
+  const Location* find(uint64_t address) const;
+  // The first frame of the stack that lies in some location (the sampled in-scope
+  // location Coz's automatic mode draws from), or null.
+  const Location* first_in_stack(std::span<const uint64_t> frames) const;
+
+ private:
+  struct Entry {
+    uint64_t start, end;
+    uint32_t id;
+  };
+  std::vector<Location> locations_;
+  std::vector<Entry> index_;  // sorted by start, disjoint
+};
+
+// The last few in-scope locations the samples fell in, for automatic selection: a ring
+// written from signal handlers, read by the controller. Drawing uniformly from it picks
+// a location with probability close to its share of recent samples.
+class RecentLocations {
+ public:
+  static constexpr size_t kSlots = 256;
+  static constexpr uint32_t kEmpty = ~uint32_t{0};
+
+  RecentLocations() { clear(); }
+
+  void note(uint32_t location_id) {
+    const uint64_t i = next_.fetch_add(1, std::memory_order_relaxed);
+    slots_[i % kSlots].store(location_id, std::memory_order_relaxed);
+  }
+  // Ids currently in the ring (kEmpty slots skipped).
+  std::vector<uint32_t> snapshot() const;
+  uint64_t noted() const { return next_.load(std::memory_order_relaxed); }
+  void clear();
+
+ private:
+  std::atomic<uint64_t> next_{0};
+  std::array<std::atomic<uint32_t>, kSlots> slots_;
+};
+
+}  // namespace cprof::causal

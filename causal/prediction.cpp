@@ -1,0 +1,155 @@
+#include "causal/prediction.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <utility>
+
+#include "causal/rng.h"
+
+namespace cprof::causal {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+std::optional<double> speedup_of(std::span<const Observation> baseline,
+                                 std::span<const Observation> group, Metric metric) {
+  const auto p0 = group_metric(baseline, metric);
+  const auto ps = group_metric(group, metric);
+  if (!p0 || !ps || *p0 <= 0) return std::nullopt;
+  return program_speedup(*p0, *ps);
+}
+
+// Quantile q of sorted values, linear between neighbours.
+double quantile(const std::vector<double>& sorted, double q) {
+  if (sorted.empty()) return kNaN;
+  const double pos = q * static_cast<double>(sorted.size() - 1);
+  const auto lo = static_cast<size_t>(std::floor(pos));
+  const size_t hi = std::min(lo + 1, sorted.size() - 1);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - static_cast<double>(lo));
+}
+
+void resample(std::span<const Observation> from, std::vector<Observation>& to, Rng& rng) {
+  to.resize(from.size());
+  for (auto& o : to) o = from[rng.below(from.size())];
+}
+
+}  // namespace
+
+double effective_duration_ns(uint64_t duration_ns, uint64_t delay_ns) {
+  return duration_ns > delay_ns ? static_cast<double>(duration_ns - delay_ns) : 0.0;
+}
+
+std::optional<double> period_per_visit(std::span<const Observation> group) {
+  double time = 0;
+  uint64_t visits = 0;
+  for (const auto& o : group) {
+    time += effective_duration_ns(o.duration_ns, o.delay_ns);
+    visits += o.visits;
+  }
+  if (visits == 0) return std::nullopt;
+  return time / static_cast<double>(visits);
+}
+
+std::optional<double> little_latency_ns(std::span<const Observation> group) {
+  double time = 0;
+  double in_flight_time = 0;  // integral of the number in flight over effective time
+  uint64_t departures = 0;
+  for (const auto& o : group) {
+    const double e = effective_duration_ns(o.duration_ns, o.delay_ns);
+    time += e;
+    in_flight_time += o.mean_in_flight * e;
+    departures += o.visits;
+  }
+  if (departures == 0 || time <= 0) return std::nullopt;
+  const double mean_in_flight = in_flight_time / time;           // L
+  const double throughput = static_cast<double>(departures) / time;  // lambda
+  return mean_in_flight / throughput;                            // W = L / lambda
+}
+
+std::optional<double> group_metric(std::span<const Observation> group, Metric metric) {
+  return metric == Metric::latency ? little_latency_ns(group) : period_per_visit(group);
+}
+
+double program_speedup(double p0, double ps) { return (p0 - ps) / p0; }
+
+std::vector<PredictionPoint> predict_curve(std::span<const Observation> experiments,
+                                           std::span<const Observation> baseline,
+                                           const PredictionOptions& options) {
+  std::vector<PredictionPoint> out;
+  if (!group_metric(baseline, options.metric)) return out;
+  std::map<double, std::vector<Observation>> by_speedup;
+  for (const auto& o : experiments) by_speedup[o.speedup].push_back(o);
+  Rng rng(options.seed);
+  std::vector<Observation> b, g;
+  std::vector<double> stats;
+  for (const auto& [speedup, group] : by_speedup) {
+    const auto point = speedup_of(baseline, group, options.metric);
+    if (!point) continue;
+    PredictionPoint p{speedup, *point, kNaN, kNaN, static_cast<uint32_t>(group.size())};
+    if (baseline.size() >= 2 && group.size() >= 2 && options.bootstrap_samples > 0) {
+      stats.clear();
+      for (unsigned i = 0; i < options.bootstrap_samples; ++i) {
+        resample(baseline, b, rng);
+        resample(group, g, rng);
+        if (const auto s = speedup_of(b, g, options.metric)) stats.push_back(*s);
+      }
+      std::sort(stats.begin(), stats.end());
+      const double tail = (1.0 - options.confidence) / 2.0;
+      p.ci_low = quantile(stats, tail);
+      p.ci_high = quantile(stats, 1.0 - tail);
+    }
+    out.push_back(p);
+  }
+  return out;
+}
+
+std::vector<LocationPrediction> predict_all(std::span<const format::ExperimentRecord> records,
+                                            const PredictionOptions& options) {
+  // (location, point) -> observations; the point is "" for end-to-end runs.
+  struct Series {
+    std::vector<Observation> all;
+    bool latency = false;
+  };
+  std::map<std::pair<std::string, std::string>, Series> series;
+  for (const auto& r : records) {
+    auto add = [&](const std::string& point, uint64_t visits, double in_flight, bool latency) {
+      auto& s = series[{r.location, point}];
+      s.all.push_back(Observation{r.speedup, r.duration_ns, r.delay_ns, visits, in_flight});
+      s.latency = s.latency || latency;
+    };
+    if (r.mode == format::ExperimentMode::end_to_end) {
+      add("", 1, 0, false);
+      continue;
+    }
+    for (const auto& d : r.progress) {
+      const bool latency = d.begin > 0 || d.end > 0;
+      add(d.name, latency ? d.end : d.visits, d.mean_in_flight, latency);
+    }
+  }
+  std::map<std::string, std::vector<Observation>> pooled;  // point -> every 0% experiment
+  for (const auto& [key, s] : series) {
+    for (const auto& o : s.all) {
+      if (o.speedup == 0) pooled[key.second].push_back(o);
+    }
+  }
+  std::vector<LocationPrediction> out;
+  for (const auto& [key, s] : series) {
+    PredictionOptions opt = options;
+    opt.metric = key.second.empty() ? Metric::end_to_end
+                 : s.latency        ? Metric::latency
+                                    : Metric::throughput;
+    std::vector<Observation> own_baseline;
+    for (const auto& o : s.all) {
+      if (o.speedup == 0) own_baseline.push_back(o);
+    }
+    const auto& baseline = options.pooled_baseline ? pooled[key.second] : own_baseline;
+    auto points = predict_curve(s.all, baseline, opt);
+    if (points.empty()) continue;
+    out.push_back(LocationPrediction{key.first, key.second, std::move(points)});
+  }
+  return out;
+}
+
+}  // namespace cprof::causal

@@ -1,0 +1,89 @@
+#pragma once
+// The causal predictions (docs/causal.md "Predictions"): pure functions over experiment
+// records, used by the report.
+//
+//   effective duration  E = wall time - delay inserted (the virtual program's time)
+//   throughput          p = sum(E) / sum(visits) over the experiments of one
+//                       (location, speedup): time per progress visit
+//   latency             W = L / lambda (Little's law), lambda = sum(departures) / sum(E),
+//                       L = the mean number in flight, weighted by E
+//   end-to-end          p = sum(E) / runs: whole-run time, one experiment per run
+//   program speedup     (p0 - ps) / p0, p0 from the 0% experiments (the baseline)
+//   confidence interval percentile bootstrap: the experiments of the baseline and of the
+//                       speedup are resampled with replacement (seeded), the speedup is
+//                       recomputed, and the (1-c)/2 and (1+c)/2 quantiles are the bounds.
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "format/records.h"
+
+namespace cprof::causal {
+
+// One experiment as seen from one progress point.
+struct Observation {
+  double speedup = 0;
+  uint64_t duration_ns = 0;
+  uint64_t delay_ns = 0;
+  uint64_t visits = 0;        // throughput visits; latency: departures; end-to-end: 1
+  double mean_in_flight = 0;  // latency only
+};
+
+enum class Metric { throughput, latency, end_to_end };
+
+// Wall time minus the delay inserted, never below 0.
+double effective_duration_ns(uint64_t duration_ns, uint64_t delay_ns);
+
+// Time per progress visit (or per run) of a group of experiments: sum(E) / sum(visits).
+// nullopt when nothing was visited.
+std::optional<double> period_per_visit(std::span<const Observation> group);
+// Mean latency by Little's law; nullopt with no departures.
+std::optional<double> little_latency_ns(std::span<const Observation> group);
+// p (throughput, end-to-end) or W (latency) of a group.
+std::optional<double> group_metric(std::span<const Observation> group, Metric metric);
+
+// (p0 - ps) / p0: 0.2 means the program would be 20% faster.
+double program_speedup(double p0, double ps);
+
+struct PredictionOptions {
+  Metric metric = Metric::throughput;
+  // false: the baseline of a location is its own 0% experiments (Coz). true: every 0%
+  // experiment of every location (they are the same unmodified program).
+  bool pooled_baseline = false;
+  unsigned bootstrap_samples = 1000;
+  double confidence = 0.95;
+  uint64_t seed = 1;
+};
+
+struct PredictionPoint {
+  double speedup = 0;
+  double program_speedup = 0;
+  double ci_low = 0;   // NaN when either group has fewer than 2 experiments
+  double ci_high = 0;
+  uint32_t experiments = 0;
+};
+
+// The curve of one location: a point per distinct speedup (ascending), from that
+// speedup's experiments and the baseline's. Empty without a usable baseline.
+std::vector<PredictionPoint> predict_curve(std::span<const Observation> experiments,
+                                           std::span<const Observation> baseline,
+                                           const PredictionOptions& options);
+
+struct LocationPrediction {
+  std::string location;
+  std::string progress_point;  // "" in end-to-end mode
+  std::vector<PredictionPoint> points;
+};
+
+// Every (location, progress point) curve from a run's experiment records (any number
+// of processes and runs, in any order). End-to-end records are predicted from
+// whole-run time; the others from each progress point (latency points, those with
+// begin/end counts, by Little's law; options.metric is ignored here). Sorted by
+// location, then progress point.
+std::vector<LocationPrediction> predict_all(std::span<const format::ExperimentRecord> records,
+                                            const PredictionOptions& options);
+
+}  // namespace cprof::causal

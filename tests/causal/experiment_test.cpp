@@ -1,0 +1,230 @@
+// The experiment controller with fake time: schedule, selection, duration adaptation and
+// the record of each experiment.
+#include "causal/experiment.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+
+#include "fake_time.h"
+
+namespace cprof::causal {
+namespace {
+
+using testing::FakeTime;
+
+constexpr uint64_t kMs = 1000000;
+
+TEST(Speedups, DefaultIsZeroToHundredInStepsOfFive) {
+  const auto v = default_speedups();
+  ASSERT_EQ(v.size(), 21u);
+  EXPECT_EQ(v.front(), 0.0);
+  EXPECT_DOUBLE_EQ(v[1], 0.05);
+  EXPECT_EQ(v.back(), 1.0);
+}
+
+TEST(Speedups, ParsesPercentages) {
+  std::string err;
+  const auto v = parse_speedups("0,10,25.5,100", err);
+  ASSERT_TRUE(v) << err;
+  EXPECT_EQ(*v, (std::vector<double>{0, 0.1, 0.255, 1.0}));
+  for (const char* bad : {"", "10,", "abc", "101", "-5", "5,x"}) {
+    EXPECT_FALSE(parse_speedups(bad, err)) << bad;
+    EXPECT_NE(err.find("--speedups"), std::string::npos);
+  }
+}
+
+TEST(Speedups, HalfAreBaselinesAndTheRestComeFromTheList) {
+  ExperimentConfig cfg;
+  cfg.speedups = {0.1, 0.2, 0.3};
+  SpeedupSchedule s(cfg);
+  Rng rng(7);
+  std::map<double, int> seen;
+  for (int i = 0; i < 10000; ++i) ++seen[s.next(rng)];
+  EXPECT_EQ(seen.size(), 4u);
+  EXPECT_NEAR(seen[0.0], 5000, 250);
+  EXPECT_NEAR(seen[0.2], 5000 / 3, 200);
+}
+
+TEST(Speedups, FixedSpeedupKeepsTheBaselines) {
+  ExperimentConfig cfg;
+  cfg.fixed_speedup = 0.4;
+  SpeedupSchedule s(cfg);
+  Rng rng(1);
+  std::map<double, int> seen;
+  for (int i = 0; i < 1000; ++i) ++seen[s.next(rng)];
+  EXPECT_EQ(seen.size(), 2u);
+  EXPECT_GT(seen[0.4], 400);
+  cfg.baseline_share = 0;
+  SpeedupSchedule only(cfg);
+  for (int i = 0; i < 100; ++i) EXPECT_EQ(only.next(rng), 0.4);
+}
+
+class Controller : public ::testing::Test {
+ protected:
+  FakeTime time;
+  DelayAccounting delays{time.sleeper()};
+  ProgressRegistry progress;
+  LocationTable table;
+  RecentLocations recent;
+  ThreadDelay worker;
+  ProgressPoint* point = nullptr;
+
+  void SetUp() override {
+    table.add("a.cpp:10", {{0x1000, 0x1010}});
+    table.add("a.cpp:20", {{0x2000, 0x2010}});
+    table.add("b.cpp:5", {{0x3000, 0x3010}});
+    table.finish();
+    delays.thread_started(worker);
+    point = progress.find_or_add("work", ProgressKind::throughput, ProgressSource::api);
+  }
+
+  ExperimentConfig config(uint64_t seed = 42) {
+    ExperimentConfig c;
+    c.seed = seed;
+    c.period_ns = kMs;
+    return c;
+  }
+};
+
+TEST_F(Controller, RecordsLocationSpeedupDurationDelayAndProgress) {
+  ExperimentConfig cfg = config();
+  cfg.fixed_speedup = 0.5;
+  cfg.baseline_share = 0;
+  ExperimentController c(cfg, table, {1}, nullptr, delays, progress, time.clock());
+  time.now = 1000 * kMs;
+  const auto plan = c.plan_next();
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(plan->location->name, "a.cpp:20");
+  EXPECT_EQ(plan->speedup, 0.5);
+  EXPECT_EQ(plan->duration_ns, 500 * kMs);
+  c.begin(*plan);
+  ASSERT_EQ(c.selected(), plan->location);
+  // The program runs: 10 selected samples, 7 visits.
+  const uint64_t stack[] = {0x2004};
+  for (int i = 0; i < 10; ++i) {
+    if (c.selected() && stack_hits(*c.selected(), stack)) delays.on_sample_in_selected(worker);
+  }
+  point->visit(7);
+  time.now += 500 * kMs;
+  const auto r = c.finish();
+  EXPECT_EQ(c.selected(), nullptr);
+  EXPECT_FALSE(delays.active());
+  EXPECT_EQ(r.time_ns, 1000 * kMs);
+  EXPECT_EQ(r.location, "a.cpp:20");
+  EXPECT_EQ(r.location_id, 1u);
+  EXPECT_EQ(r.speedup, 0.5);
+  EXPECT_EQ(r.duration_ns, 500 * kMs);
+  EXPECT_EQ(r.delay_ns, 5 * kMs);
+  EXPECT_EQ(r.period_ns, kMs);
+  EXPECT_EQ(r.selected_samples, 10u);
+  ASSERT_EQ(r.progress.size(), 1u);
+  EXPECT_EQ(r.progress[0].name, "work");
+  EXPECT_EQ(r.progress[0].visits, 7u);
+}
+
+TEST_F(Controller, SameSeedSameSchedule) {
+  auto schedule = [&](uint64_t seed) {
+    ExperimentController c(config(seed), table, {0, 1, 2}, nullptr, delays, progress,
+                           time.clock());
+    std::vector<std::pair<std::string, double>> out;
+    for (int i = 0; i < 50; ++i) {
+      const auto r = c.run_one(time.sleeper());
+      out.emplace_back(r->location, r->speedup);
+    }
+    return out;
+  };
+  const auto a = schedule(3);
+  EXPECT_EQ(a, schedule(3));
+  EXPECT_NE(a, schedule(4));
+  std::map<std::string, int> locs;
+  for (const auto& [l, s] : a) ++locs[l];
+  EXPECT_EQ(locs.size(), 3u);
+}
+
+TEST_F(Controller, AutomaticModeWaitsForASampledLocation) {
+  ExperimentController c(config(), table, {}, &recent, delays, progress, time.clock());
+  EXPECT_FALSE(c.plan_next());
+  EXPECT_FALSE(c.run_one(time.sleeper()));
+  EXPECT_EQ(time.now, c.config().cooloff_ns);  // it cooled off, nothing else
+  const uint64_t stack[] = {0x9999, 0x3005};
+  recent.note(table.first_in_stack(stack)->id);
+  const auto plan = c.plan_next();
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(plan->location->name, "b.cpp:5");
+}
+
+TEST_F(Controller, DurationDoublesWithTooFewVisitsAndShrinksWithPlenty) {
+  ExperimentController c(config(), table, {0}, nullptr, delays, progress, time.clock());
+  auto run = [&](uint64_t visits) {
+    const auto plan = c.plan_next();
+    c.begin(*plan);
+    point->visit(visits);
+    time.now += plan->duration_ns;
+    return c.finish();
+  };
+  EXPECT_EQ(c.next_duration_ns(), 500 * kMs);
+  run(2);
+  EXPECT_EQ(c.next_duration_ns(), 1000 * kMs);
+  run(4);
+  EXPECT_EQ(c.next_duration_ns(), 2000 * kMs);
+  run(7);  // between 5 and 10: keep
+  EXPECT_EQ(c.next_duration_ns(), 2000 * kMs);
+  run(100);
+  EXPECT_EQ(c.next_duration_ns(), 1000 * kMs);
+  run(100);
+  EXPECT_EQ(c.next_duration_ns(), 500 * kMs);
+  run(100);  // not below the minimum
+  EXPECT_EQ(c.next_duration_ns(), 500 * kMs);
+}
+
+TEST_F(Controller, DurationStopsDoublingAtTheMaximum) {
+  ExperimentConfig cfg = config();
+  cfg.max_duration_ns = 3000 * kMs;
+  ExperimentController c(cfg, table, {0}, nullptr, delays, progress, time.clock());
+  for (int i = 0; i < 10; ++i) c.run_one(time.sleeper());  // no visits at all
+  EXPECT_EQ(c.next_duration_ns(), 3000 * kMs);
+}
+
+// A point that never runs (say, in a phase already over) does not keep doubling the
+// duration: the least-visited *active* point decides.
+TEST_F(Controller, PointsNeverVisitedDoNotDecideTheDuration) {
+  progress.find_or_add("never", ProgressKind::throughput, ProgressSource::api);
+  ExperimentController c(config(), table, {0}, nullptr, delays, progress, time.clock());
+  const auto plan = c.plan_next();
+  c.begin(*plan);
+  point->visit(8);
+  time.now += plan->duration_ns;
+  const auto r = c.finish();
+  ASSERT_EQ(r.progress.size(), 2u);
+  EXPECT_EQ(r.progress[1].visits, 0u);
+  EXPECT_EQ(c.next_duration_ns(), 500 * kMs);
+}
+
+TEST_F(Controller, RunOneSleepsTheDurationThenCoolsOff) {
+  ExperimentController c(config(), table, {2}, nullptr, delays, progress, time.clock());
+  const auto r = c.run_one(time.sleeper());
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->duration_ns, 500 * kMs);
+  EXPECT_EQ(time.now, 500 * kMs + c.config().cooloff_ns);
+}
+
+TEST_F(Controller, LatencyPointsRecordArrivalsDeparturesAndMeanInFlight) {
+  auto* lat = progress.find_or_add("txn", ProgressKind::latency, ProgressSource::api);
+  for (int i = 0; i < 3; ++i) lat->begin();  // 3 in flight before the experiment
+  ExperimentController c(config(), table, {0}, nullptr, delays, progress, time.clock());
+  c.begin(*c.plan_next());
+  for (int i = 0; i < 5; ++i) lat->begin();
+  c.observe_in_flight();  // 8
+  for (int i = 0; i < 4; ++i) lat->end();
+  time.now += 500 * kMs;
+  const auto r = c.finish();  // 4 in flight
+  ASSERT_EQ(r.progress.size(), 2u);
+  EXPECT_EQ(r.progress[1].begin, 5u);
+  EXPECT_EQ(r.progress[1].end, 4u);
+  EXPECT_DOUBLE_EQ(r.progress[1].mean_in_flight, (3.0 + 8.0 + 4.0) / 3.0);
+}
+
+}  // namespace
+}  // namespace cprof::causal

@@ -1,0 +1,154 @@
+// The prediction math: effective durations, program speedup, Little's law, end-to-end,
+// aggregation and the bootstrap interval.
+#include "causal/prediction.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace cprof::causal {
+namespace {
+
+constexpr uint64_t kMs = 1000000;
+
+Observation obs(double s, uint64_t dur_ms, uint64_t delay_ms, uint64_t visits) {
+  return Observation{s, dur_ms * kMs, delay_ms * kMs, visits, 0};
+}
+
+TEST(Prediction, EffectiveDurationSubtractsTheDelay) {
+  EXPECT_EQ(effective_duration_ns(1000, 300), 700.0);
+  EXPECT_EQ(effective_duration_ns(100, 300), 0.0);
+}
+
+TEST(Prediction, PeriodPerVisitAggregatesOverExperiments) {
+  const Observation g[] = {obs(0, 500, 0, 50), obs(0, 1000, 0, 150)};
+  EXPECT_DOUBLE_EQ(*period_per_visit(g), 1500.0 * kMs / 200);
+  const Observation none[] = {obs(0, 500, 0, 0)};
+  EXPECT_FALSE(period_per_visit(none));
+  EXPECT_FALSE(period_per_visit({}));
+}
+
+// Baseline: 10 ms per visit. At 50%: 600 ms wall with 200 ms of delays -> 400 ms for
+// 50 visits = 8 ms per visit: the program is 20% faster.
+TEST(Prediction, ProgramSpeedupFromDelayedExperiments) {
+  EXPECT_DOUBLE_EQ(program_speedup(10, 8), 0.2);
+  EXPECT_DOUBLE_EQ(program_speedup(10, 12), -0.2);
+  const Observation base[] = {obs(0, 500, 0, 50)};
+  const Observation all[] = {obs(0, 500, 0, 50), obs(0.5, 600, 200, 50)};
+  const auto curve = predict_curve(all, base, PredictionOptions{});
+  ASSERT_EQ(curve.size(), 2u);
+  EXPECT_EQ(curve[0].speedup, 0.0);
+  EXPECT_DOUBLE_EQ(curve[0].program_speedup, 0.0);
+  EXPECT_EQ(curve[1].speedup, 0.5);
+  EXPECT_DOUBLE_EQ(curve[1].program_speedup, 0.2);
+  EXPECT_EQ(curve[1].experiments, 1u);
+  EXPECT_TRUE(std::isnan(curve[1].ci_low));  // one experiment: no interval
+}
+
+TEST(Prediction, NoBaselineNoCurve) {
+  const Observation all[] = {obs(0.5, 600, 200, 50)};
+  EXPECT_TRUE(predict_curve(all, {}, PredictionOptions{}).empty());
+}
+
+// Little's law: 100 departures in 1 s with 5 in flight on average -> 50 ms each.
+TEST(Prediction, LatencyByLittlesLaw) {
+  const Observation g[] = {Observation{0, 1000 * kMs, 0, 100, 5.0}};
+  EXPECT_DOUBLE_EQ(*little_latency_ns(g), 50.0 * kMs);
+  // Delays are not the program's time: 1.5 s wall with 0.5 s delay is the same.
+  const Observation d[] = {Observation{0, 1500 * kMs, 500 * kMs, 100, 5.0}};
+  EXPECT_DOUBLE_EQ(*little_latency_ns(d), 50.0 * kMs);
+  // Weighted by effective time across experiments.
+  const Observation two[] = {Observation{0, 1000 * kMs, 0, 100, 4.0},
+                             Observation{0, 1000 * kMs, 0, 100, 6.0}};
+  EXPECT_DOUBLE_EQ(*little_latency_ns(two), 50.0 * kMs);
+  const Observation none[] = {Observation{0, 1000 * kMs, 0, 0, 3.0}};
+  EXPECT_FALSE(little_latency_ns(none));
+}
+
+TEST(Prediction, EndToEndUsesWholeRunTime) {
+  const Observation runs[] = {obs(0, 10000, 0, 1), obs(0, 10200, 0, 1), obs(0.3, 9500, 1500, 1),
+                              obs(0.3, 9700, 1700, 1)};
+  const Observation base[] = {runs[0], runs[1]};
+  PredictionOptions o;
+  o.metric = Metric::end_to_end;
+  const auto curve = predict_curve(runs, base, o);
+  ASSERT_EQ(curve.size(), 2u);
+  EXPECT_NEAR(curve[1].program_speedup, (10100.0 - 8000.0) / 10100.0, 1e-12);
+}
+
+TEST(Prediction, BootstrapIntervalIsSeededAndBracketsTheEstimate) {
+  std::vector<Observation> all;
+  for (int i = 0; i < 20; ++i) {
+    all.push_back(obs(0, 500, 0, 50 + (i % 5)));          // ~10 ms per visit
+    all.push_back(obs(0.5, 600, 200, 48 + (i % 7)));      // ~8 ms per visit
+  }
+  std::vector<Observation> base;
+  for (const auto& o : all) {
+    if (o.speedup == 0) base.push_back(o);
+  }
+  PredictionOptions opt;
+  const auto a = predict_curve(all, base, opt);
+  const auto b = predict_curve(all, base, opt);
+  ASSERT_EQ(a.size(), 2u);
+  EXPECT_EQ(a[1].ci_low, b[1].ci_low);  // same seed, same interval
+  EXPECT_EQ(a[1].ci_high, b[1].ci_high);
+  EXPECT_LT(a[1].ci_low, a[1].program_speedup);
+  EXPECT_GT(a[1].ci_high, a[1].program_speedup);
+  EXPECT_GT(a[1].ci_low, 0.1);
+  EXPECT_LT(a[1].ci_high, 0.3);
+  EXPECT_EQ(a[1].experiments, 20u);
+  EXPECT_LE(a[0].ci_low, 0.0);
+  EXPECT_GE(a[0].ci_high, 0.0);
+  opt.seed = 99;
+  const auto c = predict_curve(all, base, opt);
+  EXPECT_NE(a[1].ci_low, c[1].ci_low);
+}
+
+TEST(Prediction, PredictAllGroupsByLocationAndPoint) {
+  auto rec = [](std::string loc, double s, uint64_t dur_ms, uint64_t delay_ms, uint64_t visits,
+                uint64_t begin, uint64_t end, double in_flight) {
+    format::ExperimentRecord r;
+    r.location = std::move(loc);
+    r.speedup = s;
+    r.duration_ns = dur_ms * kMs;
+    r.delay_ns = delay_ms * kMs;
+    r.progress = {{"work", visits, 0, 0, 0}, {"txn", 0, begin, end, in_flight}};
+    return r;
+  };
+  std::vector<format::ExperimentRecord> rs = {
+      rec("a.cpp:1", 0, 500, 0, 50, 100, 100, 5), rec("a.cpp:1", 0.5, 600, 200, 50, 100, 100, 4),
+      rec("b.cpp:2", 0, 500, 0, 50, 100, 100, 5), rec("b.cpp:2", 0.5, 500, 0, 50, 100, 100, 5),
+      rec("c.cpp:3", 0.5, 500, 0, 50, 100, 100, 5)};  // no baseline of its own
+  format::ExperimentRecord e2e;
+  e2e.location = "main";
+  e2e.mode = format::ExperimentMode::end_to_end;
+  e2e.duration_ns = 1000 * kMs;
+  rs.push_back(e2e);
+  e2e.speedup = 0.2;
+  e2e.delay_ns = 100 * kMs;
+  rs.push_back(e2e);
+
+  const auto all = predict_all(rs, PredictionOptions{});
+  ASSERT_EQ(all.size(), 5u);  // a: txn, work; b: txn, work; main: end-to-end
+  EXPECT_EQ(all[0].location, "a.cpp:1");
+  EXPECT_EQ(all[0].progress_point, "txn");
+  // Latency: baseline 5 in flight / (100 per 0.5 s) = 25 ms; sped up: 4 / (100 per
+  // 0.4 s) = 16 ms: 36% lower.
+  EXPECT_NEAR(all[0].points[1].program_speedup, 0.36, 1e-12);
+  EXPECT_EQ(all[1].progress_point, "work");
+  EXPECT_NEAR(all[1].points[1].program_speedup, 0.2, 1e-12);
+  EXPECT_EQ(all[3].location, "b.cpp:2");
+  EXPECT_NEAR(all[3].points[1].program_speedup, 0.0, 1e-12);
+  EXPECT_EQ(all[4].location, "main");
+  EXPECT_EQ(all[4].progress_point, "");
+  EXPECT_NEAR(all[4].points[1].program_speedup, 0.1, 1e-12);
+
+  PredictionOptions pooled;
+  pooled.pooled_baseline = true;
+  const auto p = predict_all(rs, pooled);
+  ASSERT_EQ(p.size(), 7u);  // c.cpp:3 now has the pooled baseline
+  EXPECT_EQ(p[4].location, "c.cpp:3");
+}
+
+}  // namespace
+}  // namespace cprof::causal
