@@ -7,16 +7,12 @@
 // possible with libunwind-x86_64 (_Ux86_64_* symbols), the build perf uses. Our accessors
 // read this process's memory directly after a bounds check, and find_proc_info searches
 // the ModuleTable's .eh_frame_hdr table.
-#include <libunwind.h>
-
+// The library is loaded privately (libunwind_api.h says why), so every call goes through
+// the function table.
 #include <cstring>
 
+#include "sampler/unwind/libunwind_api.h"
 #include "sampler/unwind/unwinder.h"
-
-// Not declared by libunwind.h; exported by libunwind-x86_64 (perf declares it the same way).
-extern "C" int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip,
-                                                  unw_dyn_info_t* di, unw_proc_info_t* pi,
-                                                  int need_unwind_info, void* arg);
 
 namespace cprof::sampler {
 namespace {
@@ -42,7 +38,7 @@ int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t* pi,
   di.u.rti.segbase = m->eh.hdr;
   di.u.rti.table_data = m->eh.table;
   di.u.rti.table_len = m->eh.fde_count * 8 / sizeof(unw_word_t);
-  return UNW_OBJ(dwarf_search_unwind_table)(as, ip, &di, pi, need_unwind_info, argp);
+  return libunwind_api().dwarf_search_unwind_table(as, ip, &di, pi, need_unwind_info, argp);
 }
 
 // libunwind frees UNW_INFO_FORMAT_TABLE info itself; we hand out nothing else.
@@ -122,10 +118,10 @@ struct ThreadState {
 __attribute__((tls_model("initial-exec"))) thread_local ThreadState t_state = {};
 
 unw_addr_space_t create_address_space() {
-  unw_addr_space_t as = unw_create_addr_space(&g_accessors, 0);
+  unw_addr_space_t as = libunwind_api().create_addr_space(&g_accessors, 0);
   // UNW_CACHE_GLOBAL: cache unwind rules per PC (UNW_CACHE_NONE re-parses the FDE on every
   // step, allocating from libunwind's mempool under its global mutex, ~3x slower).
-  if (as != nullptr) unw_set_caching_policy(as, UNW_CACHE_GLOBAL);
+  if (as != nullptr) libunwind_api().set_caching_policy(as, UNW_CACHE_GLOBAL);
   return as;
 }
 
@@ -145,12 +141,12 @@ unw_addr_space_t create_address_space() {
 // unw_set_caching_policy(). If either check fails the address space stays GLOBAL: correct,
 // just slower.
 void make_private_cache_lockless(unw_addr_space_t as) {
-  if (reinterpret_cast<void*>(unw_get_accessors(as)) != reinterpret_cast<void*>(as)) return;
+  if (reinterpret_cast<void*>(libunwind_api().get_accessors(as)) != reinterpret_cast<void*>(as)) return;
   auto* policy = reinterpret_cast<unw_caching_policy_t*>(reinterpret_cast<char*>(as) +
                                                          sizeof(unw_accessors_t));
-  unw_set_caching_policy(as, UNW_CACHE_NONE);
+  libunwind_api().set_caching_policy(as, UNW_CACHE_NONE);
   const bool tracks_none = *policy == UNW_CACHE_NONE;
-  unw_set_caching_policy(as, UNW_CACHE_GLOBAL);
+  libunwind_api().set_caching_policy(as, UNW_CACHE_GLOBAL);
   const bool tracks_global = *policy == UNW_CACHE_GLOBAL;
   if (tracks_none && tracks_global) *policy = UNW_CACHE_PER_THREAD;
 }
@@ -159,7 +155,7 @@ void make_private_cache_lockless(unw_addr_space_t as) {
 // loaded at its addresses). Bumps a generation; no allocation, no lock.
 void flush_if_stale(unw_addr_space_t as, uint64_t* seen, uint64_t generation) {
   if (*seen != generation) {
-    unw_flush_cache(as, 0, 0);
+    libunwind_api().flush_cache(as, 0, 0);
     *seen = generation;
   }
 }
@@ -167,13 +163,14 @@ void flush_if_stale(unw_addr_space_t as, uint64_t* seen, uint64_t generation) {
 }  // namespace
 
 LibunwindUnwinder::LibunwindUnwinder(const ModuleTable& modules) : modules_(modules) {
+  if (!load_libunwind()) return;  // ok() stays false: the caller falls back to frame pointers
   as_ = create_address_space();
   seen_generation_.store(modules_.snapshot()->generation(), std::memory_order_relaxed);
 }
 
 LibunwindUnwinder::~LibunwindUnwinder() {
   if (t_state.owner == this) detach_thread();
-  if (as_ != nullptr) unw_destroy_addr_space(static_cast<unw_addr_space_t>(as_));
+  if (as_ != nullptr) libunwind_api().destroy_addr_space(static_cast<unw_addr_space_t>(as_));
 }
 
 bool LibunwindUnwinder::attach_thread() noexcept {
@@ -197,14 +194,14 @@ void LibunwindUnwinder::detach_thread() noexcept {
   t_state.owner = nullptr;  // a handler from here on uses the shared address space
   std::atomic_signal_fence(std::memory_order_seq_cst);
   t_state.as = nullptr;
-  unw_destroy_addr_space(as);
+  libunwind_api().destroy_addr_space(as);
 }
 
 void LibunwindUnwinder::flush_cache() const noexcept {
   // Bumps the address space's cache generation; each thread's cache is cleared on its
   // next use. No allocation, no lock.
-  if (as_ != nullptr) unw_flush_cache(static_cast<unw_addr_space_t>(as_), 0, 0);
-  if (t_state.owner == this) unw_flush_cache(t_state.as, 0, 0);
+  if (as_ != nullptr) libunwind_api().flush_cache(static_cast<unw_addr_space_t>(as_), 0, 0);
+  if (t_state.owner == this) libunwind_api().flush_cache(t_state.as, 0, 0);
 }
 
 size_t LibunwindUnwinder::unwind(const ucontext_t* uc, StackBounds stack, uint64_t* frames,
@@ -238,13 +235,13 @@ size_t LibunwindUnwinder::unwind(const ucontext_t* uc, StackBounds stack, uint64
   // instruction and libunwind looks up its CFI at the PC itself, not PC - 1 (it does the
   // "- 1" only for frames it reached by a return address).
   size_t n = 1;
-  if (unw_init_remote(&cursor, as, &arg) >= 0) {
+  if (libunwind_api().init_remote(&cursor, as, &arg) >= 0) {
     while (n < max) {
       // unw_step returns > 0 for a new frame, 0 at the outermost frame (CFI marks rip as
       // undefined, e.g. _start / clone), < 0 on error (no CFI, unreadable memory).
-      if (unw_step(&cursor) <= 0) break;
+      if (libunwind_api().step(&cursor) <= 0) break;
       unw_word_t ip = 0;
-      if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 || ip == 0) break;
+      if (libunwind_api().get_reg(&cursor, UNW_REG_IP, &ip) < 0 || ip == 0) break;
       frames[n++] = ip;
     }
   }

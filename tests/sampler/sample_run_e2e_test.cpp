@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <set>
+#include <sstream>
 
 #include "tests/support/results_loader.h"
 
@@ -123,6 +124,33 @@ TEST(SampleRun, CounterThatCountsNothingIsFlagged) {
   ASSERT_EQ(run.processes.size(), 1u);
   ASSERT_FALSE(run.processes[0].events.empty());
   EXPECT_EQ(run.processes[0].events.back().status, format::EventStatus::counted_zero);
+}
+
+// Regression: linking libunwind put libunwind.so.8's _Unwind_* ahead of libgcc_s in a C
+// program's scope, so C++ code it loaded threw through libunwind.
+TEST(SampleRun, ExceptionsStayWithTheProgramsUnwinder) {
+  const SampledRun run = sample("unwinder-scope", "-q", "env LD_DEBUG=bindings " + kPrograms +
+                                                            "/c_host " + THROWER_LIB);
+  EXPECT_EQ(run.status, 0);
+  EXPECT_NE(run.output.find("caught 1000"), std::string::npos);
+  EXPECT_NE(run.output.find("libgcc_s.so.1 [0]: normal symbol `_Unwind_RaiseException'"),
+            std::string::npos);
+  EXPECT_EQ(run.output.find("to /lib/x86_64-linux-gnu/libunwind.so.8 [0]: normal symbol `_Unwind"),
+            std::string::npos);
+}
+
+TEST(SampleRun, RuntimeExportsOnlyTheFunctionsItInterposes) {
+  std::string out;
+  ASSERT_EQ(run_command(std::string("nm -D --defined-only ") + RUNTIME_LIBRARY, out), 0);
+  std::set<std::string> exported;
+  std::istringstream lines(out);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.size() > 19 && line[17] == 'T') exported.insert(line.substr(19));
+  }
+  const std::set<std::string> expected{"pthread_create", "dlopen", "dlclose", "execve",
+                                       "execv",          "execvp", "execvpe", "execl",
+                                       "execlp",         "execle"};
+  EXPECT_EQ(exported, expected) << out;
 }
 
 TEST(SampleRun, ThousandsOfShortLivedThreads) {
