@@ -22,6 +22,7 @@ std::string cxa(const char* name) {
   return out.get();
 }
 
+#ifndef CPROF_HAVE_LLVM_DEMANGLE
 // Without libLLVMDemangle: GNU demangling, clone suffix spelled as LLVM does. Mangled
 // names never contain '.', so the first one starts the suffix.
 std::string llvm_like(const char* name) {
@@ -32,6 +33,7 @@ std::string llvm_like(const char* name) {
   std::string out = cxa(name);
   return out.empty() ? std::string(name) : out;
 }
+#endif
 
 }  // namespace
 
