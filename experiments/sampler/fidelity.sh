@@ -37,7 +37,7 @@ if "$perf_bin" record -q -F "$hz" -g -o "$tmp/perf.data" -- "$prog" --scale "$sc
   >"$tmp/truth.perf" 2>"$tmp/perf.err"; then
   "$perf_bin" report -i "$tmp/perf.data" --stdio --no-children --sort sym -g none \
     --percent-limit 0 2>/dev/null >"$tmp/perf.report"
-  perf_samples=$(awk '/^# Samples:/ { print $3 }' "$tmp/perf.report")
+  perf_samples=$("$perf_bin" script -i "$tmp/perf.data" -F tid -G 2>/dev/null | wc -l)
 else
   echo "fidelity.sh: perf record failed: $(head -1 "$tmp/perf.err"); perf column left empty" >&2
   have_perf=0
