@@ -49,6 +49,11 @@ Module::Module(const ModuleRef& ref, const Options& options) : ref_(ref), option
   if (debug_) {
     if (auto index = DwarfIndex::build(*debug_)) {
       dwarf_ = std::move(index).value();
+      // -gsplit-dwarf packaged with dwp: PROG.dwp next to the program or its debug file.
+      std::vector<std::string> dwp = {ref.path + ".dwp", debug_->path() + ".dwp"};
+      const std::string& dbg = debug_->path();
+      if (dbg.size() > 6 && dbg.ends_with(".debug")) dwp.push_back(dbg.substr(0, dbg.size() - 6) + ".dwp");
+      dwarf_->set_dwp_candidates(std::move(dwp));
     } else {
       notes_.push_back(index.error().message);
     }

@@ -2,6 +2,8 @@
 
 #include <dwarf.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 
 namespace cprof::symbolize {
@@ -13,13 +15,14 @@ std::string dw_error() { return dwarf_errmsg(-1); }
 
 DwarfIndex::~DwarfIndex() {
   units_.clear();  // details point into libdw memory: drop them first
+  dwo_units_.clear();
   if (dwarf_ != nullptr) dwarf_end(dwarf_);
 }
 
 Result<std::unique_ptr<DwarfIndex>> DwarfIndex::build(const ElfFile& file) {
   Dwarf* dwarf = dwarf_begin_elf(file.elf(), DWARF_C_READ, nullptr);
   if (dwarf == nullptr) return Error{file.path() + ": cannot read DWARF: " + dw_error()};
-  std::unique_ptr<DwarfIndex> index(new DwarfIndex(dwarf, file.path()));
+  std::unique_ptr<DwarfIndex> index(new DwarfIndex(dwarf, file));
 
   Dwarf_CU* cu = nullptr;
   Dwarf_CU* next = nullptr;
@@ -98,6 +101,9 @@ void DwarfIndex::load_detail(Unit& unit) {
     Dwarf_Die sub{};
     if (dwarf_cu_info(unit.cu, nullptr, nullptr, nullptr, &sub, nullptr, nullptr, nullptr) != 0 ||
         sub.cu == nullptr) {
+      if (const DwoUnit* dwo = from_package(unit, where)) sub = dwo->die;
+    }
+    if (sub.cu == nullptr) {
       Dwarf_Attribute attr;
       const char* dwo = nullptr;
       if (dwarf_attr(&unit.cu_die, DW_AT_dwo_name, &attr) != nullptr ||
@@ -111,11 +117,53 @@ void DwarfIndex::load_detail(Unit& unit) {
     }
     scope_die = sub;
   }
-  if (auto scopes = ScopeTree::load(&scope_die)) {
+  if (auto scopes = ScopeTree::load(&scope_die, &unit.cu_die)) {
     d.scopes = std::move(scopes).value();
   } else {
     note(where + ": " + scopes.error().message);
   }
+}
+
+const DwoUnit* DwarfIndex::from_package(Unit& unit, const std::string& where) {
+  if (!dwp_tried_) {
+    dwp_tried_ = true;
+    for (const auto& path : dwp_candidates_) {
+      if (access(path.c_str(), R_OK) != 0) continue;
+      if (auto dwp = DwpFile::open(path)) {
+        dwp_ = std::move(dwp).value();
+        break;
+      } else {
+        note(dwp.error().message);
+      }
+    }
+  }
+  if (!dwp_) return nullptr;
+  SkeletonBases skel;
+  Dwarf_Half version = 5;
+  dwarf_cu_info(unit.cu, &version, nullptr, nullptr, nullptr, &skel.dwo_id, nullptr, nullptr);
+  skel.version = version;
+  Dwarf_Attribute attr;
+  Dwarf_Word value = 0;
+  if (skel.dwo_id == 0 && dwarf_attr(&unit.cu_die, DW_AT_GNU_dwo_id, &attr) != nullptr &&
+      dwarf_formudata(&attr, &value) == 0) {
+    skel.dwo_id = value;
+  }
+  for (int at : {DW_AT_addr_base, DW_AT_GNU_addr_base}) {
+    if (dwarf_attr(&unit.cu_die, at, &attr) != nullptr && dwarf_formudata(&attr, &value) == 0) {
+      skel.addr_base = value;
+    }
+  }
+  if (dwarf_attr(&unit.cu_die, DW_AT_GNU_ranges_base, &attr) != nullptr &&
+      dwarf_formudata(&attr, &value) == 0) {
+    skel.ranges_base = value;
+  }
+  auto dwo = dwp_->unit(skel, *file_);
+  if (!dwo) {
+    note(where + ": " + dwo.error().message);
+    return nullptr;
+  }
+  dwo_units_.push_back(std::move(dwo).value());
+  return dwo_units_.back().get();
 }
 
 const UnitDetail* DwarfIndex::unit_for(uint64_t addr) {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "symbolize/dwarf/dwp.h"
 #include "symbolize/dwarf/line_table.h"
 #include "symbolize/dwarf/scope_tree.h"
 #include "symbolize/elf/elf_file.h"
@@ -37,6 +38,10 @@ class DwarfIndex {
   size_t unit_count() const { return units_.size(); }
   const UnitDetail* unit(size_t i);  // loads it if needed
 
+  // Where to look for a .dwp package when a split unit's .dwo is not found (the first
+  // existing one is used): e.g. MODULE.dwp and DEBUGFILE.dwp.
+  void set_dwp_candidates(std::vector<std::string> paths) { dwp_candidates_ = std::move(paths); }
+
   // Problems met so far (corrupt units, missing .dwo files), one line each.
   const std::vector<std::string>& diagnostics() const { return diagnostics_; }
 
@@ -52,12 +57,18 @@ class DwarfIndex {
     uint32_t unit;
   };
 
-  explicit DwarfIndex(Dwarf* dwarf, std::string path) : dwarf_(dwarf), path_(std::move(path)) {}
+  DwarfIndex(Dwarf* dwarf, const ElfFile& file) : dwarf_(dwarf), file_(&file), path_(file.path()) {}
   void load_detail(Unit& unit);
+  const DwoUnit* from_package(Unit& unit, const std::string& where);
   void note(const std::string& message);
 
   Dwarf* dwarf_ = nullptr;
+  const ElfFile* file_ = nullptr;
   std::string path_;
+  std::vector<std::string> dwp_candidates_;
+  bool dwp_tried_ = false;
+  std::unique_ptr<DwpFile> dwp_;
+  std::vector<std::unique_ptr<DwoUnit>> dwo_units_;  // split units cut out of dwp_
   std::vector<Unit> units_;
   std::vector<UnitRange> ranges_;  // sorted by low
   std::vector<std::string> diagnostics_;

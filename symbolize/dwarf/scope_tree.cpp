@@ -35,11 +35,13 @@ uint32_t udata(Dwarf_Die* die, int at) {
 
 }  // namespace
 
-Result<ScopeTree> ScopeTree::load(Dwarf_Die* unit_die) {
+Result<ScopeTree> ScopeTree::load(Dwarf_Die* unit_die, Dwarf_Die* files_die) {
   ScopeTree tree;
   Dwarf_Files* files = nullptr;
   size_t count = 0;
-  if (dwarf_getsrcfiles(unit_die, &files, &count) == 0) {
+  if ((dwarf_getsrcfiles(unit_die, &files, &count) == 0 && count > 0) ||
+      (files_die != nullptr && files_die != unit_die &&
+       dwarf_getsrcfiles(files_die, &files, &count) == 0)) {
     tree.files_.resize(count);
     for (size_t i = 0; i < count; ++i) {
       const char* name = dwarf_filesrc(files, i, nullptr, nullptr);

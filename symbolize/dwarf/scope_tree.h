@@ -30,7 +30,9 @@ struct Scope {
 class ScopeTree {
  public:
   // `unit_die` is the DIE holding the functions: the split unit for -gsplit-dwarf.
-  static Result<ScopeTree> load(Dwarf_Die* unit_die);
+  // `files_die` gives the DW_AT_call_file table when unit_die has none of its own (a
+  // split unit read without its skeleton, whose file table is the skeleton's).
+  static Result<ScopeTree> load(Dwarf_Die* unit_die, Dwarf_Die* files_die = nullptr);
 
   // Innermost scope containing addr, or -1.
   int32_t find(uint64_t addr) const;

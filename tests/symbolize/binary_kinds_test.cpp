@@ -120,6 +120,7 @@ INSTANTIATE_TEST_SUITE_P(
                       Kind{"gcc_dwarf4", "prog"}, Kind{"clang_dwarf4", "prog"},
                       Kind{"gcc_nopie", "prog"}, Kind{"gcc_gz", "prog"}, Kind{"clang_gz", "prog"},
                       Kind{"gcc_split", "prog"}, Kind{"clang_split", "prog"},
+                      Kind{"gcc_dwp", "prog"}, Kind{"clang_dwp", "prog"},
                       Kind{"gcc_so", "libprog.so"}, Kind{"debuglink", "prog"}),
     [](const auto& p) { return std::string(p.param.name); });
 

@@ -32,9 +32,14 @@ split() {  # split KIND COMPILER FLAGS...
 }
 split gcc_split "$cxx" -O2 -g -gsplit-dwarf
 # .dwp packages. Debian bookworm's binutils dwp crashes on DWARF 5 and llvm-dwp 14 spins
-# on gcc's DWARF 5 .dwo, so: gcc with DWARF 4 + dwp, clang (DWARF 5) + llvm-dwp below.
+# on gcc's DWARF 5 .dwo, so: gcc with DWARF 4 + dwp (GNU index version 2), clang
+# (DWARF 5 index) + llvm-dwp below.
 split gcc_dwp "$cxx" -O2 -gdwarf-4 -gsplit-dwarf
 (cd "$out/gcc_dwp" && timeout 60 dwp -e prog -o prog.dwp && rm -f ./*.dwo)
+
+# Split DWARF whose .dwo is gone.
+split split_missing "$cxx" -O2 -g -gsplit-dwarf
+rm "$out/split_missing/prog.dwo"
 
 mkdir -p "$out/gcc_so"
 (cd "$out/gcc_so" && "$cxx" -O2 -g -shared -fPIC "${inc[@]}" "$prog" -o libprog.so -Wl,--build-id)
