@@ -13,11 +13,27 @@ namespace cprof::format {
 // Unknown types are the caller's to skip (it checks is_known_record_type first).
 std::optional<Record> decode_record(uint32_t type, std::span<const uint8_t> payload);
 
+// Every type decode_record understands. Ranges are not contiguous (16-31 causal, 32-47
+// GPU, each part using a few), so every type is listed.
 inline bool is_known_record_type(uint32_t type) {
-  return (type >= static_cast<uint32_t>(RecordType::process) &&
-          type <= static_cast<uint32_t>(RecordType::message)) ||
-         (type >= static_cast<uint32_t>(RecordType::experiment) &&
-          type <= static_cast<uint32_t>(RecordType::region));
+  switch (static_cast<RecordType>(type)) {
+    case RecordType::process:
+    case RecordType::module:
+    case RecordType::thread:
+    case RecordType::thread_end:
+    case RecordType::event:
+    case RecordType::sample:
+    case RecordType::metric:
+    case RecordType::message:
+    case RecordType::experiment:
+    case RecordType::progress_point:
+    case RecordType::region:
+    case RecordType::kernel:
+    case RecordType::gpu_copy:
+    case RecordType::gpu_device:
+      return true;
+  }
+  return false;
 }
 
 }  // namespace cprof::format

@@ -141,6 +141,40 @@ void encode_payload(const RegionRecord& r, Encoder& e) {
   e.varint(r.dropped);
 }
 
+void encode_payload(const KernelRecord& r, Encoder& e) {
+  e.varint(r.time_ns);
+  e.varint(r.start_ns);
+  e.varint(r.end_ns);
+  e.varint(r.device_id);
+  e.varint(r.queue_id);
+  e.str(r.name);
+  e.varint(r.dispatch_id);
+  for (uint32_t v : r.grid) e.varint(v);
+  for (uint32_t v : r.workgroup) e.varint(v);
+  e.svarint(r.tid);
+  put_frames(e, r.frames);
+  e.varint(r.correlation_id);
+}
+
+void encode_payload(const CopyRecord& r, Encoder& e) {
+  e.varint(r.time_ns);
+  e.varint(r.start_ns);
+  e.varint(r.end_ns);
+  e.varint(r.bytes);
+  e.u8(static_cast<uint8_t>(r.direction));
+  e.varint(r.src_device_id);
+  e.varint(r.dst_device_id);
+  e.svarint(r.tid);
+  put_frames(e, r.frames);
+  e.varint(r.correlation_id);
+}
+
+void encode_payload(const GpuDeviceRecord& r, Encoder& e) {
+  e.varint(r.id);
+  e.str(r.name);
+  e.u8(static_cast<uint8_t>(r.kind));
+}
+
 template <typename T>
 constexpr RecordType type_of();
 template <> constexpr RecordType type_of<ProcessRecord>() { return RecordType::process; }
@@ -156,6 +190,9 @@ template <> constexpr RecordType type_of<ProgressPointRecord>() {
   return RecordType::progress_point;
 }
 template <> constexpr RecordType type_of<RegionRecord>() { return RecordType::region; }
+template <> constexpr RecordType type_of<KernelRecord>() { return RecordType::kernel; }
+template <> constexpr RecordType type_of<CopyRecord>() { return RecordType::gpu_copy; }
+template <> constexpr RecordType type_of<GpuDeviceRecord>() { return RecordType::gpu_device; }
 
 }  // namespace
 
@@ -329,6 +366,50 @@ std::optional<Record> decode_record(uint32_t type, std::span<const uint8_t> payl
       r.min_ns = d.varint();
       r.max_ns = d.varint();
       r.dropped = d.varint();
+      out = std::move(r);
+      break;
+    }
+    case RecordType::kernel: {
+      KernelRecord r;
+      r.time_ns = d.varint();
+      r.start_ns = d.varint();
+      r.end_ns = d.varint();
+      r.device_id = static_cast<uint32_t>(d.varint());
+      r.queue_id = d.varint();
+      r.name = d.str();
+      r.dispatch_id = d.varint();
+      for (uint32_t& v : r.grid) v = static_cast<uint32_t>(d.varint());
+      for (uint32_t& v : r.workgroup) v = static_cast<uint32_t>(d.varint());
+      r.tid = d.svarint();
+      r.frames = get_frames(d);
+      r.correlation_id = d.varint();
+      out = std::move(r);
+      break;
+    }
+    case RecordType::gpu_copy: {
+      CopyRecord r;
+      r.time_ns = d.varint();
+      r.start_ns = d.varint();
+      r.end_ns = d.varint();
+      r.bytes = d.varint();
+      const uint8_t direction = d.u8();
+      if (direction > static_cast<uint8_t>(CopyDirection::host_to_host)) return std::nullopt;
+      r.direction = static_cast<CopyDirection>(direction);
+      r.src_device_id = static_cast<uint32_t>(d.varint());
+      r.dst_device_id = static_cast<uint32_t>(d.varint());
+      r.tid = d.svarint();
+      r.frames = get_frames(d);
+      r.correlation_id = d.varint();
+      out = std::move(r);
+      break;
+    }
+    case RecordType::gpu_device: {
+      GpuDeviceRecord r;
+      r.id = static_cast<uint32_t>(d.varint());
+      r.name = d.str();
+      const uint8_t kind = d.u8();
+      if (kind > static_cast<uint8_t>(GpuDeviceKind::other)) return std::nullopt;
+      r.kind = static_cast<GpuDeviceKind>(kind);
       out = std::move(r);
       break;
     }

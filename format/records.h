@@ -23,7 +23,10 @@ enum class RecordType : uint32_t {
   experiment = 16,      // one causal experiment: location, speedup, time, delay, progress
   progress_point = 17,  // a progress point was registered
   region = 18,          // per-call durations of a latency point (timed region), at exit
-  // 32..47 GPU: added with that part.
+  // 32..47 GPU activity (docs/gpu.md):
+  kernel = 32,      // one GPU kernel execution: when, where, what, and who launched it
+  gpu_copy = 33,    // one asynchronous memory copy between agents
+  gpu_device = 34,  // a GPU or CPU agent that kernel and copy records name by id
 };
 
 struct ProcessRecord {
@@ -158,9 +161,57 @@ struct RegionRecord {
   uint64_t dropped = 0;  // durations not recorded (every stripe busy)
 };
 
+// One kernel dispatch, timed on the device and converted to host CLOCK_MONOTONIC.
+struct KernelRecord {
+  uint64_t time_ns = 0;   // host time when the dispatch was submitted
+  uint64_t start_ns = 0;  // execution start (device timestamp, host clock)
+  uint64_t end_ns = 0;    // execution end (device timestamp, host clock)
+  uint32_t device_id = 0;  // GpuDeviceRecord::id
+  uint64_t queue_id = 0;
+  std::string name;        // demangled kernel name; empty when unknown
+  uint64_t dispatch_id = 0;  // the queue's packet index
+  uint32_t grid[3] = {0, 0, 0};       // grid size in work-items
+  uint32_t workgroup[3] = {0, 0, 0};  // work-group size in work-items
+  int64_t tid = 0;         // the thread that submitted it
+  std::vector<uint64_t> frames;  // its call stack at submission; all return addresses
+  uint64_t correlation_id = 0;   // unique per process, shared with the launch's other records
+};
+
+enum class CopyDirection : uint8_t {
+  unknown = 0,
+  host_to_device = 1,
+  device_to_host = 2,
+  device_to_device = 3,
+  host_to_host = 4,
+};
+
+// One asynchronous copy between agents.
+struct CopyRecord {
+  uint64_t time_ns = 0;   // host time when it was submitted
+  uint64_t start_ns = 0;  // copy start (device timestamp, host clock); 0 when not timed
+  uint64_t end_ns = 0;    // copy end
+  uint64_t bytes = 0;
+  CopyDirection direction = CopyDirection::unknown;
+  uint32_t src_device_id = 0;  // GpuDeviceRecord::id
+  uint32_t dst_device_id = 0;
+  int64_t tid = 0;
+  std::vector<uint64_t> frames;  // all return addresses
+  uint64_t correlation_id = 0;
+};
+
+enum class GpuDeviceKind : uint8_t { cpu = 0, gpu = 1, other = 2 };
+
+// An agent (GPU, or CPU as the end of a copy) named by id in kernel and copy records.
+struct GpuDeviceRecord {
+  uint32_t id = 0;
+  std::string name;
+  GpuDeviceKind kind = GpuDeviceKind::gpu;
+};
+
 using Record = std::variant<ProcessRecord, ModuleRecord, ThreadRecord, ThreadEndRecord,
                             EventRecord, SampleRecord, MetricRecord, MessageRecord,
-                            ExperimentRecord, ProgressPointRecord, RegionRecord>;
+                            ExperimentRecord, ProgressPointRecord, RegionRecord, KernelRecord,
+                            CopyRecord, GpuDeviceRecord>;
 
 // Appends one framed record (type, length, payload) to out.
 void encode_record(const Record& record, std::vector<uint8_t>& out);

@@ -4,7 +4,9 @@
 
 #include <filesystem>
 
+#include "format/framing.h"
 #include "format/reader.h"
+#include "format/record_codec.h"
 #include "format/writer.h"
 
 namespace cprof::format {
@@ -98,7 +100,7 @@ TEST(Records, RoundTripCausalTypes) {
   std::filesystem::remove(path);
   EXPECT_TRUE(summary.issues.empty());
   EXPECT_EQ(summary.unknown_records, 0u);
-  EXPECT_EQ(summary.minor_version, 1u);
+  EXPECT_EQ(summary.minor_version, kMinorVersion);
   ASSERT_EQ(got.size(), 3u);
   const auto& e = std::get<ExperimentRecord>(got[0]);
   EXPECT_EQ(e.location, "a.cpp:42");
@@ -128,6 +130,71 @@ TEST(Records, RoundTripCausalTypes) {
   EXPECT_EQ(g.min_ns, 1000u);
   EXPECT_EQ(g.max_ns, 2000u);
   EXPECT_EQ(g.dropped, 1u);
+}
+
+// The GPU records (types 32-34) survive a round trip too.
+TEST(Records, RoundTripGpuTypes) {
+  const auto path = temp_file("gpu");
+  KernelRecord kernel{.time_ns = 100, .start_ns = 150, .end_ns = 1150, .device_id = 2,
+                      .queue_id = 7, .name = "void axpy<float>(float, float const*, float*)",
+                      .dispatch_id = 41, .grid = {1024, 2, 1}, .workgroup = {256, 1, 1},
+                      .tid = 4242, .frames = {0x555555554321, 0x7f0000001000, 0x555555554000},
+                      .correlation_id = 9};
+  CopyRecord copy{.time_ns = 200, .start_ns = 210, .end_ns = 260, .bytes = 1ull << 33,
+                  .direction = CopyDirection::device_to_host, .src_device_id = 2,
+                  .dst_device_id = 0, .tid = 4243, .frames = {0x400000, 0x400010},
+                  .correlation_id = 10};
+  GpuDeviceRecord device{.id = 2, .name = "gfx90a", .kind = GpuDeviceKind::gpu};
+  {
+    ResultsWriter writer;
+    ASSERT_EQ(writer.open(path), "");
+    writer.add(device);
+    writer.add(kernel);
+    writer.add(copy);
+    writer.close();
+  }
+  std::vector<Record> got;
+  const auto summary = read_results_file(path, [&](Record&& r) { got.push_back(std::move(r)); });
+  std::filesystem::remove(path);
+  EXPECT_TRUE(summary.issues.empty());
+  EXPECT_EQ(summary.unknown_records, 0u);
+  ASSERT_EQ(got.size(), 3u);
+  const auto& d = std::get<GpuDeviceRecord>(got[0]);
+  EXPECT_EQ(d.id, 2u);
+  EXPECT_EQ(d.name, "gfx90a");
+  EXPECT_EQ(d.kind, GpuDeviceKind::gpu);
+  const auto& k = std::get<KernelRecord>(got[1]);
+  EXPECT_EQ(k.time_ns, 100u);
+  EXPECT_EQ(k.start_ns, 150u);
+  EXPECT_EQ(k.end_ns, 1150u);
+  EXPECT_EQ(k.device_id, 2u);
+  EXPECT_EQ(k.queue_id, 7u);
+  EXPECT_EQ(k.name, kernel.name);
+  EXPECT_EQ(k.dispatch_id, 41u);
+  EXPECT_EQ(k.grid[0], 1024u);
+  EXPECT_EQ(k.grid[1], 2u);
+  EXPECT_EQ(k.grid[2], 1u);
+  EXPECT_EQ(k.workgroup[0], 256u);
+  EXPECT_EQ(k.tid, 4242);
+  EXPECT_EQ(k.frames, kernel.frames);
+  EXPECT_EQ(k.correlation_id, 9u);
+  const auto& c = std::get<CopyRecord>(got[2]);
+  EXPECT_EQ(c.time_ns, 200u);
+  EXPECT_EQ(c.start_ns, 210u);
+  EXPECT_EQ(c.end_ns, 260u);
+  EXPECT_EQ(c.bytes, 1ull << 33);
+  EXPECT_EQ(c.direction, CopyDirection::device_to_host);
+  EXPECT_EQ(c.src_device_id, 2u);
+  EXPECT_EQ(c.dst_device_id, 0u);
+  EXPECT_EQ(c.tid, 4243);
+  EXPECT_EQ(c.frames, copy.frames);
+  EXPECT_EQ(c.correlation_id, 10u);
+}
+
+// Known types are not one contiguous range: the gaps between the parts are unknown.
+TEST(Records, KnownTypesAreExactlyTheDefinedOnes) {
+  for (uint32_t t : {1u, 2u, 8u, 16u, 18u, 32u, 33u, 34u}) EXPECT_TRUE(is_known_record_type(t)) << t;
+  for (uint32_t t : {0u, 9u, 15u, 19u, 31u, 35u, 47u, 48u}) EXPECT_FALSE(is_known_record_type(t)) << t;
 }
 
 TEST(Records, ManyChunksKeepOrder) {
