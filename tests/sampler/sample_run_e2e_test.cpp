@@ -227,6 +227,21 @@ TEST(SampleRun, TimerBackendSamplesToo) {
   EXPECT_NEAR(static_cast<double>(run.processes[0].total_time_ns("alpha_work")) / 1e6, 300.0, 45.0);
 }
 
+TEST(SampleRun, RefusedPerfEventFallsBackToTimersWithOneLine) {
+  std::string out;
+  const std::string dir = fresh_directory("refused");
+  const int status = run_command(kPrograms + "/deny_perf " + kSampleRun + " -f 1000 -o " + dir +
+                                     " -- " + kPrograms + "/two_threads",
+                                 out);
+  ASSERT_EQ(status, 0) << out;
+  EXPECT_NE(out.find("perf_event_open refused"), std::string::npos) << out;
+  EXPECT_NE(out.find("POSIX CPU-time timers"), std::string::npos) << out;
+  const auto processes = load_results(dir);
+  ASSERT_EQ(processes.size(), 1u);
+  EXPECT_EQ(processes[0].process.engine, "timer");
+  EXPECT_GT(processes[0].total_time_ns("alpha_work"), 200000000u);
+}
+
 TEST(SampleRun, FramePointerUnwinderRuns) {
   const SampledRun run = sample("fp", "--unwind fp -f 1000", kPrograms + "/two_threads");
   ASSERT_EQ(run.status, 0) << run.output;
