@@ -1,0 +1,110 @@
+#include "gpu/common/launch_stack.h"
+
+#include <ucontext.h>
+
+#include <algorithm>
+#include <atomic>
+#include <iterator>
+#include <cstddef>
+
+#include "gpu/common/results_file.h"
+#include "sampler/unwind/stack_bounds.h"
+#include "sampler/unwind/unwinder.h"
+
+// glibc's getcontext() saves the signal mask with a system call; unwinding needs only the
+// stack pointer, the return address and the callee-saved registers. This saves those as
+// they are in the caller right after the call returns. Offsets are checked below.
+extern "C" void cprof_gpu_light_getcontext(ucontext_t* uc);
+asm(R"(
+    .text
+    .p2align 4
+    .globl cprof_gpu_light_getcontext
+    .hidden cprof_gpu_light_getcontext
+    .type cprof_gpu_light_getcontext, @function
+cprof_gpu_light_getcontext:
+    .cfi_startproc
+    movq %r12, 72(%rdi)
+    movq %r13, 80(%rdi)
+    movq %r14, 88(%rdi)
+    movq %r15, 96(%rdi)
+    movq %rbp, 120(%rdi)
+    movq %rbx, 128(%rdi)
+    leaq 8(%rsp), %rax
+    movq %rax, 160(%rdi)
+    movq (%rsp), %rax
+    movq %rax, 168(%rdi)
+    ret
+    .cfi_endproc
+    .size cprof_gpu_light_getcontext, .-cprof_gpu_light_getcontext
+)");
+
+namespace cprof::gpu {
+namespace {
+
+constexpr size_t greg(int reg) {
+  return offsetof(ucontext_t, uc_mcontext) + offsetof(mcontext_t, gregs) +
+         static_cast<size_t>(reg) * sizeof(greg_t);
+}
+static_assert(greg(REG_R12) == 72 && greg(REG_R13) == 80 && greg(REG_R14) == 88 &&
+              greg(REG_R15) == 96 && greg(REG_RBP) == 120 && greg(REG_RBX) == 128 &&
+              greg(REG_RSP) == 160 && greg(REG_RIP) == 168,
+              "ucontext_t layout differs from the one cprof_gpu_light_getcontext assumes");
+
+constexpr size_t kSelfFramesMax = 16;  // the hooks never nest deeper than this
+
+thread_local sampler::StackBounds t_bounds;
+thread_local bool t_bounds_known = false;
+
+}  // namespace
+
+LaunchStacks::LaunchStacks(size_t max_depth, bool enabled)
+    : max_depth_(std::clamp<size_t>(max_depth, 1, 1024)), enabled_(enabled) {
+  if (!enabled_) return;
+  unwinder_ok_ = sampler::init_unwinding(modules_);
+  if (const sampler::Module* self =
+          modules_.find(reinterpret_cast<uint64_t>(&cprof_gpu_light_getcontext))) {
+    self_lo_ = ~uint64_t{0};
+    for (const auto& r : self->code) {
+      self_lo_ = std::min(self_lo_, r.start);
+      self_hi_ = std::max(self_hi_, r.end);
+    }
+  }
+}
+
+LaunchStacks::~LaunchStacks() {
+  if (unwinder_ok_) sampler::shutdown_unwinding();
+}
+
+__attribute__((noinline)) size_t LaunchStacks::capture(uint64_t* frames) noexcept {
+  if (!enabled_ || !unwinder_ok_) return 0;
+  if (!t_bounds_known) {
+    t_bounds = sampler::current_thread_stack_bounds();
+    t_bounds_known = true;
+  }
+  uint64_t buf[1024 + kSelfFramesMax];
+  const size_t want = max_depth_ + kSelfFramesMax;
+  ucontext_t uc;
+  std::fill(std::begin(uc.uc_mcontext.gregs), std::end(uc.uc_mcontext.gregs), greg_t{0});
+  cprof_gpu_light_getcontext(&uc);
+  size_t n = sampler::unwind_with_libunwind(&uc, t_bounds, buf, want);
+  // A stack that ends in an unknown module ran into a library loaded since the table
+  // was last refreshed: refresh (we are in a normal context) and unwind again.
+  if (n > 0 && n < want && modules_.find(buf[n - 1]) == nullptr) {
+    static std::atomic<uint64_t> seen_adds{0};
+    const uint64_t adds = loader_counters().first;
+    if (seen_adds.exchange(adds) != adds) {
+      modules_.refresh();
+      cprof_gpu_light_getcontext(&uc);
+      n = sampler::unwind_with_libunwind(&uc, t_bounds, buf, want);
+    }
+  }
+  size_t skip = 0;
+  while (skip < n && skip < kSelfFramesMax && buf[skip] >= self_lo_ && buf[skip] < self_hi_) {
+    ++skip;
+  }
+  const size_t count = std::min(n - skip, max_depth_);
+  std::copy(buf + skip, buf + skip + count, frames);
+  return count;
+}
+
+}  // namespace cprof::gpu

@@ -1,0 +1,186 @@
+#include "gpu/common/results_file.h"
+
+#include <link.h>
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+
+#include "sampler/runtime/process_identity.h"
+
+namespace cprof::gpu {
+
+uint64_t monotonic_ns() noexcept {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+std::string output_dir_from_environment() {
+  const char* dir = std::getenv("CPROF_OUTPUT_DIR");
+  return dir != nullptr && *dir != '\0' ? std::string(dir) : std::string("results");
+}
+
+std::string gpu_results_path(const std::string& dir) {
+  const sampler::ProcessIdentity id = sampler::current_process_identity();
+  std::string exe = id.executable;
+  if (const auto slash = exe.rfind('/'); slash != std::string::npos) exe = exe.substr(slash + 1);
+  if (exe.empty()) exe = "process";
+  std::string base = dir + "/" + exe + "." + (id.hostname.empty() ? "host" : id.hostname) + "." +
+                     std::to_string(getpid());
+  if (id.rank >= 0) base += ".rank" + std::to_string(id.rank);
+  base += ".gpu";
+  std::string path = base + ".cprof";
+  for (int n = 1; access(path.c_str(), F_OK) == 0; ++n) {
+    path = base + "." + std::to_string(n) + ".cprof";
+  }
+  return path;
+}
+
+std::pair<uint64_t, uint64_t> loader_counters() noexcept {
+  std::pair<uint64_t, uint64_t> out{0, 0};
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t size, void* data) -> int {
+        if (size >= offsetof(dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs) {
+          auto* o = static_cast<std::pair<uint64_t, uint64_t>*>(data);
+          *o = {info->dlpi_adds, info->dlpi_subs};
+        }
+        return 1;  // the counters are the same in every entry: the first one is enough
+      },
+      &out);
+  return out;
+}
+
+std::string GpuResultsFile::open(const std::string& path, const std::string& engine) {
+  std::unique_lock lock(mutex_);
+  if (writer_.is_open()) return path + ": already open";
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
+  if (std::string err = writer_.open(path); !err.empty()) return err;
+  if (const char* ms = std::getenv("CPROF_FLUSH_MS"); ms != nullptr && std::atoi(ms) > 0) {
+    flush_ms_ = static_cast<uint32_t>(std::atoi(ms));
+  }
+  const sampler::ProcessIdentity id = sampler::current_process_identity();
+  format::ProcessRecord p;
+  p.pid = getpid();
+  p.ppid = getppid();
+  p.rank = id.rank;
+  p.hostname = id.hostname;
+  p.executable = id.executable;
+  p.command_line = id.command_line;
+  timespec rt{};
+  clock_gettime(CLOCK_REALTIME, &rt);
+  p.start_realtime_ns =
+      static_cast<uint64_t>(rt.tv_sec) * 1000000000ull + static_cast<uint64_t>(rt.tv_nsec);
+  p.start_monotonic_ns = monotonic_ns();
+  p.engine = engine;  // no CPU sampling in this file: clock, frequency and period stay empty
+  p.unwinder = "libunwind";
+  writer_.add(p);
+  std::tie(loader_adds_, loader_subs_) = loader_counters();
+  write_new_modules_locked();
+  writer_.flush();
+  stop_ = false;
+  thread_ = std::thread([this] { flush_thread_main(); });
+  return "";
+}
+
+bool GpuResultsFile::is_open() const {
+  std::lock_guard lock(mutex_);
+  return writer_.is_open();
+}
+
+std::string GpuResultsFile::path() const {
+  std::lock_guard lock(mutex_);
+  return writer_.path();
+}
+
+uint64_t GpuResultsFile::dropped() const {
+  std::lock_guard lock(mutex_);
+  return dropped_;
+}
+
+void GpuResultsFile::add(format::Record record) {
+  std::lock_guard lock(mutex_);
+  if (!writer_.is_open()) {
+    ++dropped_;
+    return;
+  }
+  pending_.push_back(std::move(record));
+}
+
+void GpuResultsFile::flush() {
+  std::lock_guard lock(mutex_);
+  flush_locked();
+}
+
+void GpuResultsFile::flush_locked() {
+  if (!writer_.is_open()) return;
+  // Modules first: a launch stack in a newly loaded library must find its module.
+  if (const auto counters = loader_counters();
+      counters != std::pair{loader_adds_, loader_subs_}) {
+    std::tie(loader_adds_, loader_subs_) = counters;
+    modules_.refresh();
+  }
+  write_new_modules_locked();
+  for (auto& r : pending_) writer_.add(r);
+  pending_.clear();
+  writer_.flush();
+}
+
+void GpuResultsFile::write_new_modules_locked() {
+  const sampler::ModuleSnapshot* snap = modules_.snapshot();
+  if (snap == nullptr || snap->generation() == modules_generation_) return;
+  modules_generation_ = snap->generation();
+  for (const sampler::Module& m : snap->modules()) {
+    if (m.code.empty()) continue;
+    const std::pair<std::string, uint64_t> key{m.path, m.load_bias};
+    if (std::find(modules_written_.begin(), modules_written_.end(), key) !=
+        modules_written_.end()) {
+      continue;
+    }
+    format::ModuleRecord r;
+    r.id = static_cast<uint32_t>(modules_written_.size());
+    r.path = m.path;
+    r.build_id = m.build_id;
+    r.load_bias = m.load_bias;
+    r.start = m.code.front().start;
+    r.end = m.code.front().end;
+    for (const auto& range : m.code) {
+      r.start = std::min(r.start, range.start);
+      r.end = std::max(r.end, range.end);
+    }
+    r.time_ns = monotonic_ns();
+    writer_.add(r);
+    modules_written_.push_back(key);
+  }
+}
+
+void GpuResultsFile::flush_thread_main() {
+  // Never let the program's signals (a sampler's, a timer's) land on this thread.
+  sigset_t all;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, nullptr);
+  pthread_setname_np(pthread_self(), "cprof-gpu-io");
+  std::unique_lock lock(mutex_);
+  while (!stop_) {
+    wake_.wait_for(lock, std::chrono::milliseconds(flush_ms_));
+    flush_locked();
+  }
+}
+
+void GpuResultsFile::close() {
+  {
+    std::lock_guard lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable() && thread_.get_id() != std::this_thread::get_id()) thread_.join();
+  std::lock_guard lock(mutex_);
+  flush_locked();
+  writer_.close();
+}
+
+}  // namespace cprof::gpu

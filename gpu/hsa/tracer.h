@@ -1,0 +1,138 @@
+#pragma once
+// The HSA tool's state: the runtime's original functions, the replacements that the tool
+// puts in the runtime's API table, and the bookkeeping that turns every kernel dispatch
+// and async copy into a record (docs/gpu.md).
+//
+// How a dispatch is timed: queues are created with hsa_amd_queue_intercept_create, so the
+// runtime hands every AQL packet the program submits to on_submit() (on the submitting
+// thread) before it reaches the hardware queue. For a kernel dispatch packet the tool
+// records the submitting thread's call stack, puts its own completion signal (value 1)
+// into the packet and arms an async handler on it. When the packet processor decrements
+// that signal, the handler (on the runtime's async-handler thread) reads the packet's
+// start and end (hsa_amd_profiling_get_dispatch_time, HSA system clock), then decrements
+// the program's own completion signal exactly as the packet processor would have
+// (subtract 1, release), and only then builds the record.
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "format/records.h"
+#include "gpu/common/launch_stack.h"
+#include "gpu/common/results_file.h"
+#include "gpu/hsa/hsa_api.h"
+#include "gpu/hsa/kernel_names.h"
+
+namespace cprof::gpu::hsa {
+
+// HSA system timestamp domain -> host CLOCK_MONOTONIC ns, from one bracketed reading of
+// HSA_SYSTEM_INFO_TIMESTAMP and its frequency. Refreshed every second (the two clocks
+// may drift: ROCr's is not necessarily CLOCK_MONOTONIC).
+struct ClockMap {
+  uint64_t ticks = 0;    // a system timestamp ...
+  uint64_t host_ns = 0;  // ... and CLOCK_MONOTONIC at the same moment
+  double ns_per_tick = 1.0;
+  uint64_t to_host(uint64_t t) const {
+    const double d = (static_cast<double>(t) - static_cast<double>(ticks)) * ns_per_tick;
+    const double h = static_cast<double>(host_ns) + d;
+    return h <= 0 ? 0 : static_cast<uint64_t>(h + 0.5);
+  }
+};
+
+class Tracer;
+
+struct QueueInfo {
+  Tracer* tracer = nullptr;
+  hsa_agent_t agent{};
+  uint32_t device_id = 0;
+  uint64_t queue_id = 0;
+};
+
+struct Device {
+  uint32_t id = 0;
+  format::GpuDeviceKind kind = format::GpuDeviceKind::other;
+};
+
+struct Counters {
+  std::atomic<uint64_t> dispatches{0};    // kernel dispatches tracked
+  std::atomic<uint64_t> copies{0};        // async copies tracked
+  std::atomic<uint64_t> untracked{0};     // passed through unchanged (no signal, an error)
+  std::atomic<uint64_t> completed{0};     // completion handlers run
+};
+
+class Tracer {
+ public:
+  // "" when the tool can work with this table, else why not (one line).
+  static std::string check_table(const HsaApiTable* table);
+
+  // Copies the original functions of `table` (checked with check_table).
+  explicit Tracer(const HsaApiTable& table);
+  Tracer(const Tracer&) = delete;
+  Tracer& operator=(const Tracer&) = delete;
+
+  // Opens the results file. "" or the reason.
+  std::string start();
+  // Writes everything and closes the file. Completion handlers that run later still
+  // forward the program's signals; their records are dropped (counted).
+  void stop();
+  // Puts the replacements into the runtime's table.
+  void install(HsaApiTable* table);
+
+  const Counters& counters() const { return counters_; }
+  std::string results_path() const { return file_.path(); }
+
+  // The replacements (reached through the static trampolines in hsa_tool.cpp).
+  hsa_status_t queue_create(hsa_agent_t agent, uint32_t size, hsa_queue_type32_t type,
+                            void (*callback)(hsa_status_t, hsa_queue_t*, void*), void* data,
+                            uint32_t private_segment_size, uint32_t group_segment_size,
+                            hsa_queue_t** queue);
+  hsa_status_t executable_freeze(hsa_executable_t exe, const char* options);
+  hsa_status_t executable_destroy(hsa_executable_t exe);
+  hsa_status_t memory_async_copy(void* dst, hsa_agent_t dst_agent, const void* src,
+                                 hsa_agent_t src_agent, size_t size, uint32_t num_dep_signals,
+                                 const hsa_signal_t* dep_signals, hsa_signal_t completion);
+  hsa_status_t async_copy_enable(bool enable);
+  void on_submit(const void* packets, uint64_t count, uint64_t user_index, QueueInfo* queue,
+                 hsa_amd_queue_intercept_packet_writer writer);
+
+ private:
+  struct Pending;
+  static bool on_dispatch_complete(hsa_signal_value_t value, void* arg);
+  static bool on_copy_complete(hsa_signal_value_t value, void* arg);
+
+  bool take_signal(hsa_signal_t& out);
+  void return_signal(hsa_signal_t s);
+  Device device_of(hsa_agent_t agent);
+  uint64_t to_host(uint64_t ticks);
+  void calibrate_locked();
+  void fill_launch(Pending& p);
+
+  CoreApiTable core_{};  // the runtime's own functions
+  AmdExtTable amd_{};
+  LaunchStacks stacks_;
+  GpuResultsFile file_;
+  KernelNames names_;
+  Counters counters_;
+  std::atomic<uint64_t> next_correlation_{1};
+  std::once_flag copy_profiling_once_;
+  std::atomic<bool> copy_profiling_{false};
+
+  std::mutex signals_mutex_;
+  std::vector<hsa_signal_t> free_signals_;
+
+  std::mutex devices_mutex_;
+  std::unordered_map<uint64_t, Device> devices_;  // agent handle -> device
+
+  std::mutex queues_mutex_;
+  std::vector<std::unique_ptr<QueueInfo>> queues_;  // kept: late completions point at them
+
+  std::mutex clock_mutex_;
+  ClockMap clock_;
+  uint64_t calibrated_at_ns_ = 0;
+};
+
+}  // namespace cprof::gpu::hsa
