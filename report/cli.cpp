@@ -25,6 +25,18 @@ int fail(int code, const std::string& message) {
   return code;
 }
 
+// Every format but sqlite (which writes its own file) renders to one string.
+std::string render_format(const std::string& format, const Report& r, const RenderOptions& o) {
+  if (format == "json") return render_json(r, o);
+  if (format == "html") return render_html(r, o);
+  if (format == "folded") return render_folded(r);
+  if (format == "speedscope") return render_speedscope(r);
+  if (format == "pprof") return render_pprof(r);
+  if (format == "chrome") return render_chrome(r);
+  if (format == "coz") return render_coz(r);
+  return render_text(r, o);
+}
+
 }  // namespace
 
 int run_causal_report(int argc, char** argv) {
@@ -35,20 +47,31 @@ int run_causal_report(int argc, char** argv) {
   std::string format = "text";
   std::optional<size_t> top;
   RowKind by = RowKind::function;
+  View view = View::flat;
   std::string output;
   std::string symbols = "dwarf";
   bool quiet = false;
   app.add_option("DIR", dir, "results directory written by sample-run or causal-run")
       ->required();
   app.add_option("--format,-f", format, "output format")
-      ->check(CLI::IsMember({"text", "json"}))
+      ->check(CLI::IsMember({"text", "json", "html", "folded", "speedscope", "pprof", "chrome",
+                             "sqlite", "coz"}))
       ->default_str("text");
   app.add_option("--top,-n", top, "rows per table, 0 for all (default: 20 for text, all for json)")
       ->check(CLI::NonNegativeNumber);
-  app.add_option("--by", by, "rows of the flat profile")
-      ->transform(CLI::CheckedTransformer(
-          std::map<std::string, RowKind>{{"function", RowKind::function}, {"line", RowKind::line}}))
+  app.add_option("--by", by, "rows of the text table: the flat profile by function or line, or "
+                             "the time per thread, process or rank")
+      ->transform(CLI::CheckedTransformer(std::map<std::string, RowKind>{
+          {"function", RowKind::function},
+          {"line", RowKind::line},
+          {"thread", RowKind::thread},
+          {"process", RowKind::process},
+          {"rank", RowKind::rank}}))
       ->default_str("function");
+  app.add_option("--view", view, "text and json: flat (default) or tree (the top-down call tree)")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, View>{{"flat", View::flat}, {"tree", View::tree}}))
+      ->default_str("flat");
   app.add_option("-o,--output", output, "write the report to FILE instead of standard output");
   app.add_option("--symbols", symbols,
                  "dwarf: names, lines and inlines from the binaries (symbolize/); none: "
@@ -66,6 +89,13 @@ int run_causal_report(int argc, char** argv) {
     return fail(kUsage, std::string(e.what()) + " (see --help)");
   }
 
+  if (format == "sqlite" && output.empty()) {
+    return fail(kUsage, "--format sqlite writes a database file: give it with -o FILE");
+  }
+  if (format == "pprof" && output.empty() && ::isatty(STDOUT_FILENO)) {
+    return fail(kUsage, "--format pprof is gzipped binary: give a file with -o FILE");
+  }
+
   std::vector<ResultsFile> files;
   try {
     files = find_results_files(dir);
@@ -74,7 +104,8 @@ int run_causal_report(int argc, char** argv) {
   }
   if (files.empty()) return fail(kBadInput, dir + ": no results files in this directory");
 
-  LoadResult loaded = load_results(files, {.progress = !quiet && ::isatty(STDERR_FILENO)});
+  LoadResult loaded = load_results(files, {.progress = !quiet && ::isatty(STDERR_FILENO),
+                                           .keep_timeline = format == "chrome"});
   if (!quiet) {
     for (const auto& w : loaded.warnings) std::cerr << "causal-report: warning: " << w << '\n';
   }
@@ -86,17 +117,22 @@ int run_causal_report(int argc, char** argv) {
   const auto source =
       symbols == "none" ? make_address_only_source() : make_default_symbol_source();
   const size_t before = loaded.warnings.size();
-  const Report report = build_report(std::move(loaded), *source);
+  const BuildOptions build{.call_tree = view == View::tree || format == "html" ||
+                                        format == "folded"};
+  const Report report = build_report(std::move(loaded), *source, build);
   if (!quiet) {
     for (size_t i = before; i < report.warnings.size(); ++i) {
       std::cerr << "causal-report: warning: " << report.warnings[i] << '\n';
     }
   }
 
-  RenderOptions options{.by = by};
-  options.top = top.value_or(format == "text" ? 20 : 0);
-  const std::string text =
-      format == "json" ? render_json(report, options) : render_text(report, options);
+  RenderOptions options{.by = by, .view = view};
+  options.top = top.value_or(format == "text" ? (view == View::tree ? 60 : 20) : 0);
+  if (format == "sqlite") {
+    const std::string error = write_sqlite(report, output);
+    return error.empty() ? kOk : fail(kBadInput, output + ": " + error);
+  }
+  const std::string text = render_format(format, report, options);
   if (output.empty()) {
     std::cout << text;
     std::cout.flush();

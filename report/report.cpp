@@ -14,7 +14,7 @@ uint64_t Report::threads() const {
   return n;
 }
 
-Report build_report(LoadResult loaded, SymbolSource& source) {
+Report build_report(LoadResult loaded, SymbolSource& source, const BuildOptions& options) {
   Report r;
   r.processes = std::move(loaded.processes);
   r.warnings = std::move(loaded.warnings);
@@ -23,6 +23,9 @@ Report build_report(LoadResult loaded, SymbolSource& source) {
   r.symbols = symbolize_profiles(r.processes, source);
   for (auto& w : r.symbols.warnings) r.warnings.push_back(w);
   r.flat = build_flat_profile(r.processes, r.symbols);
+  r.breakdown = build_breakdown(r.processes, r.symbols);
+  r.counters = build_counter_profile(r.processes, r.symbols);
+  if (options.call_tree) r.tree = build_call_tree(r.processes, r.symbols);
   return r;
 }
 

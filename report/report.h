@@ -5,7 +5,12 @@
 #include <string>
 #include <vector>
 
+#include <optional>
+
 #include "report/load/loader.h"
+#include "report/profile/breakdown.h"
+#include "report/profile/call_tree.h"
+#include "report/profile/counters.h"
 #include "report/profile/flat_profile.h"
 #include "report/symbols/symbol_table.h"
 
@@ -15,6 +20,9 @@ struct Report {
   std::vector<ProcessProfile> processes;
   SymbolizedProfiles symbols;
   FlatProfile flat;
+  Breakdown breakdown;       // per thread, process and rank; process metrics
+  CounterProfile counters;   // -e event values per function (empty without counters)
+  std::optional<CallTree> tree;  // only when BuildOptions::call_tree
   std::vector<std::string> warnings;  // load and symbolization warnings, in order
   size_t files_found = 0;
   size_t files_failed = 0;
@@ -23,7 +31,11 @@ struct Report {
   uint64_t threads() const;  // every thread seen
 };
 
+struct BuildOptions {
+  bool call_tree = false;  // a view or format needs the call tree (--view tree, html, folded)
+};
+
 // Symbolizes and aggregates what was loaded.
-Report build_report(LoadResult loaded, SymbolSource& source);
+Report build_report(LoadResult loaded, SymbolSource& source, const BuildOptions& options = {});
 
 }  // namespace cprof::report

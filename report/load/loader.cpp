@@ -49,7 +49,7 @@ namespace {
 // Folds records into a ProcessProfile as they are read.
 class Builder {
  public:
-  explicit Builder(ProcessProfile& p) : p_(p) {}
+  Builder(ProcessProfile& p, bool keep_timeline) : p_(p), keep_timeline_(keep_timeline) {}
 
   void operator()(format::Record&& record) {
     std::visit([this](auto&& r) { add(std::move(r)); }, std::move(record));
@@ -132,6 +132,12 @@ class Builder {
       return;
     }
     const uint32_t stack = p_.stacks.intern(r.frames);
+    if (keep_timeline_) {
+      p_.timeline.push_back({.time_ns = r.time_ns,
+                             .weight_ns = static_cast<uint32_t>(std::min<uint64_t>(r.weight_ns, UINT32_MAX)),
+                             .thread = thread,
+                             .stack = stack});
+    }
     bool inserted = false;
     const uint32_t index = counts_.find_or_insert(
         (static_cast<uint64_t>(thread) << 32) | stack, static_cast<uint32_t>(p_.counts.size()),
@@ -147,6 +153,7 @@ class Builder {
   }
 
   ProcessProfile& p_;
+  bool keep_timeline_ = false;
   std::unordered_map<int64_t, uint32_t> thread_of_tid_;
   int64_t last_tid_ = 0;
   uint32_t last_thread_ = ~uint32_t{0};
@@ -155,12 +162,13 @@ class Builder {
 
 }  // namespace
 
-ProcessProfile load_process_file(const ResultsFile& file, std::vector<std::string>& warnings) {
+ProcessProfile load_process_file(const ResultsFile& file, std::vector<std::string>& warnings,
+                                 bool keep_timeline) {
   ProcessProfile p;
   p.file = file.path;
   p.run = file.run;
   p.file_bytes = file.bytes;
-  Builder builder(p);
+  Builder builder(p, keep_timeline);
   const auto summary =
       format::read_results_file(file.path, [&](format::Record&& r) { builder(std::move(r)); });
   builder.finish();
@@ -193,7 +201,7 @@ LoadResult load_results(const std::vector<ResultsFile>& files, const LoadOptions
   tbb::parallel_for(size_t{0}, files.size(), [&](size_t i) {
     auto& slot = slots[i];
     try {
-      slot.profile = load_process_file(files[i], slot.warnings);
+      slot.profile = load_process_file(files[i], slot.warnings, options.keep_timeline);
     } catch (const std::exception& e) {
       // FormatError and I/O errors name the file already; bad_alloc and friends do not.
       const std::string what = e.what();

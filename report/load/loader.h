@@ -26,10 +26,13 @@ std::vector<ResultsFile> find_results_files(const std::filesystem::path& dir, in
 
 // Loads one file. Throws format::FormatError for a file that is not a results file or is
 // from a newer major version; damage inside the file is returned as warnings.
-ProcessProfile load_process_file(const ResultsFile& file, std::vector<std::string>& warnings);
+// keep_timeline: also keep every sample's (time, thread, stack) in ProcessProfile::timeline.
+ProcessProfile load_process_file(const ResultsFile& file, std::vector<std::string>& warnings,
+                                 bool keep_timeline = false);
 
 struct LoadOptions {
-  bool progress = false;  // a one-line progress display on stderr
+  bool progress = false;       // a one-line progress display on stderr
+  bool keep_timeline = false;  // per-sample times for timeline formats (chrome)
 };
 
 struct LoadResult {

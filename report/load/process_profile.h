@@ -37,6 +37,15 @@ struct StackCount {
   std::vector<uint64_t> counters;  // summed counter deltas, by EventRecord::index
 };
 
+// One sample's place on the timeline, kept only when a timeline format asks for it
+// (LoadOptions::keep_timeline): 24 bytes a sample instead of none.
+struct TimelineSample {
+  uint64_t time_ns = 0;    // when it was taken (CLOCK_MONOTONIC of its process)
+  uint32_t weight_ns = 0;  // the time it stands for, saturated at ~4.3 s
+  uint32_t thread = 0;     // index into ProcessProfile::threads
+  uint32_t stack = 0;      // id in ProcessProfile::stacks
+};
+
 struct ProcessProfile {
   std::filesystem::path file;
   std::string run;  // the subdirectory of DIR it was found in; empty at the top
@@ -51,6 +60,7 @@ struct ProcessProfile {
 
   StackTable stacks;
   std::vector<StackCount> counts;
+  std::vector<TimelineSample> timeline;  // in file order; empty unless asked for
 
   uint64_t samples = 0;
   uint64_t weight_ns = 0;

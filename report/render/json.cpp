@@ -1,5 +1,6 @@
 // `--format json`: the whole report as one JSON document. The schema is documented in
 // docs/report.md; the `profile` fields are a contract (../shared/design.md).
+#include "report/render/json_views.h"
 #include "report/render/json_writer.h"
 #include "report/render/render.h"
 
@@ -44,7 +45,8 @@ size_t limit(const std::vector<FlatRow>& rows, size_t top) {
 
 void processes(JsonWriter& j, const Report& r) {
   j.key("processes").begin_array();
-  for (const auto& p : r.processes) {
+  for (size_t index = 0; index < r.processes.size(); ++index) {
+    const auto& p = r.processes[index];
     const auto& pr = p.process;
     j.begin_object()
         .field("file", p.file.string())
@@ -75,6 +77,7 @@ void processes(JsonWriter& j, const Report& r) {
     } else {
       j.key("cpu_utilization").null();
     }
+    json_process_metrics(j, r.breakdown.metrics[index]);
     j.key("events").begin_array();
     for (const auto& e : p.events) {
       static constexpr const char* kStatus[] = {"ok", "unavailable", "counted_zero"};
@@ -150,6 +153,7 @@ std::string render_json(const Report& r, const RenderOptions& o) {
     j.end_object();
   }
   j.end_array();
+  json_profile_views(j, r, o);
   j.end_object();
   j.end_object();
   return out;

@@ -16,7 +16,7 @@ class JsonWriter {
   // A compact container and everything in it is written on one line (profile rows).
   JsonWriter& begin_object(bool compact = false);
   JsonWriter& end_object();
-  JsonWriter& begin_array();
+  JsonWriter& begin_array(bool compact = false);
   JsonWriter& end_array();
   JsonWriter& key(std::string_view k);
   JsonWriter& value(std::string_view s);

@@ -8,15 +8,29 @@
 
 namespace cprof::report {
 
-enum class RowKind { function, line };
+// The rows of the text table: the flat profile by function or line, or the time per
+// thread, process or rank.
+enum class RowKind { function, line, thread, process, rank };
+enum class View { flat, tree };
 
 struct RenderOptions {
   size_t top = 20;  // rows per table; 0 = all
   RowKind by = RowKind::function;
-  size_t width = 100;  // text: the widest line
+  View view = View::flat;  // text: the flat table or the call tree (needs Report::tree)
+  size_t width = 100;      // text: the widest line
 };
 
 std::string render_text(const Report& report, const RenderOptions& options);
 std::string render_json(const Report& report, const RenderOptions& options);
+
+// Formats for other tools (docs/report.md). Those marked (tree) need Report::tree.
+std::string render_html(const Report& report, const RenderOptions& options);  // (tree)
+std::string render_folded(const Report& report);                               // (tree)
+std::string render_speedscope(const Report& report);
+std::string render_pprof(const Report& report);   // gzipped profile.proto bytes
+std::string render_chrome(const Report& report);  // needs LoadOptions::keep_timeline
+std::string render_coz(const Report& report);
+// Writes a SQLite database at `path` (replacing it). Returns "" or what went wrong.
+std::string write_sqlite(const Report& report, const std::string& path);
 
 }  // namespace cprof::report

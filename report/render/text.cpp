@@ -7,6 +7,7 @@
 
 #include "report/render/render.h"
 #include "report/render/text_util.h"
+#include "report/render/text_views.h"
 
 namespace cprof::report {
 namespace {
@@ -177,7 +178,14 @@ void table(std::string& out, const Report& r, const RenderOptions& o) {
 std::string render_text(const Report& report, const RenderOptions& options) {
   std::string out;
   header(out, report, options.width);
-  table(out, report, options);
+  if (options.view == View::tree) {
+    text_call_tree(out, report, options);
+  } else if (options.by == RowKind::function || options.by == RowKind::line) {
+    table(out, report, options);
+  } else {
+    text_breakdown(out, report, options);
+  }
+  text_counters(out, report, options);
   return out;
 }
 

@@ -103,7 +103,10 @@ class Interner {
     return it->second;
   }
 
-  void add_location(const ModuleKey& module, uint64_t elf, const ResolvedAddress& r) {
+  void add_location(uint32_t module_index, const ModuleKey& module, uint64_t elf,
+                    const ResolvedAddress& r) {
+    t_.location_module.push_back(module_index);
+    t_.location_address.push_back(elf);
     if (r.frames.empty()) {
       const FunctionId f =
           function(module.path, fmt::format("{}+{:#x}", basename_of(module.path), elf), "", 0);
@@ -188,7 +191,7 @@ SymbolizedProfiles symbolize_profiles(const std::vector<ProcessProfile>& process
                                          table.modules[m].path, resolved[m].problem));
     }
     for (size_t i = 0; i < module_addresses[m].size(); ++i) {
-      interner.add_location(table.modules[m], module_addresses[m][i], resolved[m].addresses[i]);
+      interner.add_location(static_cast<uint32_t>(m), table.modules[m], module_addresses[m][i], resolved[m].addresses[i]);
     }
   }
 

@@ -43,6 +43,11 @@ struct SymbolTable {
   // Location l's inline chain, innermost first: frames[offsets[l] .. offsets[l+1]).
   std::vector<uint32_t> location_offsets{0};
   std::vector<SymbolFrame> location_frames;
+  // Location l's module (index into modules; kNoModule for [unknown]) and ELF address
+  // (of the call instruction's byte for return addresses): what pprof's locations need.
+  static constexpr uint32_t kNoModule = ~uint32_t{0};
+  std::vector<uint32_t> location_module{kNoModule};
+  std::vector<uint64_t> location_address{0};
   std::string source;  // the SymbolSource's name
 
   size_t locations() const { return location_offsets.size() - 1; }

@@ -1,0 +1,124 @@
+// `--format chrome`: Chrome's trace-event JSON ("JSON Object Format"), which Perfetto UI
+// and chrome://tracing open. One track per thread (pid = the process's position in the
+// report, named after it; tid = the thread id), its samples drawn as a flame chart: each
+// sample covers (time - weight, time]; consecutive samples keep the frames they share
+// open, so a function that ran for many samples is one slice. Times are microseconds
+// from the earliest process start, in calendar time (each process's monotonic clock is
+// placed by its start_realtime_ns), so processes on several hosts line up.
+// Needs the per-sample timeline (LoadOptions::keep_timeline).
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "report/profile/call_tree.h"
+#include "report/render/json_writer.h"
+#include "report/render/render.h"
+
+namespace cprof::report {
+namespace {
+
+// A sample further than this from the previous one's end starts afresh (a gap: the
+// thread was off CPU or unsampled).
+constexpr double kGapFactor = 1.5;
+
+struct Track {
+  JsonWriter& j;
+  uint64_t pid;
+  int64_t tid;
+  const std::vector<std::string>& names;
+  std::vector<FunctionId> open;
+
+  void event(char phase, double ts_us, FunctionId f) {
+    j.begin_object(true).field("ph", std::string_view(&phase, 1)).field("pid", pid).field("tid", tid);
+    j.field("ts", ts_us);
+    if (phase == 'B') j.field("name", names[f]).field("cat", "sample");
+    j.end_object();
+  }
+  void close_to(size_t keep, double ts_us) {
+    while (open.size() > keep) {
+      event('E', ts_us, open.back());
+      open.pop_back();
+    }
+  }
+};
+
+}  // namespace
+
+std::string render_chrome(const Report& r) {
+  std::string out;
+  JsonWriter j(out);
+  const auto& table = r.symbols.table;
+  std::vector<std::string> names(table.functions.size());
+  for (size_t f = 0; f < names.size(); ++f) names[f] = table.functions[f].name;
+
+  // Each process's monotonic time -> ns since the earliest start, in realtime.
+  uint64_t origin = UINT64_MAX;
+  for (const auto& p : r.processes) {
+    if (p.has_process_record && p.process.start_realtime_ns) origin = std::min(origin, p.process.start_realtime_ns);
+  }
+  j.begin_object().field("displayTimeUnit", "ms");
+  j.key("otherData").begin_object().field("generator", "causal-report");
+  if (origin != UINT64_MAX) j.field("start_realtime_ns", origin);
+  j.end_object();
+  j.key("traceEvents").begin_array();
+  std::vector<FunctionId> stack;
+  for (size_t pi = 0; pi < r.processes.size(); ++pi) {
+    const auto& p = r.processes[pi];
+    const uint64_t pid = pi + 1;
+    const bool placed = origin != UINT64_MAX && p.has_process_record && p.process.start_realtime_ns;
+    const auto us = [&](uint64_t mono_ns) {
+      const double since_start = placed ? static_cast<double>(mono_ns) - static_cast<double>(p.process.start_monotonic_ns) +
+                                              static_cast<double>(p.process.start_realtime_ns - origin)
+                                        : static_cast<double>(mono_ns);
+      return std::max(0.0, since_start) / 1e3;
+    };
+    j.begin_object(true).field("ph", "M").field("pid", pid).field("name", "process_name");
+    j.key("args").begin_object().field("name", p.label()).end_object().end_object();
+    for (const auto& t : p.threads) {
+      j.begin_object(true).field("ph", "M").field("pid", pid).field("tid", t.tid).field("name", "thread_name");
+      j.key("args").begin_object().field("name", t.name.empty() ? std::to_string(t.tid) : t.name);
+      j.end_object().end_object();
+    }
+    // Samples per thread, in time order.
+    std::vector<uint32_t> order(p.timeline.size());
+    for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+      const auto& x = p.timeline[a];
+      const auto& y = p.timeline[b];
+      return x.thread != y.thread ? x.thread < y.thread : x.time_ns < y.time_ns;
+    });
+    const auto& locations = r.symbols.frame_locations[pi];
+    const uint64_t period = p.has_process_record && p.process.period_ns ? p.process.period_ns : 1'000'000;
+    for (size_t k = 0; k < order.size();) {
+      const uint32_t thread = p.timeline[order[k]].thread;
+      Track track{j, pid, p.threads[thread].tid, names, {}};
+      double last_end = -1;
+      for (; k < order.size() && p.timeline[order[k]].thread == thread; ++k) {
+        const auto& s = p.timeline[order[k]];
+        const uint64_t weight = s.weight_ns ? s.weight_ns : period;
+        const double end = us(s.time_ns);
+        double begin = end - static_cast<double>(weight) / 1e3;
+        if (last_end >= 0 && begin > last_end + kGapFactor * static_cast<double>(weight) / 1e3) {
+          track.close_to(0, last_end);
+        }
+        begin = std::max(begin, last_end);  // slices on one track never overlap
+        stack.clear();
+        stack_functions(p, locations, table, s.stack, stack);
+        size_t common = 0;
+        while (common < stack.size() && common < track.open.size() && stack[common] == track.open[common]) ++common;
+        track.close_to(common, begin);
+        for (size_t i = common; i < stack.size(); ++i) {
+          track.event('B', begin, stack[i]);
+          track.open.push_back(stack[i]);
+        }
+        last_end = std::max(end, begin);
+      }
+      track.close_to(0, last_end);
+    }
+  }
+  j.end_array();
+  j.end_object();
+  return out;
+}
+
+}  // namespace cprof::report

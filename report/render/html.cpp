@@ -1,0 +1,256 @@
+// `--format html`: one self-contained page (no script, no external file: it opens offline
+// and from an e-mail attachment): what ran, the profile tables, the per-thread and
+// per-process breakdowns, the counters, and the call tree as an inline SVG icicle
+// (outermost frames on top; hover a box for its numbers). Every name is escaped.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "report/render/render.h"
+#include "report/render/text_util.h"
+#include "report/render/text_views.h"
+
+namespace cprof::report {
+namespace {
+
+constexpr size_t kMaxRows = 500;       // per table when --top is 0
+constexpr double kSvgWidth = 1200;
+constexpr double kRowHeight = 17;
+constexpr double kMinBoxWidth = 0.8;   // narrower boxes (and their subtrees) are left out
+constexpr double kCharWidth = 6.6;     // 11px monospace, for cutting labels to fit
+
+std::string esc(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (const char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string pct(double f) { return fmt::format("{:.2f}%", 100 * f); }
+
+size_t rows_shown(size_t rows, size_t top) { return std::min(rows, top == 0 ? kMaxRows : top); }
+
+constexpr const char* kStyle = R"(
+body{font:14px system-ui,sans-serif;margin:1.5em;color:#222}
+h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em}
+table{border-collapse:collapse;margin:.5em 0}
+th,td{padding:2px 8px;border-bottom:1px solid #ddd;text-align:right;white-space:nowrap}
+th{background:#f3f3f3}td.name,th.name{text-align:left;white-space:normal;font-family:monospace}
+.note{color:#666}
+svg text{font:11px monospace;pointer-events:none}
+svg rect{stroke:#fff;stroke-width:.5}
+)";
+
+void table_head(std::string& out, std::initializer_list<const char*> columns, const char* id) {
+  out += fmt::format("<table id=\"{}\"><thead><tr>", id);
+  for (const char* c : columns) {
+    const std::string_view v(c);
+    out += v.starts_with('<') ? fmt::format("<th class=\"name\">{}</th>", v.substr(1)) : fmt::format("<th>{}</th>", v);
+  }
+  out += "</tr></thead><tbody>\n";
+}
+
+void processes(std::string& out, const Report& r) {
+  out += "<h2>Processes</h2>\n";
+  table_head(out, {"<process", "<host", "<run", "engine", "ran", "threads", "samples", "dropped", "peak RSS",
+                   "CPUs busy", "faults (minor/major)", "context switches (vol/invol)"},
+             "processes");
+  for (size_t i = 0; i < r.processes.size(); ++i) {
+    const auto& p = r.processes[i];
+    const auto& m = r.breakdown.metrics[i];
+    out += fmt::format(
+        "<tr><td class=\"name\">{}</td><td class=\"name\">{}</td><td class=\"name\">{}</td><td>{}</td>"
+        "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+        esc(p.label()), esc(p.process.hostname), esc(p.run), esc(p.process.engine + " " + p.process.clock),
+        human_duration(p.duration_ns()), p.threads.size(), with_commas(p.samples), with_commas(p.dropped_samples()),
+        m.records ? fmt::format("{:.1f} MB", static_cast<double>(m.peak_rss_bytes) / 1e6) : "-",
+        m.cpu_utilization >= 0 ? fmt::format("{:.2f}", m.cpu_utilization) : "-",
+        m.records ? fmt::format("{}/{}", with_commas(m.minor_faults), with_commas(m.major_faults)) : "-",
+        m.records ? fmt::format("{}/{}", with_commas(m.voluntary_switches), with_commas(m.involuntary_switches)) : "-");
+  }
+  out += "</tbody></table>\n";
+  std::string notes;
+  for (const auto& e : r.counters.events) {
+    if (e.processes_unavailable) {
+      notes += fmt::format("<li>unavailable event: <code>{}</code> ({}) in {} of {} processes</li>\n", esc(e.name),
+                           esc(e.detail), e.processes_unavailable, r.processes.size());
+    }
+  }
+  for (const auto& w : r.warnings) notes += "<li>warning: " + esc(w) + "</li>\n";
+  if (!notes.empty()) out += "<ul class=\"note\">\n" + notes + "</ul>\n";
+}
+
+void flat_table(std::string& out, const Report& r, const RenderOptions& o, bool by_line) {
+  const auto& table = r.symbols.table;
+  const auto& rows = by_line ? r.flat.lines : r.flat.functions;
+  const size_t n = rows_shown(rows.size(), o.top);
+  out += fmt::format("<h2>{} by self time</h2><p class=\"note\">top {} of {}; per thread: mean / max over {} threads</p>\n",
+                     by_line ? "Lines" : "Functions", n, with_commas(rows.size()), r.flat.threads);
+  table_head(out, {"self %", "total %", "self", "total", "samples", "mean/thread", "max/thread",
+                   by_line ? "<location" : "<function", by_line ? "<function" : "<location"},
+             by_line ? "lines" : "functions");
+  for (size_t i = 0; i < n; ++i) {
+    const auto& row = rows[i];
+    std::string name, where;
+    if (by_line) {
+      name = table.line_label(row.id);
+      where = table.functions[table.lines[row.id].function].name;
+    } else {
+      const auto& f = table.functions[row.id];
+      name = f.name;
+      if (!f.file.empty()) where = fmt::format("{}:{}", f.file, f.line);
+    }
+    out += fmt::format(
+        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+        "<td class=\"name\">{}</td><td class=\"name\">{}</td></tr>\n",
+        pct(r.flat.fraction(row.self)), pct(r.flat.fraction(row.total)), human_duration(row.self.time_ns),
+        human_duration(row.total.time_ns), with_commas(row.self.samples),
+        human_duration(static_cast<uint64_t>(row.self_per_thread.mean())),
+        human_duration(static_cast<uint64_t>(row.self_per_thread.max())), esc(name), esc(where));
+  }
+  out += "</tbody></table>\n";
+}
+
+void threads(std::string& out, const Report& r, const RenderOptions& o) {
+  const auto& rows = r.breakdown.threads;
+  const size_t n = rows_shown(rows.size(), o.top);
+  out += fmt::format("<h2>Threads</h2><p class=\"note\">top {} of {}</p>\n", n, with_commas(rows.size()));
+  table_head(out, {"share", "time", "samples", "CPU time", "<thread", "<top function (self)"}, "threads");
+  for (size_t i = 0; i < n; ++i) {
+    const auto& row = rows[i];
+    out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"name\">{}</td><td class=\"name\">{}</td></tr>\n",
+                       pct(r.flat.fraction(row.time)), human_duration(row.time.time_ns), with_commas(row.time.samples),
+                       row.cpu_time_ns ? human_duration(row.cpu_time_ns) : "-",
+                       esc(thread_label(r.processes[row.process], row.thread)),
+                       esc(r.symbols.table.functions[row.top_function].name));
+  }
+  out += "</tbody></table>\n";
+}
+
+void counters(std::string& out, const Report& r, const RenderOptions& o) {
+  const auto& c = r.counters;
+  if (!c.any_values()) return;
+  out += "<h2>Counters by function (self)</h2>\n<table id=\"counters\"><thead><tr>";
+  for (const auto& e : c.events) out += "<th>" + esc(e.name) + "</th>";
+  for (const auto& ratio : c.ratios) out += "<th>" + esc(ratio.name) + "</th>";
+  out += "<th class=\"name\">function</th></tr></thead><tbody>\n";
+  for (size_t i = 0; i < rows_shown(c.functions.size(), o.top); ++i) {
+    const auto& row = c.functions[i];
+    out += "<tr>";
+    for (const uint64_t v : row.self) out += "<td>" + with_commas(v) + "</td>";
+    for (const auto& ratio : c.ratios) {
+      const double v = ratio_value(ratio, row.self);
+      out += v < 0 ? "<td>-</td>" : fmt::format("<td>{:.3f}</td>", v);
+    }
+    out += "<td class=\"name\">" + esc(r.symbols.table.functions[row.function].name) + "</td></tr>\n";
+  }
+  out += "</tbody></table>\n";
+}
+
+// A stable warm colour per function name, as flame graphs use.
+std::string colour(const std::string& name) {
+  uint32_t h = 2166136261u;
+  for (const char ch : name) h = (h ^ static_cast<unsigned char>(ch)) * 16777619u;
+  return fmt::format("rgb({},{},{})", 205 + h % 50, 80 + (h >> 8) % 130, 40 + (h >> 16) % 50);
+}
+
+void icicle(std::string& out, const Report& r) {
+  out += "<h2>Call tree</h2>\n";
+  if (!r.tree || r.tree->nodes.size() <= 1 || r.tree->nodes[0].total.samples == 0) {
+    out += "<p class=\"note\">(no samples with a stack)</p>\n";
+    return;
+  }
+  const auto& nodes = r.tree->nodes;
+  const auto& table = r.symbols.table;
+  const bool by_time = nodes[0].total.time_ns > 0;
+  const auto size = [&](const CallTreeNode& n) {
+    return static_cast<double>(by_time ? n.total.time_ns : n.total.samples);
+  };
+  const double scale = kSvgWidth / size(nodes[0]);
+  std::string boxes;
+  uint32_t max_depth = 0;
+  size_t drawn = 0;
+  struct Item {
+    uint32_t node;
+    double x;
+  };
+  std::vector<Item> todo;
+  double x0 = 0;
+  for (const uint32_t c : nodes[0].children) {
+    todo.push_back({c, x0});
+    x0 += size(nodes[c]) * scale;
+  }
+  while (!todo.empty()) {
+    const auto [id, x] = todo.back();
+    todo.pop_back();
+    const auto& n = nodes[id];
+    const double w = size(n) * scale;
+    if (w < kMinBoxWidth) continue;
+    ++drawn;
+    max_depth = std::max(max_depth, n.depth);
+    const double y = (n.depth - 1) * kRowHeight;
+    const auto& name = table.functions[n.function].name;
+    boxes += fmt::format(
+        "<g><title>{} &#10;total {} ({}), self {} ({})</title><rect x=\"{:.1f}\" y=\"{:.0f}\" width=\"{:.1f}\" "
+        "height=\"{:.0f}\" fill=\"{}\"/>",
+        esc(name), human_duration(n.total.time_ns), pct(r.flat.fraction(n.total)), human_duration(n.self.time_ns),
+        pct(r.flat.fraction(n.self)), x, y, w, kRowHeight - 1, colour(name));
+    const auto chars = static_cast<size_t>((w - 6) / kCharWidth);
+    if (chars >= 3) {
+      boxes += fmt::format("<text x=\"{:.1f}\" y=\"{:.0f}\">{}</text>", x + 3, y + 12,
+                           esc(fit_right(name, chars)));
+    }
+    boxes += "</g>\n";
+    double cx = x;
+    for (const uint32_t c : n.children) {
+      todo.push_back({c, cx});
+      cx += size(nodes[c]) * scale;
+    }
+  }
+  const double height = max_depth * kRowHeight + 2;
+  out += fmt::format(
+      "<p class=\"note\">icicle: outermost frames on top, width = total {} ({} boxes narrower than a pixel "
+      "left out); hover a box for its numbers</p>\n",
+      by_time ? "time" : "samples", drawn == nodes.size() - 1 ? "no" : "some");
+  out += fmt::format(
+      "<svg id=\"icicle\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{:.0f}\" height=\"{:.0f}\" "
+      "viewBox=\"0 0 {:.0f} {:.0f}\">\n",
+      kSvgWidth, height, kSvgWidth, height);
+  out += boxes;
+  out += "</svg>\n";
+}
+
+}  // namespace
+
+std::string render_html(const Report& r, const RenderOptions& o) {
+  std::string out;
+  out += "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>causal-report</title>\n";
+  out += fmt::format("<style>{}</style></head><body>\n", kStyle);
+  out += fmt::format(
+      "<h1>causal-report</h1>\n<p id=\"summary\">{} process{}, {} threads, {} samples, {} sampled; symbols: {}</p>\n",
+      r.processes.size(), r.processes.size() == 1 ? "" : "es", with_commas(r.threads()), with_commas(r.samples()),
+      human_duration(r.flat.all.time_ns), esc(r.symbols.table.source));
+  // The causal profile (report/causal/) goes here: one SVG plot per location with its
+  // confidence band. Kept first, because it is the answer when experiments exist.
+  out += "<section id=\"causal\"></section>\n";
+  out += "<section id=\"profile\">\n";
+  processes(out, r);
+  flat_table(out, r, o, false);
+  icicle(out, r);
+  flat_table(out, r, o, true);
+  threads(out, r, o);
+  counters(out, r, o);
+  out += "</section>\n</body></html>\n";
+  return out;
+}
+
+}  // namespace cprof::report

@@ -1,0 +1,169 @@
+#include "report/render/json_views.h"
+
+#include "report/render/text_views.h"
+
+namespace cprof::report {
+namespace {
+
+void group_fields(JsonWriter& j, const Report& r, const BreakdownRow& row) {
+  j.field("samples", row.time.samples)
+      .field("time_ns", row.time.time_ns)
+      .field("fraction", r.flat.fraction(row.time))
+      .field("cpu_time_ns", row.cpu_time_ns);
+  if (row.time.samples > 0) {
+    j.field("top_function", r.symbols.table.functions[row.top_function].name)
+        .field("top_function_self_ns", row.top_function_ns);
+  } else {
+    j.key("top_function").null();
+  }
+}
+
+void spread(JsonWriter& j, const RunningStats& s) {
+  j.begin_object()
+      .field("mean", s.mean())
+      .field("min", s.min())
+      .field("max", s.max())
+      .field("stddev", s.stddev())
+      .end_object();
+}
+
+size_t shown(size_t rows, size_t top) { return top == 0 ? rows : std::min(top, rows); }
+
+void counters(JsonWriter& j, const Report& r, const RenderOptions& o) {
+  const auto& c = r.counters;
+  j.key("counters").begin_object();
+  j.key("events").begin_array();
+  for (const auto& e : c.events) {
+    j.begin_object(true)
+        .field("name", e.name)
+        .field("canonical_name", e.canonical_name)
+        .field("total", e.total)
+        .field("processes_ok", e.processes_ok)
+        .field("processes_unavailable", e.processes_unavailable)
+        .field("processes_counted_zero", e.processes_zero)
+        .field("detail", e.detail)
+        .end_object();
+  }
+  j.end_array();
+  j.key("ratios").begin_array();
+  for (const auto& ratio : c.ratios) {
+    j.begin_object(true)
+        .field("name", ratio.name)
+        .field("numerator", c.events[ratio.numerator].name)
+        .field("denominator", c.events[ratio.denominator].name)
+        .end_object();
+  }
+  j.end_array();
+  j.key("functions").begin_array();
+  for (size_t i = 0; i < shown(c.functions.size(), o.top); ++i) {
+    const auto& row = c.functions[i];
+    const auto& f = r.symbols.table.functions[row.function];
+    j.begin_object(true).field("function", f.name).field("module", f.module);
+    for (const auto* part : {&row.self, &row.total}) {
+      j.key(part == &row.self ? "self" : "total").begin_object();
+      for (size_t e = 0; e < c.events.size(); ++e) j.field(c.events[e].name, (*part)[e]);
+      for (const auto& ratio : c.ratios) {
+        const double v = ratio_value(ratio, *part);
+        if (v >= 0) {
+          j.field(ratio.name, v);
+        } else {
+          j.key(ratio.name).null();
+        }
+      }
+      j.end_object();
+    }
+    j.end_object();
+  }
+  j.end_array();
+  j.end_object();
+}
+
+void tree(JsonWriter& j, const Report& r) {
+  // Flat, parents first: {"id", "parent", "function", "self", "total"}; the root is id 0.
+  j.key("tree").begin_array();
+  const auto& nodes = r.tree->nodes;
+  for (uint32_t id = 1; id < nodes.size(); ++id) {
+    const auto& n = nodes[id];
+    j.begin_object(true)
+        .field("id", id)
+        .field("parent", n.parent)
+        .field("function", r.symbols.table.functions[n.function].name)
+        .field("self_samples", n.self.samples)
+        .field("self_ns", n.self.time_ns)
+        .field("total_samples", n.total.samples)
+        .field("total_ns", n.total.time_ns)
+        .end_object();
+  }
+  j.end_array();
+}
+
+}  // namespace
+
+void json_process_metrics(JsonWriter& j, const ProcessMetrics& m) {
+  j.key("metrics")
+      .begin_object(true)
+      .field("records", static_cast<uint64_t>(m.records))
+      .field("peak_rss_bytes", m.peak_rss_bytes);
+  if (m.cpu_utilization >= 0) {
+    j.field("cpu_utilization", m.cpu_utilization);
+  } else {
+    j.key("cpu_utilization").null();
+  }
+  j.field("cpu_user_ns", m.cpu_user_ns)
+      .field("cpu_system_ns", m.cpu_system_ns)
+      .field("minor_faults", m.minor_faults)
+      .field("major_faults", m.major_faults)
+      .field("voluntary_switches", m.voluntary_switches)
+      .field("involuntary_switches", m.involuntary_switches)
+      .field("peak_threads", m.peak_threads)
+      .field("mean_cpu_frequency_khz", m.mean_cpu_frequency_khz)
+      .end_object();
+}
+
+void json_profile_views(JsonWriter& j, const Report& r, const RenderOptions& o) {
+  const auto& b = r.breakdown;
+  j.key("by_thread").begin_array();
+  for (size_t i = 0; i < shown(b.threads.size(), o.top); ++i) {
+    const auto& row = b.threads[i];
+    const auto& p = r.processes[row.process];
+    const auto& t = p.threads[row.thread];
+    j.begin_object(true)
+        .field("process", static_cast<uint64_t>(row.process))
+        .field("pid", p.process.pid)
+        .field("rank", row.rank)
+        .field("tid", t.tid)
+        .field("name", t.name);
+    group_fields(j, r, row);
+    j.end_object();
+  }
+  j.end_array();
+  j.key("by_process").begin_array();
+  for (const auto& row : b.processes) {
+    j.begin_object(true)
+        .field("process", static_cast<uint64_t>(row.process))
+        .field("label", r.processes[row.process].label())
+        .field("rank", row.rank)
+        .field("threads", row.threads);
+    group_fields(j, r, row);
+    j.key("per_thread_ns");
+    spread(j, row.time_per_thread);
+    j.end_object();
+  }
+  j.end_array();
+  j.key("by_rank").begin_array();
+  for (const auto& row : b.ranks) {
+    j.begin_object(true)
+        .field("rank", row.rank)
+        .field("processes", row.processes)
+        .field("threads", row.threads);
+    group_fields(j, r, row);
+    j.key("per_thread_ns");
+    spread(j, row.time_per_thread);
+    j.end_object();
+  }
+  j.end_array();
+  counters(j, r, o);
+  if (r.tree) tree(j, r);
+}
+
+}  // namespace cprof::report

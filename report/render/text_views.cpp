@@ -1,0 +1,214 @@
+// Text views beside the flat table: `--view tree`, `--by thread|process|rank`, and the
+// counters per function (shown whenever samples carried counter values).
+#include "report/render/text_views.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "report/render/text_util.h"
+
+namespace cprof::report {
+namespace {
+
+constexpr double kTreeMinFraction = 0.005;  // tree nodes under 0.5% of the time are hidden
+constexpr size_t kTreeMaxIndent = 40;
+
+void line(std::string& out, size_t width, const std::string& text) {
+  out += fit_right(text, width);
+  out += '\n';
+}
+
+size_t shown(size_t rows, size_t top) { return top == 0 ? rows : std::min(top, rows); }
+
+std::string percent(double f) { return fmt::format("{:>6.2f}%", 100 * f); }
+
+// "name 42%": the group's hottest function and its share of the group's time.
+std::string top_function(const Report& r, const BreakdownRow& row) {
+  if (row.time.samples == 0) return "";
+  const auto& name = r.symbols.table.functions[row.top_function].name;
+  if (row.time.time_ns == 0) return name;
+  return fmt::format("{} {:.0f}%", name,
+                     100.0 * static_cast<double>(row.top_function_ns) /
+                         static_cast<double>(row.time.time_ns));
+}
+
+void threads_table(std::string& out, const Report& r, const RenderOptions& o) {
+  const auto& rows = r.breakdown.threads;
+  const size_t n = shown(rows.size(), o.top);
+  line(out, o.width, fmt::format("Threads by time (top {} of {})", n, with_commas(rows.size())));
+  // Fixed columns take 41; the thread label and its top function share the rest.
+  const size_t rest = o.width > 61 ? o.width - 41 : 20;
+  const size_t label_width = std::min<size_t>(30, rest / 2);
+  line(out, o.width,
+       fmt::format("{:>7} {:>9} {:>11} {:>9}  {:<{}}  {}", "share", "time", "samples", "cpu time",
+                   "thread", label_width, "top function (self)"));
+  for (size_t i = 0; i < n; ++i) {
+    const auto& row = rows[i];
+    const auto& p = r.processes[row.process];
+    line(out, o.width,
+         fmt::format("{} {:>9} {:>11} {:>9}  {:<{}}  {}", percent(r.flat.fraction(row.time)),
+                     human_duration(row.time.time_ns), with_commas(row.time.samples),
+                     row.cpu_time_ns ? human_duration(row.cpu_time_ns) : "-",
+                     fit_right(thread_label(p, row.thread), label_width), label_width,
+                     top_function(r, row)));
+  }
+}
+
+void processes_table(std::string& out, const Report& r, const RenderOptions& o) {
+  const auto& rows = r.breakdown.processes;
+  const size_t n = shown(rows.size(), o.top);
+  line(out, o.width, fmt::format("Processes by time (top {} of {})", n, with_commas(rows.size())));
+  line(out, o.width,
+       fmt::format("{:>7} {:>9} {:>10} {:>7} {:>9} {:>5} {:>11} {:>11}  {}", "share", "time",
+                   "samples", "threads", "peak RSS", "CPUs", "faults mn/mj", "ctxsw v/inv",
+                   "process"));
+  for (size_t i = 0; i < n; ++i) {
+    const auto& row = rows[i];
+    const auto& p = r.processes[row.process];
+    const auto& m = r.breakdown.metrics[row.process];
+    const bool metrics = m.records > 0;
+    line(out, o.width,
+         fmt::format("{} {:>9} {:>10} {:>7} {:>9} {:>5} {:>11} {:>11}  {}",
+                     percent(r.flat.fraction(row.time)), human_duration(row.time.time_ns),
+                     short_count(row.time.samples), row.threads,
+                     metrics ? fmt::format("{:.1f} MB", static_cast<double>(m.peak_rss_bytes) / 1e6)
+                             : "-",
+                     m.cpu_utilization >= 0 ? fmt::format("{:.2f}", m.cpu_utilization) : "-",
+                     metrics ? short_count(m.minor_faults) + "/" + short_count(m.major_faults) : "-",
+                     metrics ? short_count(m.voluntary_switches) + "/" +
+                                   short_count(m.involuntary_switches)
+                             : "-",
+                     p.label()));
+  }
+}
+
+void ranks_table(std::string& out, const Report& r, const RenderOptions& o) {
+  const auto& rows = r.breakdown.ranks;
+  const size_t n = shown(rows.size(), o.top);
+  line(out, o.width,
+       fmt::format("Ranks (top {} of {}; time per thread: mean, min, max)", n, rows.size()));
+  line(out, o.width,
+       fmt::format("{:>5} {:>5} {:>7} {:>7} {:>9} {:>9} {:>9} {:>9}  {}", "rank", "procs",
+                   "threads", "share", "time", "mean/thr", "min/thr", "max/thr",
+                   "top function (self)"));
+  for (size_t i = 0; i < n; ++i) {
+    const auto& row = rows[i];
+    const auto& s = row.time_per_thread;
+    line(out, o.width,
+         fmt::format("{:>5} {:>5} {:>7} {} {:>9} {:>9} {:>9} {:>9}  {}",
+                     row.rank >= 0 ? std::to_string(row.rank) : "none", row.processes, row.threads,
+                     percent(r.flat.fraction(row.time)), human_duration(row.time.time_ns),
+                     human_duration(static_cast<uint64_t>(s.mean())),
+                     human_duration(static_cast<uint64_t>(s.min())),
+                     human_duration(static_cast<uint64_t>(s.max())), top_function(r, row)));
+  }
+}
+
+}  // namespace
+
+std::string short_count(uint64_t n) {
+  const double v = static_cast<double>(n);
+  if (n < 10'000) return std::to_string(n);
+  if (n < 10'000'000) return fmt::format("{:.3g}k", v / 1e3);
+  if (n < 10'000'000'000) return fmt::format("{:.3g}M", v / 1e6);
+  if (n < 10'000'000'000'000) return fmt::format("{:.3g}G", v / 1e9);
+  return fmt::format("{:.3g}T", v / 1e12);
+}
+
+std::string thread_label(const ProcessProfile& p, uint32_t thread) {
+  const auto& t = p.threads[thread];
+  std::string s = fmt::format("{} {}", p.label(), t.tid);
+  if (!t.name.empty()) s += " " + t.name;
+  return s;
+}
+
+void text_breakdown(std::string& out, const Report& r, const RenderOptions& o) {
+  out += '\n';
+  switch (o.by) {
+    case RowKind::thread: threads_table(out, r, o); break;
+    case RowKind::process: processes_table(out, r, o); break;
+    case RowKind::rank: ranks_table(out, r, o); break;
+    default: break;
+  }
+}
+
+void text_call_tree(std::string& out, const Report& r, const RenderOptions& o) {
+  out += '\n';
+  if (!r.tree || r.tree->nodes.size() <= 1) {
+    line(out, o.width, "Call tree: (no samples with a stack)");
+    return;
+  }
+  const auto& nodes = r.tree->nodes;
+  const double min_fraction = o.top == 0 ? 0.0 : kTreeMinFraction;
+  const size_t max_lines = o.top == 0 ? SIZE_MAX : o.top;
+  line(out, o.width,
+       fmt::format("Call tree, top-down ({} nodes; at most {} lines{})", with_commas(nodes.size() - 1),
+                   o.top == 0 ? std::string("all") : std::to_string(max_lines),
+                   min_fraction > 0 ? "; nodes under 0.5% hidden" : ""));
+  line(out, o.width, fmt::format("{:>7} {:>7} {:>9}  {}", "total%", "self%", "total", "function"));
+  const size_t rest = o.width > 48 ? o.width - 28 : 20;
+  size_t lines = 0;
+  size_t hidden = 0;
+  // Depth-first, hottest child first.
+  std::vector<uint32_t> todo(nodes[0].children.rbegin(), nodes[0].children.rend());
+  while (!todo.empty()) {
+    const uint32_t id = todo.back();
+    todo.pop_back();
+    const auto& n = nodes[id];
+    if (r.flat.fraction(n.total) < min_fraction || lines == max_lines) {
+      ++hidden;
+      continue;
+    }
+    const size_t depth = n.depth - 1;
+    std::string indent(std::min(2 * depth, kTreeMaxIndent), ' ');
+    if (2 * depth > kTreeMaxIndent) indent += fmt::format("[{}] ", depth);
+    const auto& name = r.symbols.table.functions[n.function].name;
+    line(out, o.width,
+         fmt::format("{} {} {:>9}  {}{}", percent(r.flat.fraction(n.total)),
+                     percent(r.flat.fraction(n.self)), human_duration(n.total.time_ns), indent,
+                     fit_right(name, rest > indent.size() + 10 ? rest - indent.size() : 10)));
+    ++lines;
+    for (auto it = n.children.rbegin(); it != n.children.rend(); ++it) todo.push_back(*it);
+  }
+  if (hidden) line(out, o.width, fmt::format("  ({} subtrees hidden)", with_commas(hidden)));
+}
+
+void text_counters(std::string& out, const Report& r, const RenderOptions& o) {
+  const auto& c = r.counters;
+  if (!c.any_values()) return;
+  // As many event columns (13 wide) and ratio columns (8 wide) as leave 30 for the name.
+  std::vector<size_t> events;
+  for (size_t e = 0; e < c.events.size(); ++e) {
+    if (c.events[e].total > 0) events.push_back(e);
+  }
+  size_t used = 0;
+  size_t n_events = 0, n_ratios = 0;
+  for (; n_events < events.size() && used + 14 + 30 <= o.width; ++n_events) used += 14;
+  for (; n_ratios < c.ratios.size() && used + 9 + 30 <= o.width; ++n_ratios) used += 9;
+  const size_t rows = shown(c.functions.size(), o.top);
+  out += '\n';
+  std::string title = fmt::format("Counters by function (self; top {} of {})", rows,
+                                  with_commas(c.functions.size()));
+  for (size_t i = 0; i < n_ratios; ++i) {
+    title += fmt::format("; {} = {} / {}", c.ratios[i].name, c.events[c.ratios[i].numerator].name,
+                         c.events[c.ratios[i].denominator].name);
+  }
+  line(out, o.width, title);
+  std::string head;
+  for (size_t i = 0; i < n_events; ++i) head += fmt::format("{:>13} ", fit_left(c.events[events[i]].name, 13));
+  for (size_t i = 0; i < n_ratios; ++i) head += fmt::format("{:>8} ", fit_right(c.ratios[i].name, 8));
+  line(out, o.width, head + " function");
+  for (size_t k = 0; k < rows; ++k) {
+    const auto& row = c.functions[k];
+    std::string s;
+    for (size_t i = 0; i < n_events; ++i) s += fmt::format("{:>13} ", short_count(row.self[events[i]]));
+    for (size_t i = 0; i < n_ratios; ++i) {
+      const double v = ratio_value(c.ratios[i], row.self);
+      s += v < 0 ? fmt::format("{:>8} ", "-") : fmt::format("{:>8.3f} ", v);
+    }
+    line(out, o.width, s + " " + r.symbols.table.functions[row.function].name);
+  }
+}
+
+}  // namespace cprof::report
