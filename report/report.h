@@ -7,6 +7,7 @@
 
 #include <optional>
 
+#include "report/causal/causal_model.h"
 #include "report/load/loader.h"
 #include "report/profile/breakdown.h"
 #include "report/profile/call_tree.h"
@@ -23,6 +24,7 @@ struct Report {
   Breakdown breakdown;       // per thread, process and rank; process metrics
   CounterProfile counters;   // -e event values per function (empty without counters)
   std::optional<CallTree> tree;  // only when BuildOptions::call_tree
+  CausalModel causal;            // experiments' predictions, progress points, timed regions
   std::vector<std::string> warnings;  // load and symbolization warnings, in order
   size_t files_found = 0;
   size_t files_failed = 0;

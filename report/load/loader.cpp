@@ -112,6 +112,13 @@ class Builder {
     p_.messages.push_back(std::move(r));
   }
 
+  void add(format::ExperimentRecord&& r) {
+    saw_time(r.time_ns);
+    p_.experiments.push_back(std::move(r));
+  }
+  void add(format::ProgressPointRecord&& r) { p_.progress_points.push_back(std::move(r)); }
+  void add(format::RegionRecord&& r) { p_.regions.push_back(std::move(r)); }
+
   // Record types this part does not use yet (causal experiments, GPU activity) are
   // read and ignored, so a newer writer never breaks the sampled profile.
   template <typename Other>

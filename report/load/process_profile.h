@@ -57,6 +57,10 @@ struct ProcessProfile {
   std::vector<format::EventRecord> events;
   std::vector<format::MetricRecord> metrics;
   std::vector<format::MessageRecord> messages;
+  // Causal runs (docs/causal.md): experiments, progress points, timed regions.
+  std::vector<format::ExperimentRecord> experiments;
+  std::vector<format::ProgressPointRecord> progress_points;
+  std::vector<format::RegionRecord> regions;
 
   StackTable stacks;
   std::vector<StackCount> counts;

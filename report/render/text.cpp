@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include "report/causal/causal_render.h"
 #include "report/render/render.h"
 #include "report/render/text_util.h"
 #include "report/render/text_views.h"
@@ -186,6 +187,7 @@ std::string render_text(const Report& report, const RenderOptions& options) {
     text_breakdown(out, report, options);
   }
   text_counters(out, report, options);
+  text_causal(out, report);
   return out;
 }
 

@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "sampler/runtime/hooks.h"
 #include "sampler/runtime/process_identity.h"
 #include "sampler/runtime/process_metrics.h"
 
@@ -21,6 +22,7 @@ namespace cprof::sampler {
 namespace {
 
 std::atomic<Runtime*> g_runtime{nullptr};
+std::atomic<const RuntimeHooks*> g_hooks{nullptr};
 
 pid_t gettid_raw() { return static_cast<pid_t>(::syscall(SYS_gettid)); }
 
@@ -59,6 +61,11 @@ uint64_t monotonic_ns() {
 }
 
 Runtime* Runtime::instance() { return g_runtime.load(std::memory_order_acquire); }
+
+void Runtime::clear_instance() { g_runtime.store(nullptr, std::memory_order_release); }
+
+void set_runtime_hooks(const RuntimeHooks* hooks) { g_hooks.store(hooks, std::memory_order_release); }
+const RuntimeHooks* runtime_hooks() { return g_hooks.load(std::memory_order_acquire); }
 
 Runtime::Runtime(RuntimeConfig config) : config_(std::move(config)) {}
 
@@ -233,6 +240,9 @@ void Runtime::thread_started() {
   pthread_setspecific(exit_key_, state);
   // A private libunwind cache for this thread: the shared one takes a lock per step.
   if (unwind_method_ == UnwindMethod::kLibunwind) register_unwind_thread();
+  if (const RuntimeHooks* h = runtime_hooks(); h && h->on_thread_registered) {
+    h->on_thread_registered(*state);
+  }
   arm(*state);
 }
 
@@ -243,6 +253,7 @@ void Runtime::thread_exiting(ThreadState& state) {
   sigemptyset(&set);
   sigaddset(&set, config_.signal);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  if (const RuntimeHooks* h = runtime_hooks(); h && h->on_thread_exit) h->on_thread_exit(state);
   disarm(state);
   if (unwind_method_ == UnwindMethod::kLibunwind) unregister_unwind_thread();
   prctl(PR_GET_NAME, state.name, 0, 0, 0);
@@ -261,6 +272,9 @@ void Runtime::adopt_existing_threads() {
     if (tid <= 0 || tid == self) continue;
     ThreadState* state = threads_.create(tid, false, true, monotonic_ns());
     publish_adopted(state);
+    if (const RuntimeHooks* h = runtime_hooks(); h && h->on_thread_registered) {
+      h->on_thread_registered(*state);
+    }
     arm(*state);
   }
   closedir(dir);
@@ -317,6 +331,9 @@ void Runtime::on_signal(const siginfo_t* info, void* ucontext) {
     ts->samples.fetch_add(1, std::memory_order_relaxed);
   } else {
     ts->dropped.fetch_add(1, std::memory_order_relaxed);
+  }
+  if (const RuntimeHooks* h = runtime_hooks(); h && h->on_sample && (flags & SampleRing::kWallFlag) == 0) {
+    h->on_sample(*ts, frames, depth, weight);
   }
   ts->in_handler = 0;
 }
@@ -392,7 +409,12 @@ void Runtime::drain_locked(bool flush_file) {
       writer_.add(s);
     }
   });
-  threads_.reap([&](ThreadState& ts) { write_thread_end_locked(ts); });
+  const RuntimeHooks* hooks = runtime_hooks();
+  threads_.reap([&](ThreadState& ts) {
+    write_thread_end_locked(ts);
+    if (hooks && hooks->on_thread_freed) hooks->on_thread_freed(ts);
+  });
+  if (hooks && hooks->on_drain) hooks->on_drain(writer_);
   if (now - last_metrics_ns_ >= config_.metrics_interval_ms * 1000000ull) {
     writer_.add(read_process_metrics(now));
     last_metrics_ns_ = now;
@@ -503,82 +525,6 @@ void Runtime::stop() {
   }
   writer_.add(read_process_metrics(monotonic_ns()));
   writer_.close();
-}
-
-void Runtime::before_fork() {
-  // Hold the locks across fork so the child never inherits them mid-operation.
-  io_mutex_.lock();
-  threads_.mutex().lock();
-}
-
-void Runtime::after_fork_in_parent() {
-  threads_.mutex().unlock();
-  io_mutex_.unlock();
-}
-
-void Runtime::after_fork_in_child() {
-  // Only the forking thread exists here. Its perf_event fd and counters belong to the
-  // parent's thread, and timers are not inherited at all.
-  threads_.keep_only_current_after_fork();
-  threads_.mutex().unlock();
-  io_mutex_.unlock();
-  writer_running_ = false;
-  ThreadState* self = ThreadRegistry::current();
-  pid_ = getpid();
-  writer_.abandon();  // the parent's file and its buffered records are the parent's
-  if (self != nullptr) {
-    self->active.store(false, std::memory_order_release);
-    if (self->perf_fd >= 0) ::close(self->perf_fd);
-    self->perf_fd = -1;
-    self->has_cpu_timer = false;
-    self->has_wall_timer = false;
-    self->counters.close();
-    self->ring.init(self->ring_storage, ThreadRegistry::kRingBytes);
-    self->samples.store(0);
-    self->dropped.store(0);
-    self->announced.store(false);
-    self->tid = gettid_raw();
-    self->start_ns = monotonic_ns();
-  }
-  std::string error;
-  if (!open_results_file(error)) {
-    std::fprintf(stderr, "sample-run: %s; the child process %d is not profiled\n", error.c_str(),
-                 pid_);
-    g_runtime.store(nullptr, std::memory_order_release);
-    return;
-  }
-  write_preamble();
-  if (self != nullptr) arm(*self);
-  start_writer_thread();
-}
-
-void Runtime::before_exec() {
-  if (getpid() != pid_) return;  // a vfork child shares our memory: touch nothing
-  // Pending signals survive exec, and the new image has no handler for ours until its
-  // runtime starts (or ever, if it is not profiled): a sampling signal queued now would
-  // kill it. Silence this thread's sources, then consume what is already queued.
-  // (Signals aimed at the other threads die with them.)
-  if (ThreadState* self = ThreadRegistry::current()) disarm(*self);
-  sigset_t ours;
-  sigset_t old;
-  sigemptyset(&ours);
-  sigaddset(&ours, config_.signal);
-  pthread_sigmask(SIG_BLOCK, &ours, &old);
-  const timespec no_wait{0, 0};
-  while (sigtimedwait(&ours, nullptr, &no_wait) > 0) {
-  }
-  pthread_sigmask(SIG_SETMASK, &old, nullptr);
-  drain(true);
-}
-
-void Runtime::after_failed_exec() {
-  if (getpid() != pid_) return;
-  if (ThreadState* self = ThreadRegistry::current()) arm(*self);
-}
-
-void Runtime::modules_changed() {
-  modules_.refresh();
-  drain(false);
 }
 
 }  // namespace cprof::sampler

@@ -64,6 +64,8 @@ class Runtime {
 
  private:
   explicit Runtime(RuntimeConfig config);
+  // Handlers and interposers see no runtime from here on (a child that cannot write).
+  static void clear_instance();
   bool open_results_file(std::string& error);
   void write_preamble();
   void arm(ThreadState& state);

@@ -47,6 +47,9 @@ struct ThreadState {
   char name[16] = {};
   uint64_t end_ns = 0;
   uint64_t cpu_time_ns = 0;
+
+  // Owned by the runtime's hooks (hooks.h), e.g. the causal runtime's per-thread delays.
+  void* extension = nullptr;
 };
 
 }  // namespace cprof::sampler

@@ -1,0 +1,263 @@
+// causal-run: runs a program with the causal runtime preloaded and answers "if this code
+// were s% faster, how much faster would the program be?" (docs/causal.md).
+//   causal-run [options] -- PROGRAM [ARGS...]
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "causal/experiment.h"
+#include "causal/launcher/resolve.h"
+#include "causal/rng.h"
+#include "causal/runtime/settings.h"
+#include "common/cli.h"
+#include "format/reader.h"
+#include "sampler/engines/engine.h"
+#include "sampler/launcher/launch.h"
+#include "sampler/launcher/run_summary.h"
+#include "sampler/runtime/config.h"
+
+namespace {
+
+constexpr const char* kTool = "causal-run";
+constexpr const char* kRuntimeLibrary = "libcprof-causal.so";
+
+[[noreturn]] void fail(int code, const std::string& message) {
+  fmt::print(stderr, "{}: {}\n", kTool, message);
+  std::exit(code);
+}
+
+struct Options {
+  std::vector<std::string> lines;
+  std::string function;
+  std::string mode = "line";
+  std::string binary_scope;
+  std::string source_scope;
+  std::string speedups;
+  double fixed_speedup = -1;
+  uint64_t seed = 0;
+  bool seed_given = false;
+  std::vector<std::string> progress;
+  bool end_to_end = false;
+  unsigned runs = 1;
+  std::string output = "results";
+  double frequency = 1000;
+  bool quiet = false;
+  std::vector<std::string> command;
+};
+
+// What the experiments in the new results files saw.
+struct ExperimentSummary {
+  size_t experiments = 0;
+  size_t with_progress = 0;
+  std::set<std::string> locations;
+};
+
+ExperimentSummary summarize_experiments(const std::string& dir, const std::set<std::string>& before) {
+  ExperimentSummary s;
+  for (const auto& path : cprof::launch::results_files_in(dir)) {
+    if (before.count(path) != 0) continue;
+    try {
+      cprof::format::read_results_file(path, [&](cprof::format::Record&& r) {
+        const auto* e = std::get_if<cprof::format::ExperimentRecord>(&r);
+        if (e == nullptr) return;
+        ++s.experiments;
+        s.locations.insert(e->location);
+        bool progressed = e->mode == cprof::format::ExperimentMode::end_to_end;
+        for (const auto& p : e->progress) progressed |= p.visits + p.end > 0;
+        s.with_progress += progressed;
+      });
+    } catch (const std::exception&) {
+      // the run summary names unreadable files
+    }
+  }
+  return s;
+}
+
+std::string write_locations_file(const std::vector<cprof::causal::LocationLine>& locations) {
+  char path[] = "/tmp/causal-run-locations-XXXXXX";
+  const int fd = mkstemp(path);
+  if (fd < 0) fail(1, "cannot create a temporary file in /tmp for the locations");
+  ::close(fd);
+  std::ofstream out(path);
+  for (const auto& l : locations) out << cprof::causal::format_location_line(l) << '\n';
+  if (!out) fail(1, fmt::format("cannot write {}", path));
+  return path;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "Causal profiling: runs PROGRAM with virtual speedups of code locations and records\n"
+      "how fast it makes progress, to predict what speeding each location up would gain.\n"
+      "Read the predictions with causal-report DIR.",
+      kTool};
+  Options o;
+  app.add_option("--line", o.lines, "speed up FILE:LINE (repeatable)");
+  app.add_option("--function", o.function, "speed up the functions matching this regular expression");
+  app.add_option("--mode", o.mode, "automatic selection by line or function")
+      ->check(CLI::IsMember({"line", "function"}))
+      ->default_val("line");
+  app.add_option("--binary-scope", o.binary_scope,
+                 "binaries whose code may be selected (default: the main executable)");
+  app.add_option("--source-scope", o.source_scope,
+                 "source files whose code may be selected (default: the program's own)");
+  app.add_option("--speedups", o.speedups,
+                 "virtual speedups to draw from, percentages (default 0,5,...,100)");
+  app.add_option("--fixed-speedup", o.fixed_speedup, "use this speedup (percent) in every experiment "
+                 "that is not a baseline")->check(CLI::Range(0.0, 100.0));
+  app.add_option("--seed", o.seed, "seed of the experiment schedule, for a repeatable run");
+  app.add_option("--progress", o.progress,
+                 "a progress point at FILE:LINE, counted with a hardware breakpoint (repeatable, at most 4)");
+  app.add_flag("--end-to-end", o.end_to_end,
+               "no progress points: one experiment per run, predictions from whole-run time");
+  app.add_option("-n,--runs", o.runs, "runs of the program (--end-to-end)")
+      ->check(CLI::Range(1u, 100000u))
+      ->default_val(1);
+  app.add_option("-o,--output", o.output, "results directory")->default_val("results");
+  app.add_option("-f,--frequency", o.frequency, "samples per second of CPU time per thread")
+      ->check(CLI::Range(10.0, 20000.0))
+      ->default_val(1000);
+  app.add_flag("-q,--quiet", o.quiet, "print nothing but errors");
+  app.add_option("command", o.command, "-- PROGRAM [ARGS...]")->required();
+  app.positionals_at_end();
+  if (int code = 0; !cprof::cli::parse(app, argc, argv, code)) return code;
+  o.seed_given = app.count("--seed") > 0;
+
+  std::string program;
+  if (std::string err = cprof::launch::check_program(o.command[0], program); !err.empty()) fail(1, err);
+  std::error_code ec;
+  program = std::filesystem::canonical(program, ec).string();
+  std::string results_dir;
+  if (std::string err = cprof::launch::prepare_results_dir(o.output, results_dir); !err.empty()) {
+    fail(1, err);
+  }
+  std::string library;
+  if (std::string err = cprof::launch::find_runtime_library(kRuntimeLibrary, library); !err.empty()) {
+    fail(1, err);
+  }
+  if (!o.binary_scope.empty() && o.binary_scope != "MAIN") {
+    fail(1, "--binary-scope: only the main executable (MAIN) is supported so far");
+  }
+  if (!o.source_scope.empty() && o.source_scope != "%") {
+    fail(1, "--source-scope: only the default scope (the program's own code) is supported so far");
+  }
+  if (o.progress.size() > 4) fail(1, "--progress: at most 4 points (x86 has four debug registers)");
+  std::string speedup_error;
+  std::vector<double> speedups = cprof::causal::default_speedups();
+  if (!o.speedups.empty()) {
+    auto parsed = cprof::causal::parse_speedups(o.speedups, speedup_error);
+    if (!parsed) fail(1, speedup_error);
+    speedups = *parsed;
+  }
+
+  // What to speed up, as ELF addresses of the executable.
+  cprof::causal::LocationResolver resolver(program);
+  if (std::string err = resolver.check_debug_info(); !err.empty()) fail(1, err);
+  std::vector<cprof::causal::LocationLine> locations;
+  bool automatic = false;
+  if (!o.lines.empty()) {
+    if (std::string err = resolver.add_lines(o.lines, locations); !err.empty()) fail(1, err);
+  }
+  if (!o.function.empty()) {
+    if (std::string err = resolver.add_functions(o.function, locations); !err.empty()) fail(1, err);
+  }
+  if (locations.empty()) {
+    automatic = true;
+    if (o.mode == "line" && !o.quiet) {
+      fmt::print(stderr, "{}: automatic selection works by function so far; use --line FILE:LINE "
+                 "for lines\n", kTool);
+    }
+    if (std::string err = resolver.add_all_functions(locations); !err.empty()) fail(1, err);
+  }
+  std::string breakpoints;
+  for (const auto& spec : o.progress) {
+    uint64_t address = 0;
+    if (std::string err = resolver.breakpoint_address(spec, address); !err.empty()) fail(1, err);
+    breakpoints += fmt::format("{}\t{:x}\n", spec, address);
+  }
+  const std::string locations_file = write_locations_file(locations);
+
+  const cprof::sampler::EngineSettings settings{SIGRTMAX - 2,
+                                                static_cast<uint64_t>(1e9 / o.frequency)};
+  const std::string why = cprof::sampler::make_perf_event_engine(settings)->probe();
+  if (!why.empty() && !o.quiet) {
+    fmt::print(stderr, "{}: perf_event_open refused ({}); sampling with POSIX CPU-time timers\n",
+               kTool, why);
+  }
+
+  namespace senv = cprof::sampler::env;
+  namespace cenv = cprof::causal::env;
+  cprof::launch::ChildEnvironment child_env;
+  const char* existing = std::getenv("LD_PRELOAD");
+  child_env.set.emplace_back("LD_PRELOAD", existing != nullptr && *existing != '\0'
+                                               ? std::string(existing) + ":" + library
+                                               : library);
+  child_env.set.emplace_back(senv::kPreload, library);
+  child_env.set.emplace_back(senv::kOutputDir, results_dir);
+  child_env.set.emplace_back(senv::kFrequency, fmt::format("{}", o.frequency));
+  child_env.set.emplace_back(senv::kBackend, why.empty() ? "perf" : "timer");
+  child_env.set.emplace_back(senv::kClock, "cpu");
+  child_env.set.emplace_back(cenv::kLocations, locations_file);
+  child_env.set.emplace_back(cenv::kExecutable, program);
+  child_env.set.emplace_back(cenv::kSelection, automatic ? "auto" : "fixed");
+  if (!o.speedups.empty()) child_env.set.emplace_back(cenv::kSpeedups, o.speedups);
+  if (o.fixed_speedup >= 0) {
+    child_env.set.emplace_back(cenv::kFixedSpeedup, fmt::format("{}", o.fixed_speedup));
+  }
+  if (!breakpoints.empty()) child_env.set.emplace_back(cenv::kBreakpoints, breakpoints);
+
+  const auto before = cprof::launch::results_files_in(results_dir);
+  o.command[0] = program;
+  cprof::launch::ChildResult result;
+  // End-to-end: run r is one experiment; even runs are the baselines, odd runs draw a
+  // speedup (the fixed one, or from the list with the seeded generator).
+  cprof::causal::Rng rng(o.seed);
+  const unsigned runs = o.end_to_end ? o.runs : 1;
+  for (unsigned r = 0; r < runs; ++r) {
+    cprof::launch::ChildEnvironment run_env = child_env;
+    run_env.set.emplace_back(cenv::kSeed, std::to_string(o.seed + r));
+    if (o.end_to_end) {
+      double speedup = 0;
+      if (r % 2 == 1) {
+        speedup = o.fixed_speedup >= 0 ? o.fixed_speedup / 100.0 : speedups[rng.below(speedups.size())];
+      }
+      run_env.set.emplace_back(cenv::kEndToEndSpeedup, fmt::format("{}", speedup * 100.0));
+      if (!o.quiet) {
+        fmt::print(stderr, "{}: run {}/{} at a {:g}% virtual speedup\n", kTool, r + 1, runs,
+                   speedup * 100.0);
+      }
+    }
+    result = cprof::launch::run_child(o.command, run_env);
+    if (result.term_signal != 0) break;
+  }
+  std::remove(locations_file.c_str());
+
+  if (!o.quiet) {
+    const auto summary = cprof::launch::summarize_new_results(results_dir, before);
+    cprof::launch::print_run_summary(stderr, kTool, results_dir, summary);
+  }
+  const ExperimentSummary seen = summarize_experiments(results_dir, before);
+  if (seen.experiments == 0) {
+    fmt::print(stderr, "{}: no experiment finished: the program ended before the first one did "
+               "(they last 0.5 s or more); run it longer, or use --end-to-end\n", kTool);
+  } else if (seen.with_progress == 0) {
+    fmt::print(stderr, "{}: no experiment saw a progress point: add CAUSAL_PROGRESS "
+               "(include/causal/progress.h) or COZ_PROGRESS where a unit of work ends, or use "
+               "--progress FILE:LINE or --end-to-end\n", kTool);
+  } else if (!o.quiet) {
+    fmt::print(stderr, "{}: {} experiments on {} location{}; predictions: causal-report {}\n",
+               kTool, seen.experiments, seen.locations.size(),
+               seen.locations.size() == 1 ? "" : "s", results_dir);
+  }
+  cprof::launch::exit_like(result);
+}

@@ -1,0 +1,89 @@
+#include "causal/runtime/breakpoints.h"
+
+#include <linux/hw_breakpoint.h>
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace cprof::causal {
+
+void BreakpointPoints::add(ProgressPoint* point, uint64_t address) {
+  std::lock_guard lock(mutex_);
+  if (points_.size() >= kMaxPoints || point == nullptr) return;
+  points_.push_back(point);
+  addresses_.push_back(address);
+  retired_.push_back(0);
+  reported_.push_back(0);
+}
+
+std::string BreakpointPoints::arm(pid_t tid) {
+  std::lock_guard lock(mutex_);
+  if (points_.empty()) return {};
+  Thread t{tid, {}};
+  std::string error;
+  for (const uint64_t address : addresses_) {
+    perf_event_attr attr{};
+    attr.type = PERF_TYPE_BREAKPOINT;
+    attr.size = sizeof attr;
+    attr.bp_type = HW_BREAKPOINT_X;
+    attr.bp_addr = address;
+    attr.bp_len = sizeof(long);
+    attr.exclude_kernel = 1;
+    attr.exclude_hv = 1;
+    const long fd = ::syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    if (fd < 0 && error.empty()) {
+      error = "hardware breakpoint at 0x" + std::to_string(address) + ": " + std::strerror(errno);
+    }
+    t.fds.push_back(static_cast<int>(fd));
+  }
+  threads_.push_back(std::move(t));
+  return error;
+}
+
+uint64_t BreakpointPoints::read_count(int fd) {
+  uint64_t value = 0;
+  if (fd < 0 || ::read(fd, &value, sizeof value) != sizeof value) return 0;
+  return value;
+}
+
+void BreakpointPoints::retire(pid_t tid) {
+  std::lock_guard lock(mutex_);
+  for (size_t i = 0; i < threads_.size(); ++i) {
+    if (threads_[i].tid != tid) continue;
+    for (size_t p = 0; p < threads_[i].fds.size(); ++p) {
+      retired_[p] += read_count(threads_[i].fds[p]);
+      if (threads_[i].fds[p] >= 0) ::close(threads_[i].fds[p]);
+    }
+    threads_.erase(threads_.begin() + static_cast<std::ptrdiff_t>(i));
+    return;
+  }
+}
+
+void BreakpointPoints::forget_all() {
+  std::lock_guard lock(mutex_);
+  for (auto& t : threads_) {
+    for (const int fd : t.fds) {
+      if (fd >= 0) ::close(fd);
+    }
+  }
+  threads_.clear();
+  retired_.assign(points_.size(), 0);
+  reported_.assign(points_.size(), 0);
+}
+
+void BreakpointPoints::sync() {
+  std::lock_guard lock(mutex_);
+  for (size_t p = 0; p < points_.size(); ++p) {
+    uint64_t total = retired_[p];
+    for (const auto& t : threads_) total += read_count(t.fds[p]);
+    if (total > reported_[p]) {
+      points_[p]->visit(total - reported_[p]);
+      reported_[p] = total;
+    }
+  }
+}
+
+}  // namespace cprof::causal

@@ -1,0 +1,53 @@
+#pragma once
+// Progress points without a source change (--progress FILE:LINE): a hardware execution
+// breakpoint (perf_event PERF_TYPE_BREAKPOINT, HW_BREAKPOINT_X) per point and per thread,
+// in counting mode, so every visit is counted exactly and none costs a signal. The
+// controller folds the counters into the points' visit counts (sync()) before it reads
+// them at an experiment's start and end. x86 has four debug registers: at most four
+// points per thread.
+//
+// Normal context only (a mutex guards the counters); nothing here runs in a handler.
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "causal/progress.h"
+
+namespace cprof::causal {
+
+class BreakpointPoints {
+ public:
+  static constexpr size_t kMaxPoints = 4;
+
+  // A point counting executions of the instruction at `address` (run-time address).
+  void add(ProgressPoint* point, uint64_t address);
+  bool empty() const { return points_.empty(); }
+  // Opens the counters of thread `tid`. Returns "" or why they could not be opened.
+  std::string arm(pid_t tid);
+  // The thread is gone: keeps its final counts and closes its counters.
+  void retire(pid_t tid);
+  // After fork, in the child: the inherited counters count the parent's threads.
+  void forget_all();
+  // Adds the visits counted since the last call to the points.
+  void sync();
+
+ private:
+  struct Thread {
+    pid_t tid;
+    std::vector<int> fds;  // one per point, -1 where it could not be opened
+  };
+  static uint64_t read_count(int fd);
+
+  std::mutex mutex_;
+  std::vector<ProgressPoint*> points_;
+  std::vector<uint64_t> addresses_;
+  std::vector<Thread> threads_;
+  std::vector<uint64_t> retired_;   // final counts of retired threads, per point
+  std::vector<uint64_t> reported_;  // counts already added to the points
+};
+
+}  // namespace cprof::causal

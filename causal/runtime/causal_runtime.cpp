@@ -1,0 +1,380 @@
+#include "causal/runtime/causal_runtime.h"
+
+#include <limits.h>
+#include <link.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <cstdio>
+#include <fstream>
+
+#include "causal/runtime/breakpoints.h"
+#include "causal/runtime/real_calls.h"
+#include "format/writer.h"
+#include "sampler/runtime/hooks.h"
+#include "sampler/runtime/interpose.h"
+#include "sampler/runtime/thread_registry.h"
+
+namespace cprof::causal {
+namespace {
+
+std::atomic<CausalRuntime*> g_causal{nullptr};
+
+uint64_t now_ns() { return monotonic_clock().now_ns(); }
+
+// The main executable's load bias (the first object dl_iterate_phdr reports).
+uint64_t main_load_bias() {
+  uint64_t bias = 0;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* out) {
+        *static_cast<uint64_t*>(out) = info->dlpi_addr;
+        return 1;
+      },
+      &bias);
+  return bias;
+}
+
+std::string self_executable() {
+  char buf[PATH_MAX];
+  if (realpath("/proc/self/exe", buf) == nullptr) return {};
+  return buf;
+}
+
+bool library_loaded(const char* name_part) {
+  struct Query {
+    const char* part;
+    bool found;
+  } q{name_part, false};
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* p) {
+        auto* query = static_cast<Query*>(p);
+        if (info->dlpi_name != nullptr && std::strstr(info->dlpi_name, query->part) != nullptr) {
+          query->found = true;
+          return 1;
+        }
+        return 0;
+      },
+      &q);
+  return q.found;
+}
+
+const sampler::RuntimeHooks* hooks_table();
+
+}  // namespace
+
+CausalRuntime* CausalRuntime::instance() { return g_causal.load(std::memory_order_acquire); }
+
+CausalThread* CausalRuntime::current_thread() {
+  sampler::ThreadState* ts = sampler::ThreadRegistry::current();
+  return ts != nullptr ? static_cast<CausalThread*>(ts->extension) : nullptr;
+}
+
+CausalRuntime::CausalRuntime(CausalSettings settings, std::vector<std::string> problems)
+    : settings_(std::move(settings)), problems_(std::move(problems)), delays_(real_sleeper()) {}
+
+CausalRuntime* CausalRuntime::start() {
+  std::vector<std::string> problems;
+  CausalSettings settings = causal_settings_from_environment(problems);
+  auto* rt = new CausalRuntime(std::move(settings), std::move(problems));
+  // Oversleeping a delay shifts every thread (delays.h): keep the kernel's slack small.
+  prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+  rt->load_bias_ = main_load_bias();
+  std::string error;
+  rt->experiments_enabled_ = rt->load_locations(error);
+  if (!error.empty()) rt->problems_.push_back(error);
+  rt->end_to_end_ = rt->settings_.end_to_end_speedup.has_value();
+  if (rt->experiments_enabled_) {
+    rt->settings_.experiments.period_ns = 0;  // set once the sampling period is known
+    rt->controller_ = std::make_unique<ExperimentController>(
+        rt->settings_.experiments, rt->table_, rt->fixed_, &rt->recent_, rt->delays_,
+        rt->progress_, monotonic_clock());
+  }
+  if (!rt->settings_.breakpoints.empty()) {
+    rt->breakpoints_ = std::make_unique<BreakpointPoints>();
+    for (const auto& bp : rt->settings_.breakpoints) {
+      ProgressPoint* p = rt->progress_.find_or_add(bp.name, ProgressKind::throughput,
+                                                   ProgressSource::breakpoint);
+      rt->breakpoints_->add(p, bp.address + rt->load_bias_);
+    }
+  }
+  if (library_loaded("libgomp")) {
+    rt->problems_.push_back(
+        "OpenMP (libgomp) futex waits are not interposed (inline syscall instructions): "
+        "predictions for programs that block in OpenMP barriers and locks may be wrong");
+  }
+  g_causal.store(rt, std::memory_order_release);
+  sampler::set_runtime_hooks(hooks_table());
+  return rt;
+}
+
+bool CausalRuntime::load_locations(std::string& error) {
+  if (settings_.locations_file.empty()) return false;  // only progress points count
+  const std::string exe = self_executable();
+  if (!settings_.executable.empty() && exe != settings_.executable) {
+    error = "no experiments in " + exe + ": the locations were resolved for " +
+            settings_.executable;
+    return false;
+  }
+  std::ifstream in(settings_.locations_file);
+  if (!in) {
+    error = "cannot read the locations file " + settings_.locations_file;
+    return false;
+  }
+  std::string text;
+  while (std::getline(in, text)) {
+    auto line = parse_location_line(text);
+    if (!line) continue;
+    std::vector<AddressRange> ranges;
+    for (const auto& r : line->ranges) {
+      ranges.push_back(AddressRange{r.start + load_bias_, r.end + load_bias_});
+    }
+    const uint32_t id = table_.add(line->name, std::move(ranges));
+    if (!settings_.automatic) fixed_.push_back(id);
+  }
+  table_.finish();
+  if (table_.size() == 0) {
+    error = "the locations file " + settings_.locations_file + " lists no location";
+    return false;
+  }
+  return true;
+}
+
+void CausalRuntime::start_controller() {
+  const sampler::Runtime* srt = sampler::Runtime::instance();
+  if (srt == nullptr) return;
+  for (auto& p : problems_) queue_message(format::MessageLevel::warning, p);
+  problems_.clear();
+  if (!experiments_enabled_) return;
+  // The experiments record the sampling period: s * period is the delay per sample.
+  auto config = controller_->config();
+  config.period_ns = srt->config().period_ns();
+  controller_ = std::make_unique<ExperimentController>(config, table_, fixed_, &recent_, delays_,
+                                                       progress_, monotonic_clock());
+  if (end_to_end_) {
+    // One experiment for the whole run, on a fixed location.
+    if (breakpoints_) breakpoints_->sync();
+    // The run's seed (causal-run passes one per run) picks among several locations.
+    const uint64_t pick = settings_.experiments.seed;
+    const uint32_t id = fixed_.empty() ? static_cast<uint32_t>(pick % table_.size())
+                                       : fixed_[pick % fixed_.size()];
+    ExperimentPlan plan{&table_.at(id), *settings_.end_to_end_speedup, 0};
+    controller_->begin(plan);
+    return;
+  }
+  sigset_t all;
+  sigset_t old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, &old);
+  stop_requested_.store(false);
+  controller_running_ = sampler::real_pthread_create()(&controller_thread_, nullptr,
+                                                       &CausalRuntime::controller_main, this) == 0;
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  if (!controller_running_) {
+    queue_message(format::MessageLevel::error, "the experiment controller thread could not start");
+  }
+}
+
+void* CausalRuntime::controller_main(void* self) {
+  pthread_setname_np(pthread_self(), "cprof-causal");
+  static_cast<CausalRuntime*>(self)->controller_loop();
+  return nullptr;
+}
+
+void CausalRuntime::controller_loop() {
+  const Sleeper sleeper = real_sleeper();
+  constexpr uint64_t kSliceNs = 10000000;  // stop requests are seen within 10 ms
+  while (!stop_requested_.load(std::memory_order_acquire)) {
+    const auto plan = controller_->plan_next();
+    if (!plan) {
+      sleeper.sleep_ns(std::max<uint64_t>(controller_->config().cooloff_ns, kSliceNs));
+      continue;
+    }
+    if (breakpoints_) breakpoints_->sync();
+    controller_->begin(*plan);
+    uint64_t waited = 0;
+    while (waited < plan->duration_ns && !stop_requested_.load(std::memory_order_acquire)) {
+      waited += sleeper.sleep_ns(std::min(kSliceNs, plan->duration_ns - waited));
+      controller_->observe_in_flight();
+    }
+    if (breakpoints_) breakpoints_->sync();
+    format::ExperimentRecord record = controller_->finish();
+    // An experiment cut short by the exit is dropped: the program was winding down, not
+    // making progress as usual.
+    if (stop_requested_.load(std::memory_order_acquire)) break;
+    queue(std::move(record));
+    sleeper.sleep_ns(controller_->config().cooloff_ns);
+  }
+}
+
+void CausalRuntime::stop() {
+  if (controller_running_) {
+    stop_requested_.store(true, std::memory_order_release);
+    join_thread(controller_thread_, nullptr);
+    controller_running_ = false;
+  }
+  if (end_to_end_ && controller_ && controller_->running()) {
+    if (breakpoints_) breakpoints_->sync();
+    format::ExperimentRecord record = controller_->finish();
+    record.mode = format::ExperimentMode::end_to_end;
+    queue(std::move(record));
+  }
+  for (size_t i = 0; i < progress_.size(); ++i) {
+    const ProgressPoint* p = progress_.at(i);
+    const RegionStats stats = p->region();
+    if (stats.count == 0) continue;
+    format::RegionRecord r;
+    r.name = p->name();
+    r.time_ns = now_ns();
+    r.count = stats.count;
+    r.mean_ns = stats.mean;
+    r.stddev_ns = stats.stddev();
+    r.min_ns = stats.min;
+    r.max_ns = stats.max;
+    r.dropped = p->dropped_durations();
+    queue(std::move(r));
+  }
+}
+
+void CausalRuntime::queue(format::Record record) {
+  std::lock_guard lock(queue_->mutex);
+  queue_->records.push_back(std::move(record));
+}
+
+void CausalRuntime::queue_message(format::MessageLevel level, std::string text) {
+  queue(format::MessageRecord{now_ns(), level, std::move(text)});
+}
+
+void CausalRuntime::latency_begin(ProgressPoint& point) {
+  point.begin();
+  if (CausalThread* t = current_thread(); t != nullptr && t->open_count < CausalThread::kMaxOpen) {
+    t->open[t->open_count++] = CausalThread::Open{&point, now_ns()};
+  }
+}
+
+void CausalRuntime::latency_end(ProgressPoint& point) {
+  if (CausalThread* t = current_thread()) {
+    for (unsigned i = t->open_count; i-- > 0;) {
+      if (t->open[i].point != &point) continue;
+      point.record_duration(now_ns() - t->open[i].start_ns);
+      for (unsigned j = i + 1; j < t->open_count; ++j) t->open[j - 1] = t->open[j];
+      --t->open_count;
+      break;
+    }
+  }
+  point.end();
+}
+
+// ---- hooks ----
+
+void CausalRuntime::hook_on_sample(sampler::ThreadState& ts, const uint64_t* frames, size_t depth,
+                                   uint64_t /*weight_ns*/) {
+  CausalRuntime* rt = instance();
+  auto* t = static_cast<CausalThread*>(ts.extension);
+  if (rt == nullptr || t == nullptr || !rt->controller_) return;
+  const std::span<const uint64_t> stack(frames, depth);
+  if (rt->settings_.automatic) {
+    if (const Location* l = rt->table_.first_in_stack(stack)) rt->recent_.note(l->id);
+  }
+  if (const Location* l = rt->controller_->selected(); l != nullptr && stack_hits(*l, stack)) {
+    rt->delays_.on_sample_in_selected(t->delay);
+  }
+  rt->delays_.pay(t->delay);
+}
+
+void CausalRuntime::hook_thread_registered(sampler::ThreadState& ts) {
+  CausalRuntime* rt = instance();
+  if (rt == nullptr) return;
+  auto* t = new CausalThread;
+  rt->delays_.thread_started(t->delay);
+  ts.extension = t;
+  if (rt->breakpoints_) {
+    if (std::string err = rt->breakpoints_->arm(ts.tid); !err.empty()) {
+      rt->queue_message(format::MessageLevel::warning,
+                        "thread " + std::to_string(ts.tid) + ": progress point not counted: " + err);
+    }
+  }
+}
+
+void CausalRuntime::hook_thread_exit(sampler::ThreadState& ts) {
+  CausalRuntime* rt = instance();
+  auto* t = static_cast<CausalThread*>(ts.extension);
+  // It may be joined: pay first, so the joiner, credited, is not ahead of it.
+  if (rt != nullptr && t != nullptr) rt->delays_.before_wake_other(t->delay);
+}
+
+void CausalRuntime::hook_thread_freed(sampler::ThreadState& ts) {
+  CausalRuntime* rt = instance();
+  if (rt != nullptr && rt->breakpoints_) rt->breakpoints_->retire(ts.tid);
+  delete static_cast<CausalThread*>(ts.extension);
+  ts.extension = nullptr;
+}
+
+void CausalRuntime::hook_fork_child() {
+  CausalRuntime* rt = instance();
+  if (rt == nullptr) return;
+  // Only the forking thread exists; the controller thread and any lock it held did not
+  // come along. The child runs experiments of its own, written to its own file.
+  rt->queue_ = new Queue;  // the parent's may be locked; its records are the parent's
+  rt->controller_running_ = false;
+  if (rt->controller_ && rt->controller_->running()) rt->delays_.end_experiment();
+  if (rt->breakpoints_) {
+    rt->breakpoints_->forget_all();
+    if (sampler::ThreadState* ts = sampler::ThreadRegistry::current()) rt->breakpoints_->arm(ts->tid);
+  }
+  if (rt->experiments_enabled_) {
+    auto config = rt->controller_->config();
+    config.seed = config.seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(getpid());
+    rt->controller_ = std::make_unique<ExperimentController>(
+        config, rt->table_, rt->fixed_, &rt->recent_, rt->delays_, rt->progress_, monotonic_clock());
+  }
+  rt->start_controller();
+}
+
+void CausalRuntime::hook_drain(format::ResultsWriter& writer) {
+  CausalRuntime* rt = instance();
+  if (rt == nullptr) return;
+  std::vector<format::Record> records;
+  size_t written = 0;
+  {
+    std::lock_guard lock(rt->queue_->mutex);
+    records.swap(rt->queue_->records);
+    written = rt->queue_->points_written;
+    rt->queue_->points_written = rt->progress_.size();
+  }
+  // Points first: the experiments that follow name them.
+  for (size_t i = written; i < rt->progress_.size(); ++i) {
+    const ProgressPoint* p = rt->progress_.at(i);
+    format::ProgressPointRecord r;
+    r.id = p->id();
+    r.name = p->name();
+    r.kind = static_cast<format::ProgressPointKind>(p->kind());
+    r.source = static_cast<format::ProgressPointSource>(p->source());
+    r.file = p->file();
+    r.line = p->line();
+    r.time_ns = now_ns();
+    writer.add(r);
+  }
+  for (const auto& r : records) writer.add(r);
+}
+
+namespace {
+
+const sampler::RuntimeHooks* hooks_table() {
+  static const sampler::RuntimeHooks hooks{
+      .on_sample = &CausalRuntime::hook_on_sample,
+      .on_thread_registered = &CausalRuntime::hook_thread_registered,
+      .on_thread_exit = &CausalRuntime::hook_thread_exit,
+      .on_thread_freed = &CausalRuntime::hook_thread_freed,
+      .on_fork_child = &CausalRuntime::hook_fork_child,
+      .on_drain = &CausalRuntime::hook_drain,
+  };
+  return &hooks;
+}
+
+}  // namespace
+
+}  // namespace cprof::causal

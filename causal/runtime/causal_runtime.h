@@ -1,0 +1,119 @@
+#pragma once
+// The causal runtime inside the profiled process (libcprof-causal.so): the sampling
+// runtime (sampler/runtime/) with hooks that run experiments. One controller thread runs
+// the experiments (causal/experiment.h); the sampling handler's hook matches the selected
+// location on each sample's stack, notes recent locations for automatic selection and
+// makes the thread pay the delays it owes; the interposed blocking calls
+// (blocking_interpose.cpp) apply the blocking rules of causal/delays.h. Records go
+// through the sampling runtime's writer. docs/causal.md.
+//
+// Signal-safety contract: current_thread(), delays(), progress points' counting and the
+// hook on_sample are async-signal-safe. start(), stop() and the other hooks run in
+// normal context.
+
+#include <pthread.h>
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "causal/delays.h"
+#include "causal/experiment.h"
+#include "causal/location.h"
+#include "causal/progress.h"
+#include "causal/runtime/settings.h"
+#include "format/records.h"
+
+namespace cprof::format {
+class ResultsWriter;
+}
+namespace cprof::sampler {
+struct ThreadState;
+}
+
+namespace cprof::causal {
+
+class BreakpointPoints;
+
+// The causal state of one thread (sampler::ThreadState::extension).
+struct CausalThread {
+  ThreadDelay delay;
+  // Latency points begun on this thread and not yet ended, for per-call durations.
+  struct Open {
+    ProgressPoint* point;
+    uint64_t start_ns;
+  };
+  static constexpr unsigned kMaxOpen = 16;
+  Open open[kMaxOpen] = {};
+  unsigned open_count = 0;
+};
+
+class CausalRuntime {
+ public:
+  // Reads the settings, builds the location table and sets the sampling runtime's hooks.
+  // Call before sampler::Runtime::start. Returns null (and says why on stderr) when the
+  // process cannot run experiments; progress points still count.
+  static CausalRuntime* start();
+  static CausalRuntime* instance();
+  // After the sampling runtime started: starts the controller thread.
+  void start_controller();
+  // At exit, before the sampling runtime stops: ends the experiments and queues the last
+  // records (the end-to-end experiment, the timed regions).
+  void stop();
+
+  // The calling thread's causal state, or null (an unregistered thread). Signal-safe.
+  static CausalThread* current_thread();
+  DelayAccounting& delays() { return delays_; }
+  ProgressRegistry& progress() { return progress_; }
+
+  // Latency points with per-call durations (the project's header).
+  void latency_begin(ProgressPoint& point);
+  void latency_end(ProgressPoint& point);
+
+  // sampler::RuntimeHooks (hooks.h), set by start().
+  static void hook_on_sample(sampler::ThreadState& ts, const uint64_t* frames, size_t depth,
+                             uint64_t weight_ns);
+  static void hook_thread_registered(sampler::ThreadState& ts);
+  static void hook_thread_exit(sampler::ThreadState& ts);
+  static void hook_thread_freed(sampler::ThreadState& ts);
+  static void hook_fork_child();
+  static void hook_drain(format::ResultsWriter& writer);
+
+ private:
+  CausalRuntime(CausalSettings settings, std::vector<std::string> problems);
+  bool load_locations(std::string& error);
+  static void* controller_main(void* self);
+  void controller_loop();
+  void run_experiment(const ExperimentPlan& plan);
+  void queue(format::Record record);
+  void queue_message(format::MessageLevel level, std::string text);
+
+
+  CausalSettings settings_;
+  std::vector<std::string> problems_;
+  bool experiments_enabled_ = false;
+  bool end_to_end_ = false;
+  LocationTable table_;
+  std::vector<uint32_t> fixed_;
+  RecentLocations recent_;
+  DelayAccounting delays_;
+  ProgressRegistry progress_;
+  std::unique_ptr<ExperimentController> controller_;
+  std::unique_ptr<BreakpointPoints> breakpoints_;
+  uint64_t load_bias_ = 0;
+
+  pthread_t controller_thread_{};
+  bool controller_running_ = false;
+  std::atomic<bool> stop_requested_{false};
+
+  struct Queue {
+    std::mutex mutex;
+    std::vector<format::Record> records;
+    size_t points_written = 0;
+  };
+  Queue* queue_ = new Queue;  // replaced (not freed) in a forked child: a lock may be held
+};
+
+}  // namespace cprof::causal

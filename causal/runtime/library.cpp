@@ -1,0 +1,40 @@
+// Entry and exit of the preloaded causal runtime (libcprof-causal.so): the sampling
+// runtime with the causal hooks set (causal_runtime.h).
+
+#include <pthread.h>
+
+#include "causal/runtime/causal_runtime.h"
+#include "causal/runtime/real_calls.h"
+#include "sampler/runtime/interpose.h"
+#include "sampler/runtime/runtime.h"
+
+namespace {
+
+void fork_prepare() {
+  if (auto* rt = cprof::sampler::Runtime::instance()) rt->before_fork();
+}
+void fork_parent() {
+  if (auto* rt = cprof::sampler::Runtime::instance()) rt->after_fork_in_parent();
+}
+void fork_child() {
+  if (auto* rt = cprof::sampler::Runtime::instance()) rt->after_fork_in_child();
+}
+
+__attribute__((constructor)) void cprof_causal_start() {
+  cprof::causal::resolve_real_calls();
+  cprof::causal::CausalRuntime* causal = cprof::causal::CausalRuntime::start();
+  std::vector<std::string> problems;
+  auto config = cprof::sampler::config_from_environment(problems);
+  if (cprof::sampler::Runtime::start(std::move(config), std::move(problems),
+                                     cprof::sampler::real_pthread_create()) != nullptr) {
+    pthread_atfork(fork_prepare, fork_parent, fork_child);
+    if (causal != nullptr) causal->start_controller();
+  }
+}
+
+__attribute__((destructor)) void cprof_causal_stop() {
+  if (auto* causal = cprof::causal::CausalRuntime::instance()) causal->stop();
+  if (auto* rt = cprof::sampler::Runtime::instance()) rt->stop();
+}
+
+}  // namespace

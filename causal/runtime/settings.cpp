@@ -1,0 +1,115 @@
+#include "causal/runtime/settings.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <string_view>
+
+namespace cprof::causal {
+namespace {
+
+const char* get(const char* name) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0' ? v : nullptr;
+}
+
+std::optional<uint64_t> number(const char* name, std::vector<std::string>& problems) {
+  const char* v = get(name);
+  if (v == nullptr) return std::nullopt;
+  char* end = nullptr;
+  const unsigned long long n = std::strtoull(v, &end, 10);
+  if (end == v || *end != '\0') {
+    problems.push_back(std::string(name) + "='" + v + "' is not a number; ignored");
+    return std::nullopt;
+  }
+  return n;
+}
+
+std::optional<double> real(const char* name, std::vector<std::string>& problems) {
+  const char* v = get(name);
+  if (v == nullptr) return std::nullopt;
+  char* end = nullptr;
+  const double d = std::strtod(v, &end);
+  if (end == v || *end != '\0') {
+    problems.push_back(std::string(name) + "='" + v + "' is not a number; ignored");
+    return std::nullopt;
+  }
+  return d;
+}
+
+}  // namespace
+
+CausalSettings causal_settings_from_environment(std::vector<std::string>& problems) {
+  CausalSettings s;
+  if (const char* v = get(env::kLocations)) s.locations_file = v;
+  if (const char* v = get(env::kExecutable)) s.executable = v;
+  if (const char* v = get(env::kSelection)) s.automatic = std::string_view(v) == "auto";
+  if (const char* v = get(env::kSpeedups)) {
+    std::string error;
+    if (auto list = parse_speedups(v, error)) {
+      s.experiments.speedups = *list;
+    } else {
+      problems.push_back(error);
+    }
+  }
+  if (auto p = real(env::kFixedSpeedup, problems)) s.experiments.fixed_speedup = *p / 100.0;
+  if (auto n = number(env::kSeed, problems)) s.experiments.seed = *n;
+  if (auto ms = number(env::kDurationMs, problems); ms && *ms > 0) {
+    s.experiments.initial_duration_ns = *ms * 1000000ull;
+    s.experiments.min_duration_ns = *ms * 1000000ull;
+  }
+  if (auto ms = number(env::kCooloffMs, problems)) s.experiments.cooloff_ns = *ms * 1000000ull;
+  if (auto b = real(env::kBaselineShare, problems); b && *b >= 0 && *b <= 1) {
+    s.experiments.baseline_share = *b;
+  }
+  if (auto p = real(env::kEndToEndSpeedup, problems)) s.end_to_end_speedup = *p / 100.0;
+  if (const char* v = get(env::kBreakpoints)) {
+    std::string_view text(v);
+    while (!text.empty()) {
+      const size_t nl = std::min(text.find('\n'), text.size());
+      const std::string_view item = text.substr(0, nl);
+      text.remove_prefix(std::min(nl + 1, text.size()));
+      const size_t tab = item.find('\t');
+      if (tab == std::string_view::npos) continue;
+      CausalSettings::Breakpoint bp;
+      bp.name = std::string(item.substr(0, tab));
+      bp.address = std::strtoull(std::string(item.substr(tab + 1)).c_str(), nullptr, 16);
+      if (bp.address != 0) s.breakpoints.push_back(std::move(bp));
+    }
+  }
+  return s;
+}
+
+std::string format_location_line(const LocationLine& line) {
+  std::string out = line.name + "\t";
+  char buf[64];
+  for (size_t i = 0; i < line.ranges.size(); ++i) {
+    std::snprintf(buf, sizeof buf, "%s%llx-%llx", i == 0 ? "" : ",",
+                  static_cast<unsigned long long>(line.ranges[i].start),
+                  static_cast<unsigned long long>(line.ranges[i].end));
+    out += buf;
+  }
+  return out;
+}
+
+std::optional<LocationLine> parse_location_line(const std::string& text) {
+  const size_t tab = text.rfind('\t');
+  if (tab == std::string::npos || tab == 0) return std::nullopt;
+  LocationLine line;
+  line.name = text.substr(0, tab);
+  const char* p = text.c_str() + tab + 1;
+  while (*p != '\0') {
+    char* end = nullptr;
+    const uint64_t start = std::strtoull(p, &end, 16);
+    if (end == p || *end != '-') return std::nullopt;
+    p = end + 1;
+    const uint64_t stop = std::strtoull(p, &end, 16);
+    if (end == p) return std::nullopt;
+    if (stop > start) line.ranges.push_back(AddressRange{start, stop});
+    p = end;
+    if (*p == ',') ++p;
+  }
+  if (line.ranges.empty()) return std::nullopt;
+  return line;
+}
+
+}  // namespace cprof::causal

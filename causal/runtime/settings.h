@@ -1,0 +1,61 @@
+#pragma once
+// The causal runtime's settings, passed by causal-run in CPROF_CAUSAL_* environment
+// variables (next to the sampling runtime's CPROF_* ones, sampler/runtime/config.h), so
+// that they survive fork and exec. docs/causal.md lists them.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "causal/experiment.h"
+
+namespace cprof::causal {
+
+namespace env {
+// A file of locations (one a line: "NAME<TAB>START-END[,START-END...]", hex ELF addresses
+// of the executable named below). Written by causal-run, read at start.
+inline constexpr const char* kLocations = "CPROF_CAUSAL_LOCATIONS";
+// The executable the locations' addresses belong to (absolute path).
+inline constexpr const char* kExecutable = "CPROF_CAUSAL_EXECUTABLE";
+// "fixed": experiments draw from every location of the file (--line, --function);
+// "auto": from the locations the samples fall in.
+inline constexpr const char* kSelection = "CPROF_CAUSAL_SELECTION";
+inline constexpr const char* kSpeedups = "CPROF_CAUSAL_SPEEDUPS";           // percentages
+inline constexpr const char* kFixedSpeedup = "CPROF_CAUSAL_FIXED_SPEEDUP";  // percentage
+inline constexpr const char* kSeed = "CPROF_CAUSAL_SEED";
+inline constexpr const char* kDurationMs = "CPROF_CAUSAL_DURATION_MS";  // first and shortest
+inline constexpr const char* kCooloffMs = "CPROF_CAUSAL_COOLOFF_MS";
+inline constexpr const char* kBaselineShare = "CPROF_CAUSAL_BASELINE_SHARE";
+// End-to-end mode: this run's speedup (percentage); the whole run is one experiment.
+inline constexpr const char* kEndToEndSpeedup = "CPROF_CAUSAL_END_TO_END_SPEEDUP";
+// Hardware-breakpoint progress points: "NAME<TAB>HEXADDR" separated by newlines.
+inline constexpr const char* kBreakpoints = "CPROF_CAUSAL_BREAKPOINTS";
+}  // namespace env
+
+struct CausalSettings {
+  std::string locations_file;
+  std::string executable;
+  bool automatic = false;
+  ExperimentConfig experiments;
+  std::optional<double> end_to_end_speedup;  // a fraction
+  struct Breakpoint {
+    std::string name;
+    uint64_t address = 0;  // ELF address in the executable
+  };
+  std::vector<Breakpoint> breakpoints;
+};
+
+// Reads the CPROF_CAUSAL_* variables; problems (bad values) are described in `problems`
+// and the defaults kept.
+CausalSettings causal_settings_from_environment(std::vector<std::string>& problems);
+
+// One line of the locations file.
+struct LocationLine {
+  std::string name;
+  std::vector<AddressRange> ranges;  // ELF addresses
+};
+std::string format_location_line(const LocationLine& line);
+std::optional<LocationLine> parse_location_line(const std::string& text);
+
+}  // namespace cprof::causal

@@ -1,0 +1,119 @@
+#include "report/causal/causal_render.h"
+
+#include <fmt/format.h>
+
+#include <iterator>
+
+#include "report/report.h"
+
+namespace cprof::report {
+namespace {
+
+const char* kind_name(format::ProgressPointKind k) {
+  return k == format::ProgressPointKind::latency ? "latency" : "throughput";
+}
+
+const char* source_name(format::ProgressPointSource s) {
+  switch (s) {
+    case format::ProgressPointSource::coz: return "coz";
+    case format::ProgressPointSource::breakpoint: return "breakpoint";
+    default: return "api";
+  }
+}
+
+}  // namespace
+
+void json_causal(JsonWriter& j, const Report& r) {
+  const CausalModel& m = r.causal;
+  j.key("causal").begin_object();
+  j.field("experiments", static_cast<uint64_t>(m.experiments));
+  j.field("end_to_end_runs", static_cast<uint64_t>(m.end_to_end_runs));
+  j.key("predictions").begin_array();
+  for (const auto& p : m.predictions) {
+    j.begin_object().field("location", p.location);
+    if (p.progress_point.empty()) {
+      j.key("progress_point").null();
+    } else {
+      j.field("progress_point", p.progress_point);
+    }
+    j.key("points").begin_array();
+    for (const auto& pt : p.points) {
+      j.begin_object(true)
+          .field("speedup", pt.speedup)
+          .field("program_speedup", pt.program_speedup)
+          .field("ci_low", pt.ci_low)
+          .field("ci_high", pt.ci_high)
+          .field("experiments", pt.experiments)
+          .end_object();
+    }
+    j.end_array();
+    j.end_object();
+  }
+  j.end_array();
+  j.key("progress_points").begin_array();
+  for (const auto& pp : m.progress_points) {
+    j.begin_object(true)
+        .field("name", pp.name)
+        .field("kind", kind_name(pp.kind))
+        .field("source", source_name(pp.source))
+        .field("file", pp.file)
+        .field("line", pp.line)
+        .end_object();
+  }
+  j.end_array();
+  j.key("regions").begin_array();
+  for (const auto& rg : m.regions) {
+    j.begin_object(true)
+        .field("name", rg.name)
+        .field("count", rg.count)
+        .field("mean_ns", rg.mean_ns)
+        .field("min_ns", rg.min_ns)
+        .field("max_ns", rg.max_ns)
+        .field("stddev_ns", rg.stddev_ns)
+        .end_object();
+  }
+  j.end_array();
+  j.end_object();
+}
+
+void text_causal(std::string& out, const Report& r) {
+  const CausalModel& m = r.causal;
+  if (m.empty()) return;
+  auto o = std::back_inserter(out);
+  if (m.experiments > 0) {
+    fmt::format_to(o, "\nCausal profile: {} experiments", m.experiments);
+    if (m.end_to_end_runs > 0) fmt::format_to(o, " ({} end-to-end runs)", m.end_to_end_runs);
+    fmt::format_to(o, "\n");
+    if (m.predictions.empty()) {
+      fmt::format_to(o, "  no prediction: no location has both baseline (0%) and sped-up "
+                        "experiments with progress yet; run longer\n");
+    } else {
+      fmt::format_to(o, "  {:<32} {:<24} {:>9} {:>16}\n", "location", "progress point",
+                     "speedup", "program speedup");
+      std::vector<std::string> verdicts;
+      for (const auto& p : m.predictions) {
+        const auto* best = best_point(p);
+        const std::string point = p.progress_point.empty() ? "(end to end)" : p.progress_point;
+        if (best == nullptr) {
+          fmt::format_to(o, "  {:<32} {:<24} {:>9} {:>16}\n", p.location, point, "-", "-");
+          continue;
+        }
+        fmt::format_to(o, "  {:<32} {:<24} {:>8.0f}% {:>15.1f}%\n", p.location, point,
+                       best->speedup * 100.0, best->program_speedup * 100.0);
+        verdicts.push_back(causal_verdict(p, *best));
+      }
+      for (const auto& v : verdicts) fmt::format_to(o, "  {}\n", v);
+    }
+  }
+  if (!m.regions.empty()) {
+    fmt::format_to(o, "\nTimed regions\n  {:<32} {:>10} {:>12} {:>12} {:>12} {:>12}\n", "region",
+                   "count", "mean ms", "min ms", "max ms", "stddev ms");
+    for (const auto& rg : m.regions) {
+      fmt::format_to(o, "  {:<32} {:>10} {:>12.3f} {:>12.3f} {:>12.3f} {:>12.3f}\n", rg.name,
+                     rg.count, rg.mean_ns / 1e6, static_cast<double>(rg.min_ns) / 1e6,
+                     static_cast<double>(rg.max_ns) / 1e6, rg.stddev_ns / 1e6);
+    }
+  }
+}
+
+}  // namespace cprof::report

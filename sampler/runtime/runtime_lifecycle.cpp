@@ -1,0 +1,92 @@
+// The runtime across process changes: fork, exec, dlopen/dlclose (docs/sampler.md).
+
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+
+#include "sampler/runtime/hooks.h"
+#include "sampler/runtime/runtime.h"
+
+namespace cprof::sampler {
+
+void Runtime::before_fork() {
+  // Hold the locks across fork so the child never inherits them mid-operation.
+  io_mutex_.lock();
+  threads_.mutex().lock();
+}
+
+void Runtime::after_fork_in_parent() {
+  threads_.mutex().unlock();
+  io_mutex_.unlock();
+}
+
+void Runtime::after_fork_in_child() {
+  // Only the forking thread exists here. Its perf_event fd and counters belong to the
+  // parent's thread, and timers are not inherited at all.
+  threads_.keep_only_current_after_fork();
+  threads_.mutex().unlock();
+  io_mutex_.unlock();
+  writer_running_ = false;
+  ThreadState* self = ThreadRegistry::current();
+  pid_ = getpid();
+  writer_.abandon();  // the parent's file and its buffered records are the parent's
+  if (self != nullptr) {
+    self->active.store(false, std::memory_order_release);
+    if (self->perf_fd >= 0) ::close(self->perf_fd);
+    self->perf_fd = -1;
+    self->has_cpu_timer = false;
+    self->has_wall_timer = false;
+    self->counters.close();
+    self->ring.init(self->ring_storage, ThreadRegistry::kRingBytes);
+    self->samples.store(0);
+    self->dropped.store(0);
+    self->announced.store(false);
+    self->tid = static_cast<pid_t>(::syscall(SYS_gettid));
+    self->start_ns = monotonic_ns();
+  }
+  std::string error;
+  if (!open_results_file(error)) {
+    std::fprintf(stderr, "sample-run: %s; the child process %d is not profiled\n", error.c_str(),
+                 pid_);
+    clear_instance();
+    return;
+  }
+  write_preamble();
+  if (self != nullptr) arm(*self);
+  start_writer_thread();
+  if (const RuntimeHooks* h = runtime_hooks(); h && h->on_fork_child) h->on_fork_child();
+}
+
+void Runtime::before_exec() {
+  if (getpid() != pid_) return;  // a vfork child shares our memory: touch nothing
+  // Pending signals survive exec, and the new image has no handler for ours until its
+  // runtime starts (or ever, if it is not profiled): a sampling signal queued now would
+  // kill it. Silence this thread's sources, then consume what is already queued.
+  // (Signals aimed at the other threads die with them.)
+  if (ThreadState* self = ThreadRegistry::current()) disarm(*self);
+  sigset_t ours;
+  sigset_t old;
+  sigemptyset(&ours);
+  sigaddset(&ours, config_.signal);
+  pthread_sigmask(SIG_BLOCK, &ours, &old);
+  const timespec no_wait{0, 0};
+  while (sigtimedwait(&ours, nullptr, &no_wait) > 0) {
+  }
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  drain(true);
+}
+
+void Runtime::after_failed_exec() {
+  if (getpid() != pid_) return;
+  if (ThreadState* self = ThreadRegistry::current()) arm(*self);
+}
+
+void Runtime::modules_changed() {
+  modules_.refresh();
+  drain(false);
+}
+
+}  // namespace cprof::sampler
