@@ -52,8 +52,20 @@ static_assert(greg(REG_R12) == 72 && greg(REG_R13) == 80 && greg(REG_R14) == 88 
 
 constexpr size_t kSelfFramesMax = 16;  // the hooks never nest deeper than this
 
-thread_local sampler::StackBounds t_bounds;
-thread_local bool t_bounds_known = false;
+// Per submitting thread: its stack bounds and its own libunwind address space (an
+// unregistered thread shares one whose rule cache takes a lock and two sigprocmask calls
+// per frame, docs/unwinding.md), released when the thread ends.
+struct ThreadUnwind {
+  sampler::StackBounds bounds;
+  bool registered = false;
+  ThreadUnwind() : bounds(sampler::current_thread_stack_bounds()),
+                   registered(sampler::register_unwind_thread()) {}
+  ~ThreadUnwind() {
+    if (registered) sampler::unregister_unwind_thread();
+  }
+  ThreadUnwind(const ThreadUnwind&) = delete;
+  ThreadUnwind& operator=(const ThreadUnwind&) = delete;
+};
 
 }  // namespace
 
@@ -77,16 +89,13 @@ LaunchStacks::~LaunchStacks() {
 
 __attribute__((noinline)) size_t LaunchStacks::capture(uint64_t* frames) noexcept {
   if (!enabled_ || !unwinder_ok_) return 0;
-  if (!t_bounds_known) {
-    t_bounds = sampler::current_thread_stack_bounds();
-    t_bounds_known = true;
-  }
+  thread_local ThreadUnwind t_unwind;
   uint64_t buf[1024 + kSelfFramesMax];
   const size_t want = max_depth_ + kSelfFramesMax;
   ucontext_t uc;
   std::fill(std::begin(uc.uc_mcontext.gregs), std::end(uc.uc_mcontext.gregs), greg_t{0});
   cprof_gpu_light_getcontext(&uc);
-  size_t n = sampler::unwind_with_libunwind(&uc, t_bounds, buf, want);
+  size_t n = sampler::unwind_with_libunwind(&uc, t_unwind.bounds, buf, want);
   // A stack that ends in an unknown module ran into a library loaded since the table
   // was last refreshed: refresh (we are in a normal context) and unwind again.
   if (n > 0 && n < want && modules_.find(buf[n - 1]) == nullptr) {
@@ -95,7 +104,7 @@ __attribute__((noinline)) size_t LaunchStacks::capture(uint64_t* frames) noexcep
     if (seen_adds.exchange(adds) != adds) {
       modules_.refresh();
       cprof_gpu_light_getcontext(&uc);
-      n = sampler::unwind_with_libunwind(&uc, t_bounds, buf, want);
+      n = sampler::unwind_with_libunwind(&uc, t_unwind.bounds, buf, want);
     }
   }
   size_t skip = 0;
