@@ -82,6 +82,7 @@ int main(int argc, char** argv) {
   unsigned depth = 128;
   std::string events;
   bool quiet = false;
+  bool gpu = false;
   std::vector<std::string> command;
   app.add_option("-f,--frequency", frequency, "samples per second of CPU time per thread")
       ->check(CLI::Range(1.0, 100000.0))
@@ -104,6 +105,7 @@ int main(int argc, char** argv) {
                  "counters to attribute to samples, comma-separated libpfm4 names "
                  "(page-faults, context-switches, cycles, INST_RETIRED:ANY_P, ...)");
   app.add_flag("-q,--quiet", quiet, "print nothing but errors");
+  app.add_flag("--gpu", gpu, "also record GPU kernels and copies (HSA: loads libcprof-hsa)");
   app.add_option("command", command, "-- PROGRAM [ARGS...]")->required();
   app.positionals_at_end();
   if (int code = 0; !cprof::cli::parse(app, argc, argv, code)) return code;
@@ -147,6 +149,17 @@ int main(int argc, char** argv) {
   std::string joined;
   for (const auto& e : usable_events) joined += (joined.empty() ? "" : ",") + e;
   child_env.set.emplace_back(env::kEvents, joined);
+  if (gpu) {  // the HSA runtime loads every library HSA_TOOLS_LIB names, space-separated
+    std::string hsa_tool;
+    if (std::string err = cprof::launch::find_runtime_library("libcprof-hsa.so", hsa_tool);
+        !err.empty()) {
+      fail(1, err);
+    }
+    const char* tools = std::getenv("HSA_TOOLS_LIB");
+    child_env.set.emplace_back("HSA_TOOLS_LIB", tools != nullptr && *tools != '\0'
+                                                    ? std::string(tools) + " " + hsa_tool
+                                                    : hsa_tool);
+  }
 
   const auto before = cprof::launch::results_files_in(results_dir);
   command[0] = program;
