@@ -8,7 +8,8 @@ packages=(
   libunwind-dev libdw-dev libelf-dev elfutils libpfm4-dev
   libtbb-dev libfmt-dev libcli11-dev zlib1g-dev libzstd-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev
-  libsqlite3-dev sqlite3 protobuf-compiler
+  libsqlite3-dev sqlite3 protobuf-compiler gzip
+  chromium  # tests/report: the HTML report loaded headless (skipped when absent)
   libhsa-runtime-dev
   clang llvm llvm-dev binutils linux-perf coz-profiler
 )

@@ -61,7 +61,7 @@ void processes_table(std::string& out, const Report& r, const RenderOptions& o) 
   line(out, o.width, fmt::format("Processes by time (top {} of {})", n, with_commas(rows.size())));
   line(out, o.width,
        fmt::format("{:>7} {:>9} {:>10} {:>7} {:>9} {:>5} {:>11} {:>11}  {}", "share", "time",
-                   "samples", "threads", "peak RSS", "CPUs", "faults mn/mj", "ctxsw v/inv",
+                   "samples", "threads", "peak RSS", "CPUs", "flt mn/mj", "ctx v/inv",
                    "process"));
   for (size_t i = 0; i < n; ++i) {
     const auto& row = rows[i];

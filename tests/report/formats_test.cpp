@@ -1,0 +1,201 @@
+// Every output format on the small views profile (views_fixture.h): golden text where the
+// format is small (folded, coz), structure checks elsewhere, and each file read back with
+// the tool its users read it with: pprof decoded by protoc against profile.proto, the
+// SQLite file queried by sqlite3, the HTML page loaded in headless Chromium, JSON parsed
+// by Python. A missing tool skips its test with a message saying which.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "report/render/render.h"
+#include "tests/report/views_fixture.h"
+
+namespace cprof::report {
+namespace {
+
+using testing::TempDir;
+using testing::views_report;
+
+struct Shell {
+  int status = -1;
+  std::string out;
+};
+
+Shell shell(const std::string& command) {
+  Shell r;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (!pipe) return r;
+  std::array<char, 4096> buf;
+  for (size_t n; (n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0;) r.out.append(buf.data(), n);
+  const int status = ::pclose(pipe);
+  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+bool have(const std::string& tool) { return shell("command -v " + tool + " >/dev/null 2>&1").status == 0; }
+
+void write_file(const std::filesystem::path& path, const std::string& data) {
+  std::ofstream out(path, std::ios::binary);
+  out << data;
+}
+
+size_t count(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+  return n;
+}
+
+// Parses JSON with Python's json module; "" when it parses, else the error.
+std::string json_error(const std::filesystem::path& file) {
+  const auto r = shell("python3 -c 'import json,sys; json.load(open(sys.argv[1]))' " + file.string() + " 2>&1");
+  return r.status == 0 ? "" : r.out;
+}
+
+TEST(Formats, FoldedIsFlamegraphInput) {
+  TempDir dir;
+  EXPECT_EQ(render_folded(views_report(dir.path())), "main;compute;helper<int> 4\nmain;work 3\n");
+}
+
+TEST(Formats, CozProfileLines) {
+  TempDir dir;
+  const auto coz = render_coz(views_report(dir.path()));
+  EXPECT_EQ(coz,
+            "startup\ttime=1700000000000000000\n"
+            "samples\tlocation=/src/h.h:5\tcount=4\n"
+            "samples\tlocation=/src/w.cpp:10\tcount=3\n"
+            "runtime\ttime=500000000\n");
+}
+
+TEST(Formats, SpeedscopeOneSampledProfilePerThread) {
+  TempDir dir;
+  const auto json = render_speedscope(views_report(dir.path()));
+  EXPECT_NE(json.find("\"$schema\": \"https://www.speedscope.app/file-format-schema.json\""), std::string::npos);
+  EXPECT_EQ(count(json, "\"type\": \"sampled\""), 3u);
+  EXPECT_NE(json.find("\"name\": \"app[100] rank 0 1 main\""), std::string::npos) << json;
+  EXPECT_NE(json.find("\"unit\": \"nanoseconds\""), std::string::npos);
+  EXPECT_NE(json.find("{\"name\": \"helper<int>\", \"file\": \"/src/h.h\", \"line\": 5}"), std::string::npos) << json;
+  if (!have("python3")) GTEST_SKIP() << "python3 not installed: JSON not parsed";
+  write_file(dir.path() / "s.json", json);
+  EXPECT_EQ(json_error(dir.path() / "s.json"), "");
+}
+
+TEST(Formats, ChromeTraceFlameChartPerThread) {
+  TempDir dir;
+  const auto json = render_chrome(views_report(dir.path(), false, /*timeline=*/true));
+  // Three consecutive samples of main > work on thread 1 are one slice each for main and work.
+  EXPECT_EQ(count(json, "\"name\": \"work\""), 1u) << json;
+  EXPECT_EQ(count(json, "\"ph\": \"B\""), count(json, "\"ph\": \"E\""));
+  EXPECT_NE(json.find("\"name\": \"thread_name\", \"args\": {\"name\": \"worker\"}"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"name\": \"process_name\", \"args\": {\"name\": \"app[101] rank 1\"}"), std::string::npos);
+  // The first sample ends 1 ms after 1.1 s since start and began 1 ms before: ts 100000 us.
+  EXPECT_NE(json.find("\"tid\": 1, \"ts\": 100000, \"name\": \"main\""), std::string::npos) << json;
+  if (!have("python3")) GTEST_SKIP() << "python3 not installed: JSON not parsed";
+  write_file(dir.path() / "t.json", json);
+  EXPECT_EQ(json_error(dir.path() / "t.json"), "");
+}
+
+TEST(Formats, ChromeWithoutTimelineHasOnlyNames) {
+  TempDir dir;
+  const auto json = render_chrome(views_report(dir.path(), false, false));
+  EXPECT_EQ(count(json, "\"ph\": \"B\""), 0u);
+  EXPECT_NE(json.find("process_name"), std::string::npos);
+}
+
+TEST(Formats, PprofDecodesWithProtoc) {
+  TempDir dir;
+  const auto gz = render_pprof(views_report(dir.path()));
+  ASSERT_GE(gz.size(), 2u);
+  EXPECT_EQ(static_cast<unsigned char>(gz[0]), 0x1f);  // gzip magic
+  EXPECT_EQ(static_cast<unsigned char>(gz[1]), 0x8b);
+  if (!have("protoc") || !have("gzip")) GTEST_SKIP() << "protoc or gzip not installed: pprof not decoded";
+  write_file(dir.path() / "p.pb.gz", gz);
+  const std::string proto_dir = CPROF_REPORT_TEST_DIR;
+  const auto r = shell("gzip -dc " + (dir.path() / "p.pb.gz").string() +
+                       " | protoc --decode=perftools.profiles.Profile -I " + proto_dir + " " + proto_dir +
+                       "/profile.proto 2>&1");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto& text = r.out;
+  EXPECT_EQ(count(text, "\nsample {"), 3u) << text;  // (process, thread, stack) groups
+  EXPECT_EQ(count(text, "\nfunction {"), 5u) << text;  // [unknown], work, helper<int>, compute, main
+  for (const char* needle : {"string_table: \"helper<int>\"", "string_table: \"tid\"", "string_table: \"pid\"",
+                             "string_table: \"thread\"", "string_table: \"app[101] rank 1\"",
+                             "string_table: \"/usr/bin/app\"", "value: 3\n  value: 3000000",
+                             "has_inline_frames: true", "period: 1000000"}) {
+    EXPECT_NE(text.find(needle), std::string::npos) << needle << "\n" << text;
+  }
+  // The inlined helper and compute share one location: two lines, innermost first.
+  EXPECT_NE(text.find("line {\n    function_id: 3\n    line: 5\n  }\n  line {\n    function_id: 4\n    line: 20"),
+            std::string::npos)
+      << text;
+}
+
+TEST(Formats, SqliteQueriedWithTheShell) {
+  TempDir dir;
+  const auto db = dir.path() / "profile.db";
+  ASSERT_EQ(write_sqlite(views_report(dir.path()), db.string()), "");
+  ASSERT_TRUE(std::filesystem::exists(db));
+  if (!have("sqlite3")) GTEST_SKIP() << "sqlite3 not installed: database not queried";
+  const auto q = [&](const std::string& sql) { return shell("sqlite3 " + db.string() + " \"" + sql + "\" 2>&1"); };
+  EXPECT_EQ(q("SELECT function, samples, time_ns FROM function_self").out, "helper<int>|4|4000000\nwork|3|3000000\n");
+  EXPECT_EQ(q("SELECT pid, rank, peak_rss_bytes, cpu_utilization FROM processes ORDER BY id").out,
+            "100|0|20000000|1.0\n101|1|0|\n");
+  EXPECT_EQ(q("SELECT t.tid, t.name, SUM(s.count) FROM samples s JOIN threads t ON t.id = s.thread_id "
+              "GROUP BY t.id ORDER BY t.id")
+                .out,
+            "1|main|3\n2|worker|1\n7|main|3\n");
+  EXPECT_EQ(q("SELECT name, status, detail FROM events WHERE status != 'ok'").out,
+            "cache-misses|unavailable|perf_event_open: No such file or directory\n");
+  EXPECT_EQ(q("SELECT e.name, SUM(c.value) FROM sample_counters c JOIN threads t ON t.id = c.thread_id "
+              "JOIN events e ON e.process_id = t.process_id AND e.event_index = c.event_index GROUP BY e.name "
+              "ORDER BY e.name")
+                .out,
+            "cycles|4000\ninstructions|6500\n");
+  EXPECT_EQ(q("SELECT COUNT(*) FROM stack_frames").out, "6\n");  // 2 stacks of 2 frames in pid 100, 1 in pid 101
+  EXPECT_EQ(q("SELECT value FROM meta WHERE key = 'schema_version'").out, "1\n");
+}
+
+TEST(Formats, HtmlEscapesAndLoadsInHeadlessChromium) {
+  TempDir dir;
+  const auto html = render_html(views_report(dir.path()), {.top = 0});
+  EXPECT_NE(html.find("helper&lt;int&gt;"), std::string::npos);
+  EXPECT_EQ(html.find("helper<int>"), std::string::npos) << "a name not escaped";
+  EXPECT_NE(html.find("<section id=\"causal\">"), std::string::npos);
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("http://") == std::string::npos || html.find("http://www.w3.org/2000/svg") != std::string::npos, true);
+  const auto file = dir.path() / "report.html";
+  write_file(file, html);
+  std::string chromium;
+  for (const char* c : {"chromium", "chromium-browser", "google-chrome"}) {
+    if (have(c)) {
+      chromium = c;
+      break;
+    }
+  }
+  if (chromium.empty()) GTEST_SKIP() << "chromium not installed (Debian package chromium): HTML not loaded";
+  const std::string flags = " --headless --no-sandbox --disable-gpu --user-data-dir=" +
+                            (dir.path() / "chromium-profile").string() + " ";
+  const auto dom = shell("HOME=" + dir.path().string() + " timeout 120 " + chromium + flags + "--dump-dom file://" +
+                         file.string() + " 2>/dev/null");
+  ASSERT_EQ(dom.status, 0) << dom.out;
+  // The parsed DOM has the tables with their rows and the icicle's boxes.
+  EXPECT_NE(dom.out.find("<table id=\"functions\">"), std::string::npos) << dom.out;
+  EXPECT_NE(dom.out.find("<td class=\"name\">helper&lt;int&gt;</td>"), std::string::npos) << dom.out;
+  EXPECT_NE(dom.out.find("<table id=\"threads\">"), std::string::npos);
+  EXPECT_NE(dom.out.find("<table id=\"counters\">"), std::string::npos);
+  EXPECT_EQ(count(dom.out, "<rect "), 4u) << dom.out;  // main, compute, helper<int>, work
+  // And it paints: a screenshot is written and is not tiny.
+  const auto png = dir.path() / "shot.png";
+  const auto shot = shell("HOME=" + dir.path().string() + " timeout 120 " + chromium + flags +
+                          "--window-size=1300,900 --screenshot=" + png.string() + " file://" + file.string() +
+                          " >/dev/null 2>&1");
+  EXPECT_EQ(shot.status, 0);
+  ASSERT_TRUE(std::filesystem::exists(png));
+  EXPECT_GT(std::filesystem::file_size(png), 10'000u);
+}
+
+}  // namespace
+}  // namespace cprof::report

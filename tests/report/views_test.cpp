@@ -1,0 +1,201 @@
+// The profile views beside the flat table: the call tree, the per thread / process / rank
+// breakdown, counters per function with IPC, process metrics -- as built, as text (every
+// line within 100 columns) and as JSON.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "report/render/render.h"
+#include "tests/report/views_fixture.h"
+
+namespace cprof::report {
+namespace {
+
+using testing::kViewsMs;
+using testing::TempDir;
+using testing::views_report;
+
+std::string name_of(const Report& r, FunctionId f) { return r.symbols.table.functions[f].name; }
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
+}
+
+void expect_fits(const std::string& text) {
+  for (const auto& l : lines_of(text)) EXPECT_LE(l.size(), 100u) << l;
+}
+
+TEST(CallTree, TopDownWithInlineFramesSelfAndTotal) {
+  TempDir dir;
+  const auto r = views_report(dir.path());
+  ASSERT_TRUE(r.tree);
+  const auto& nodes = r.tree->nodes;
+  ASSERT_EQ(nodes.size(), 5u);  // root, main, compute, helper<int>, work
+  EXPECT_EQ(nodes[0].total.samples, 7u);
+  ASSERT_EQ(nodes[0].children.size(), 1u);
+  const auto& main = nodes[nodes[0].children[0]];
+  EXPECT_EQ(name_of(r, main.function), "main");
+  EXPECT_EQ(main.total.time_ns, 7 * kViewsMs);
+  EXPECT_EQ(main.self.samples, 0u);
+  ASSERT_EQ(main.children.size(), 2u);
+  const auto& compute = nodes[main.children[0]];  // hottest first
+  EXPECT_EQ(name_of(r, compute.function), "compute");
+  EXPECT_EQ(compute.total.samples, 4u);
+  ASSERT_EQ(compute.children.size(), 1u);
+  const auto& helper = nodes[compute.children[0]];
+  EXPECT_EQ(name_of(r, helper.function), "helper<int>");
+  EXPECT_EQ(helper.self.samples, 4u);
+  EXPECT_EQ(helper.depth, 3u);
+  const auto& work = nodes[main.children[1]];
+  EXPECT_EQ(name_of(r, work.function), "work");
+  EXPECT_EQ(work.self.samples, 3u);
+}
+
+TEST(CallTree, OnlyBuiltWhenAsked) {
+  TempDir dir;
+  EXPECT_FALSE(views_report(dir.path(), /*tree=*/false).tree);
+}
+
+TEST(Breakdown, ThreadsProcessesRanks) {
+  TempDir dir;
+  const auto r = views_report(dir.path());
+  const auto& b = r.breakdown;
+  ASSERT_EQ(b.threads.size(), 3u);
+  // Two threads of 3 samples, one of 1; ties keep process order.
+  EXPECT_EQ(b.threads[0].time.samples, 3u);
+  EXPECT_EQ(name_of(r, b.threads[0].top_function), "work");
+  EXPECT_EQ(b.threads[1].time.samples, 3u);
+  EXPECT_EQ(name_of(r, b.threads[1].top_function), "helper<int>");
+  EXPECT_EQ(b.threads[2].time.samples, 1u);
+  ASSERT_EQ(b.processes.size(), 2u);
+  EXPECT_EQ(b.processes[0].time.samples, 4u);
+  EXPECT_EQ(b.processes[0].threads, 2u);
+  EXPECT_EQ(name_of(r, b.processes[0].top_function), "work");
+  ASSERT_EQ(b.ranks.size(), 2u);
+  EXPECT_EQ(b.ranks[0].rank, 0);
+  EXPECT_EQ(b.ranks[1].rank, 1);
+  EXPECT_DOUBLE_EQ(b.ranks[0].time_per_thread.mean(), 2.0 * kViewsMs);
+  EXPECT_DOUBLE_EQ(b.ranks[0].time_per_thread.max(), 3.0 * kViewsMs);
+  EXPECT_DOUBLE_EQ(b.ranks[0].time_per_thread.min(), 1.0 * kViewsMs);
+}
+
+TEST(Breakdown, ProcessMetricsSummarized) {
+  TempDir dir;
+  const auto r = views_report(dir.path());
+  const auto& m = r.breakdown.metrics[0];
+  EXPECT_EQ(m.records, 2u);
+  EXPECT_EQ(m.peak_rss_bytes, 20'000'000u);
+  EXPECT_DOUBLE_EQ(m.cpu_utilization, 1.0);  // 500 ms of CPU in 500 ms
+  EXPECT_EQ(m.minor_faults, 100u);
+  EXPECT_EQ(m.major_faults, 2u);
+  EXPECT_EQ(m.voluntary_switches, 5u);
+  EXPECT_EQ(m.involuntary_switches, 7u);
+  EXPECT_EQ(r.breakdown.metrics[1].records, 0u);
+  EXPECT_LT(r.breakdown.metrics[1].cpu_utilization, 0);
+}
+
+TEST(Counters, PerFunctionByEventNameWithIpcAndUnavailable) {
+  TempDir dir;
+  const auto r = views_report(dir.path());
+  const auto& c = r.counters;
+  ASSERT_EQ(c.events.size(), 3u);
+  EXPECT_EQ(c.events[0].name, "cycles");
+  EXPECT_EQ(c.events[0].total, 4000u);
+  EXPECT_EQ(c.events[1].total, 6500u);
+  EXPECT_EQ(c.events[2].processes_unavailable, 1u);
+  EXPECT_EQ(c.events[2].detail, "perf_event_open: No such file or directory");
+  ASSERT_EQ(c.ratios.size(), 1u);
+  EXPECT_EQ(c.ratios[0].name, "IPC");
+  // work: 3 samples x (1000 cycles, 2000 instructions); helper<int>: 1 x (1000, 500).
+  ASSERT_GE(c.functions.size(), 2u);
+  EXPECT_EQ(name_of(r, c.functions[0].function), "work");
+  EXPECT_DOUBLE_EQ(ratio_value(c.ratios[0], c.functions[0].self), 2.0);
+  EXPECT_EQ(name_of(r, c.functions[1].function), "helper<int>");
+  EXPECT_DOUBLE_EQ(ratio_value(c.ratios[0], c.functions[1].self), 0.5);
+  // main has no self counts, and all of them in total.
+  const auto main = std::find_if(c.functions.begin(), c.functions.end(),
+                                 [&](const CounterRow& row) { return name_of(r, row.function) == "main"; });
+  ASSERT_NE(main, c.functions.end());
+  EXPECT_EQ(main->self[0], 0u);
+  EXPECT_EQ(main->total[0], 4000u);
+  EXPECT_EQ(main->total[1], 6500u);
+}
+
+TEST(TextViews, TreeThreadsProcessesRanksCounters) {
+  TempDir dir;
+  const auto r = views_report(dir.path());
+  const auto tree = render_text(r, {.top = 0, .view = View::tree});
+  expect_fits(tree);
+  EXPECT_NE(tree.find("100.00%   0.00%      7 ms  main\n"), std::string::npos) << tree;
+  EXPECT_NE(tree.find(" 57.14%   0.00%      4 ms    compute\n"), std::string::npos) << tree;
+  EXPECT_NE(tree.find(" 57.14%  57.14%      4 ms      helper<int>\n"), std::string::npos) << tree;
+  EXPECT_NE(tree.find(" 42.86%  42.86%      3 ms    work\n"), std::string::npos) << tree;
+
+  const auto threads = render_text(r, {.by = RowKind::thread});
+  expect_fits(threads);
+  EXPECT_NE(threads.find("Threads by time (top 3 of 3)"), std::string::npos) << threads;
+  EXPECT_NE(threads.find("app[100] rank 0 1 main"), std::string::npos) << threads;
+  EXPECT_NE(threads.find("work 100%"), std::string::npos) << threads;
+
+  const auto processes = render_text(r, {.by = RowKind::process});
+  expect_fits(processes);
+  EXPECT_NE(processes.find("20.0 MB  1.00       100/2         5/7  app[100] rank 0"), std::string::npos)
+      << processes;
+
+  const auto ranks = render_text(r, {.by = RowKind::rank});
+  expect_fits(ranks);
+  EXPECT_NE(ranks.find("    0     1       2  57.14%      4 ms      2 ms      1 ms      3 ms  work 75%"),
+            std::string::npos)
+      << ranks;
+
+  const auto flat = render_text(r, {});
+  expect_fits(flat);
+  EXPECT_NE(flat.find("Counters by function (self; top 4 of 4); IPC = instructions / cycles"),
+            std::string::npos)
+      << flat;
+  EXPECT_NE(flat.find("         3000          6000    2.000  work"), std::string::npos) << flat;
+  EXPECT_NE(flat.find("unavailable event: cache-misses (perf_event_open: No such file or directory)"),
+            std::string::npos)
+      << flat;
+}
+
+TEST(TextViews, DeepTreeAndLongNamesFit100Columns) {
+  TempDir dir;
+  {
+    testing::ProcessWriter w(dir.path() / "deep.cprof", 5);
+    std::vector<uint64_t> frames;
+    for (uint64_t i = 0; i < 60; ++i) frames.push_back(0x1010 + i);
+    w.sample(1, frames);
+  }
+  testing::FakeSymbols symbols;
+  symbols.add(0x1000, 0x1100, {{.function = std::string(150, 'f'), .file = "/x.cpp", .line = 1}});
+  const auto r = build_report(load_results(find_results_files(dir.path())), symbols, {.call_tree = true});
+  const auto text = render_text(r, {.top = 0, .view = View::tree});
+  expect_fits(text);
+  EXPECT_NE(text.find("[59] "), std::string::npos) << text;
+}
+
+TEST(JsonViews, BreakdownCountersMetricsTree) {
+  TempDir dir;
+  const auto json = render_json(views_report(dir.path()), {.top = 0});
+  for (const char* needle :
+       {"\"by_thread\": [", "\"by_process\": [", "\"by_rank\": [", "\"counters\": {", "\"ratios\": [",
+        "\"tree\": [", "\"metrics\": {\"records\": 2, \"peak_rss_bytes\": 20000000, \"cpu_utilization\": 1,",
+        "\"minor_faults\": 100", "\"involuntary_switches\": 7",
+        "{\"name\": \"IPC\", \"numerator\": \"instructions\", \"denominator\": \"cycles\"}",
+        "\"self\": {\"cycles\": 3000, \"instructions\": 6000, \"cache-misses\": 0, \"IPC\": 2}",
+        "\"processes_unavailable\": 1", "\"tid\": 7, \"name\": \"main\"", "\"top_function\": \"work\"",
+        "{\"id\": 1, \"parent\": 0, \"function\": \"main\", \"self_samples\": 0, \"self_ns\": 0, "
+        "\"total_samples\": 7, \"total_ns\": 7000000}",
+        "\"per_thread_ns\": {\"mean\": 2000000, \"min\": 1000000, \"max\": 3000000, \"stddev\": 1414213.562373095}"}) {
+    EXPECT_NE(json.find(needle), std::string::npos) << needle << "\n" << json;
+  }
+  EXPECT_EQ(std::count(json.begin(), json.end(), '{'), std::count(json.begin(), json.end(), '}'));
+  EXPECT_EQ(std::count(json.begin(), json.end(), '['), std::count(json.begin(), json.end(), ']'));
+}
+
+}  // namespace
+}  // namespace cprof::report
