@@ -117,8 +117,11 @@ int run_causal_report(int argc, char** argv) {
   const auto source =
       symbols == "none" ? make_address_only_source() : make_default_symbol_source();
   const size_t before = loaded.warnings.size();
-  const BuildOptions build{.call_tree = view == View::tree || format == "html" ||
-                                        format == "folded"};
+  // The views beyond the flat profile are built only for the outputs that show them.
+  const BuildOptions build{
+      .call_tree = view == View::tree || format == "html" || format == "folded",
+      .breakdown = format != "text" || by == RowKind::thread || by == RowKind::process ||
+                   by == RowKind::rank};
   const Report report = build_report(std::move(loaded), *source, build);
   if (!quiet) {
     for (size_t i = before; i < report.warnings.size(); ++i) {

@@ -21,7 +21,7 @@ struct Report {
   std::vector<ProcessProfile> processes;
   SymbolizedProfiles symbols;
   FlatProfile flat;
-  Breakdown breakdown;       // per thread, process and rank; process metrics
+  Breakdown breakdown;       // per thread, process and rank; process metrics (if built)
   CounterProfile counters;   // -e event values per function (empty without counters)
   std::optional<CallTree> tree;  // only when BuildOptions::call_tree
   CausalModel causal;            // experiments' predictions, progress points, timed regions
@@ -35,6 +35,7 @@ struct Report {
 
 struct BuildOptions {
   bool call_tree = false;  // a view or format needs the call tree (--view tree, html, folded)
+  bool breakdown = true;   // per thread/process/rank and metrics; the text flat table skips it
 };
 
 // Symbolizes and aggregates what was loaded.

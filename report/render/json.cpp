@@ -78,7 +78,7 @@ void processes(JsonWriter& j, const Report& r) {
     } else {
       j.key("cpu_utilization").null();
     }
-    json_process_metrics(j, r.breakdown.metrics[index]);
+    if (index < r.breakdown.metrics.size()) json_process_metrics(j, r.breakdown.metrics[index]);
     j.key("events").begin_array();
     for (const auto& e : p.events) {
       static constexpr const char* kStatus[] = {"ok", "unavailable", "counted_zero"};

@@ -118,9 +118,10 @@ std::string short_count(uint64_t n) {
 
 std::string thread_label(const ProcessProfile& p, uint32_t thread) {
   const auto& t = p.threads[thread];
-  std::string s = fmt::format("{} {}", p.label(), t.tid);
+  // Thread first: a narrow column cuts the end, and the thread is what the row is about.
+  std::string s = std::to_string(t.tid);
   if (!t.name.empty()) s += " " + t.name;
-  return s;
+  return s + " in " + p.label();
 }
 
 void text_breakdown(std::string& out, const Report& r, const RenderOptions& o) {

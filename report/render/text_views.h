@@ -14,7 +14,7 @@ void text_counters(std::string& out, const Report& r, const RenderOptions& o);
 
 // 1234 -> "1.23k", 12345678 -> "12.3M": counts in a narrow column.
 std::string short_count(uint64_t n);
-// "app[12] 345 worker": a thread's label.
+// "345 worker in app[12]": a thread's label.
 std::string thread_label(const ProcessProfile& p, uint32_t thread);
 
 }  // namespace cprof::report

@@ -137,7 +137,7 @@ TEST(TextViews, TreeThreadsProcessesRanksCounters) {
   const auto threads = render_text(r, {.by = RowKind::thread});
   expect_fits(threads);
   EXPECT_NE(threads.find("Threads by time (top 3 of 3)"), std::string::npos) << threads;
-  EXPECT_NE(threads.find("app[100] rank 0 1 main"), std::string::npos) << threads;
+  EXPECT_NE(threads.find("1 main in app[100] rank 0"), std::string::npos) << threads;
   EXPECT_NE(threads.find("work 100%"), std::string::npos) << threads;
 
   const auto processes = render_text(r, {.by = RowKind::process});
