@@ -100,8 +100,57 @@ TEST(CausalReport, ByLine) {
   EXPECT_NE(r.out.find("Lines by self time (top 2 of"), std::string::npos) << r.out;
 }
 
+TEST(CausalReport, EveryFormatToFile) {
+  TempDir dir;
+  write_results(dir.path());
+  // The first bytes of each format: what a reader of it checks first.
+  const std::pair<const char*, std::string> kFormats[] = {
+      {"text", "causal-report: 3 processes"},
+      {"json", "{\n"},
+      {"html", "<!DOCTYPE html>"},
+      {"folded", "app+0x3010;app+0x1010 150\n"},
+      {"speedscope", "{\n  \"$schema\""},
+      {"pprof", "\x1f\x8b"},
+      {"chrome", "{\n  \"displayTimeUnit\""},
+      {"sqlite", "SQLite format 3"},
+      {"coz", "startup\ttime="}};
+  for (const auto& [format, start] : kFormats) {
+    const auto file = dir.path() / (std::string("out.") + format);
+    const auto r = run(dir.path().string() + " --symbols none -f " + format + " -o " + file.string());
+    EXPECT_EQ(r.status, 0) << format << ": " << r.err;
+    std::ifstream in(file, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    EXPECT_EQ(ss.str().substr(0, start.size()), start) << format;
+  }
+}
+
+TEST(CausalReport, ViewsOnTheCommandLine) {
+  TempDir dir;
+  write_results(dir.path());
+  auto r = run(dir.path().string() + " --symbols none --view tree");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("Call tree, top-down (3 nodes;"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("100.00%   0.00%    180 ms  app+0x3010\n"), std::string::npos) << r.out;
+  r = run(dir.path().string() + " --symbols none --by thread");
+  EXPECT_NE(r.out.find("Threads by time (top 6 of 6)"), std::string::npos) << r.out;
+  r = run(dir.path().string() + " --symbols none --by process");
+  EXPECT_NE(r.out.find("Processes by time (top 3 of 3)"), std::string::npos) << r.out;
+  r = run(dir.path().string() + " --symbols none --by rank");
+  EXPECT_NE(r.out.find("Ranks (top 3 of 3;"), std::string::npos) << r.out;
+}
+
+TEST(CausalReport, SqliteNeedsAnOutputFile) {
+  TempDir dir;
+  write_results(dir.path());
+  const auto r = run(dir.path().string() + " --format sqlite");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "causal-report: --format sqlite writes a database file: give it with -o FILE\n");
+}
+
 TEST(CausalReport, UsageErrorsExitOne) {
   for (const std::string args : {"", "--format xml /nonexistent", "--by file /nonexistent",
+                                 "--view graph /nonexistent",
                                  "--top -3 /nonexistent", "--top x /nonexistent",
                                  "--symbols elf /nonexistent", "--no-such-option /nonexistent",
                                  "/nonexistent /nonexistent"}) {
