@@ -76,7 +76,7 @@ CausalThread* CausalRuntime::current_thread() {
 CausalRuntime::CausalRuntime(CausalSettings settings, std::vector<std::string> problems)
     : settings_(std::move(settings)), problems_(std::move(problems)), delays_(real_sleeper()) {}
 
-CausalRuntime* CausalRuntime::start() {
+CausalRuntime* CausalRuntime::start(uint64_t period_ns) {
   std::vector<std::string> problems;
   CausalSettings settings = causal_settings_from_environment(problems);
   auto* rt = new CausalRuntime(std::move(settings), std::move(problems));
@@ -88,10 +88,9 @@ CausalRuntime* CausalRuntime::start() {
   if (!error.empty()) rt->problems_.push_back(error);
   rt->end_to_end_ = rt->settings_.end_to_end_speedup.has_value();
   if (rt->experiments_enabled_) {
-    rt->settings_.experiments.period_ns = 0;  // set once the sampling period is known
-    rt->controller_ = std::make_unique<ExperimentController>(
-        rt->settings_.experiments, rt->table_, rt->fixed_, &rt->recent_, rt->delays_,
-        rt->progress_, monotonic_clock());
+    // The experiments record the sampling period: s * period is the delay per sample.
+    rt->settings_.experiments.period_ns = period_ns;
+    rt->make_controller(rt->settings_.experiments);
   }
   if (!rt->settings_.breakpoints.empty()) {
     rt->breakpoints_ = std::make_unique<BreakpointPoints>();
@@ -109,6 +108,12 @@ CausalRuntime* CausalRuntime::start() {
   g_causal.store(rt, std::memory_order_release);
   sampler::set_runtime_hooks(hooks_table());
   return rt;
+}
+
+void CausalRuntime::make_controller(ExperimentConfig config) {
+  controller_.store(new ExperimentController(std::move(config), table_, fixed_, &recent_, delays_,
+                                             progress_, monotonic_clock()),
+                    std::memory_order_release);
 }
 
 bool CausalRuntime::load_locations(std::string& error) {
@@ -149,11 +154,7 @@ void CausalRuntime::start_controller() {
   for (auto& p : problems_) queue_message(format::MessageLevel::warning, p);
   problems_.clear();
   if (!experiments_enabled_) return;
-  // The experiments record the sampling period: s * period is the delay per sample.
-  auto config = controller_->config();
-  config.period_ns = srt->config().period_ns();
-  controller_ = std::make_unique<ExperimentController>(config, table_, fixed_, &recent_, delays_,
-                                                       progress_, monotonic_clock());
+  ExperimentController* controller = this->controller();
   if (end_to_end_) {
     // One experiment for the whole run, on a fixed location.
     if (breakpoints_) breakpoints_->sync();
@@ -162,7 +163,7 @@ void CausalRuntime::start_controller() {
     const uint32_t id = fixed_.empty() ? static_cast<uint32_t>(pick % table_.size())
                                        : fixed_[pick % fixed_.size()];
     ExperimentPlan plan{&table_.at(id), *settings_.end_to_end_speedup, 0};
-    controller_->begin(plan);
+    controller->begin(plan);
     return;
   }
   sigset_t all;
@@ -186,27 +187,28 @@ void* CausalRuntime::controller_main(void* self) {
 
 void CausalRuntime::controller_loop() {
   const Sleeper sleeper = real_sleeper();
+  ExperimentController* const controller = this->controller();
   constexpr uint64_t kSliceNs = 10000000;  // stop requests are seen within 10 ms
   while (!stop_requested_.load(std::memory_order_acquire)) {
-    const auto plan = controller_->plan_next();
+    const auto plan = controller->plan_next();
     if (!plan) {
-      sleeper.sleep_ns(std::max<uint64_t>(controller_->config().cooloff_ns, kSliceNs));
+      sleeper.sleep_ns(std::max<uint64_t>(controller->config().cooloff_ns, kSliceNs));
       continue;
     }
     if (breakpoints_) breakpoints_->sync();
-    controller_->begin(*plan);
+    controller->begin(*plan);
     uint64_t waited = 0;
     while (waited < plan->duration_ns && !stop_requested_.load(std::memory_order_acquire)) {
       waited += sleeper.sleep_ns(std::min(kSliceNs, plan->duration_ns - waited));
-      controller_->observe_in_flight();
+      controller->observe_in_flight();
     }
     if (breakpoints_) breakpoints_->sync();
-    format::ExperimentRecord record = controller_->finish();
+    format::ExperimentRecord record = controller->finish();
     // An experiment cut short by the exit is dropped: the program was winding down, not
     // making progress as usual.
     if (stop_requested_.load(std::memory_order_acquire)) break;
     queue(std::move(record));
-    sleeper.sleep_ns(controller_->config().cooloff_ns);
+    sleeper.sleep_ns(controller->config().cooloff_ns);
   }
 }
 
@@ -216,9 +218,10 @@ void CausalRuntime::stop() {
     join_thread(controller_thread_, nullptr);
     controller_running_ = false;
   }
-  if (end_to_end_ && controller_ && controller_->running()) {
+  if (ExperimentController* controller = this->controller();
+      end_to_end_ && controller != nullptr && controller->running()) {
     if (breakpoints_) breakpoints_->sync();
-    format::ExperimentRecord record = controller_->finish();
+    format::ExperimentRecord record = controller->finish();
     record.mode = format::ExperimentMode::end_to_end;
     queue(std::move(record));
   }
@@ -274,12 +277,13 @@ void CausalRuntime::hook_on_sample(sampler::ThreadState& ts, const uint64_t* fra
                                    uint64_t /*weight_ns*/) {
   CausalRuntime* rt = instance();
   auto* t = static_cast<CausalThread*>(ts.extension);
-  if (rt == nullptr || t == nullptr || !rt->controller_) return;
+  ExperimentController* controller = rt != nullptr ? rt->controller() : nullptr;
+  if (t == nullptr || controller == nullptr) return;
   const std::span<const uint64_t> stack(frames, depth);
   if (rt->settings_.automatic) {
     if (const Location* l = rt->table_.first_in_stack(stack)) rt->recent_.note(l->id);
   }
-  if (const Location* l = rt->controller_->selected(); l != nullptr && stack_hits(*l, stack)) {
+  if (const Location* l = controller->selected(); l != nullptr && stack_hits(*l, stack)) {
     rt->delays_.on_sample_in_selected(t->delay);
   }
   rt->delays_.pay(t->delay);
@@ -320,16 +324,16 @@ void CausalRuntime::hook_fork_child() {
   // come along. The child runs experiments of its own, written to its own file.
   rt->queue_ = new Queue;  // the parent's may be locked; its records are the parent's
   rt->controller_running_ = false;
-  if (rt->controller_ && rt->controller_->running()) rt->delays_.end_experiment();
+  if (rt->controller() != nullptr && rt->controller()->running()) rt->delays_.end_experiment();
   if (rt->breakpoints_) {
     rt->breakpoints_->forget_all();
     if (sampler::ThreadState* ts = sampler::ThreadRegistry::current()) rt->breakpoints_->arm(ts->tid);
   }
   if (rt->experiments_enabled_) {
-    auto config = rt->controller_->config();
+    // A fresh controller (the old one is left: a handler may still read it); its own seed.
+    auto config = rt->controller()->config();
     config.seed = config.seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(getpid());
-    rt->controller_ = std::make_unique<ExperimentController>(
-        config, rt->table_, rt->fixed_, &rt->recent_, rt->delays_, rt->progress_, monotonic_clock());
+    rt->make_controller(std::move(config));
   }
   rt->start_controller();
 }

@@ -55,7 +55,7 @@ class CausalRuntime {
   // Reads the settings, builds the location table and sets the sampling runtime's hooks.
   // Call before sampler::Runtime::start. Returns null (and says why on stderr) when the
   // process cannot run experiments; progress points still count.
-  static CausalRuntime* start();
+  static CausalRuntime* start(uint64_t period_ns);
   static CausalRuntime* instance();
   // After the sampling runtime started: starts the controller thread.
   void start_controller();
@@ -83,6 +83,8 @@ class CausalRuntime {
 
  private:
   CausalRuntime(CausalSettings settings, std::vector<std::string> problems);
+  ExperimentController* controller() const { return controller_.load(std::memory_order_acquire); }
+  void make_controller(ExperimentConfig config);
   bool load_locations(std::string& error);
   static void* controller_main(void* self);
   void controller_loop();
@@ -100,7 +102,8 @@ class CausalRuntime {
   RecentLocations recent_;
   DelayAccounting delays_;
   ProgressRegistry progress_;
-  std::unique_ptr<ExperimentController> controller_;
+  // Read by the signal handler: replaced (in a forked child) but never freed.
+  std::atomic<ExperimentController*> controller_{nullptr};
   std::unique_ptr<BreakpointPoints> breakpoints_;
   uint64_t load_bias_ = 0;
 

@@ -22,9 +22,9 @@ void fork_child() {
 
 __attribute__((constructor)) void cprof_causal_start() {
   cprof::causal::resolve_real_calls();
-  cprof::causal::CausalRuntime* causal = cprof::causal::CausalRuntime::start();
   std::vector<std::string> problems;
   auto config = cprof::sampler::config_from_environment(problems);
+  cprof::causal::CausalRuntime* causal = cprof::causal::CausalRuntime::start(config.period_ns());
   if (cprof::sampler::Runtime::start(std::move(config), std::move(problems),
                                      cprof::sampler::real_pthread_create()) != nullptr) {
     pthread_atfork(fork_prepare, fork_parent, fork_child);

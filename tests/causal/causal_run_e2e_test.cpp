@@ -1,0 +1,174 @@
+// End-to-end: causal-run on small programs of known structure, read back with
+// causal-report --format json. serial.cpp spends 2/3 of each iteration on line A and 1/3
+// on line B; at a 50% virtual speedup the program would be about 33% (A) or 17% (B)
+// faster. The bands are broad: the VMs are shared, and experiments are short here.
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <optional>
+#include <regex>
+#include <string>
+
+#include "tests/support/results_loader.h"
+
+namespace {
+
+using cprof::testing::fresh_directory;
+using cprof::testing::run_command;
+
+const std::string kRun = CAUSAL_RUN;
+const std::string kReport = CAUSAL_REPORT;
+const std::string kPrograms = CAUSAL_PROGRAMS;
+const std::string kSources = CAUSAL_SOURCES;
+// Short experiments (the default starts at 0.5 s) keep the suite quick.
+const std::string kEnv = "CPROF_CAUSAL_DURATION_MS=100 ";
+
+// The line of `marker` in a test program's source.
+int line_of(const std::string& file, const std::string& marker) {
+  std::ifstream in(kSources + "/" + file);
+  std::string text;
+  for (int n = 1; std::getline(in, text); ++n) {
+    if (text.find(marker) != std::string::npos) return n;
+  }
+  ADD_FAILURE() << marker << " not found in " << file;
+  return 0;
+}
+
+std::string report_json(const std::string& dir) {
+  std::string out;
+  EXPECT_EQ(run_command(kReport + " " + dir + " --format json", out), 0) << out;
+  return out;
+}
+
+// program_speedup of the point at `speedup` in the first prediction for `location`.
+std::optional<double> predicted(const std::string& json, const std::string& location,
+                                const std::string& speedup) {
+  const size_t at = json.find("\"location\": \"" + location + "\"");
+  if (at == std::string::npos) return std::nullopt;
+  const std::regex point("\\{\"speedup\": " + speedup + ", \"program_speedup\": (-?[0-9.e+-]+)");
+  std::smatch m;
+  const std::string rest = json.substr(at);
+  if (!std::regex_search(rest, m, point)) return std::nullopt;
+  return std::stod(m[1]);
+}
+
+struct Run {
+  int status = 0;
+  std::string output;
+  std::string dir;
+};
+
+Run causal_run(const std::string& name, const std::string& options, const std::string& program) {
+  Run r;
+  r.dir = fresh_directory(name);
+  r.status = run_command(kEnv + kRun + " -o " + r.dir + " " + options + " -- " + program, r.output);
+  return r;
+}
+
+// Both lines in one run: their experiments interleave, so they share whatever else runs
+// on the machine. On a busy machine the program waits for a CPU, wall time grows while
+// the delays (CPU-time samples) do not, and every prediction shrinks by the same factor
+// (Coz's method does the same): the lower bounds allow for that, the order of A and B
+// must hold anyway.
+TEST(CausalRun, LinesPredictTheirShareOfTheTime) {
+  const std::string a = "serial.cpp:" + std::to_string(line_of("serial.cpp", "LINE_A"));
+  const std::string b = "serial.cpp:" + std::to_string(line_of("serial.cpp", "LINE_B"));
+  const auto r = causal_run("lines", "--line " + a + " --line " + b + " --fixed-speedup 50 --seed 1",
+                            kPrograms + "/causal_serial 30000");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("experiments on 2 locations"), std::string::npos) << r.output;
+  const std::string json = report_json(r.dir);
+  const auto sa = predicted(json, a, "0.5");
+  const auto sb = predicted(json, b, "0.5");
+  ASSERT_TRUE(sa.has_value() && sb.has_value()) << json.substr(json.find("\"causal\""));
+  EXPECT_GT(*sa, 0.12);  // 2/3 * 50% = 33% on an idle machine
+  EXPECT_LT(*sa, 0.45);
+  EXPECT_GT(*sb, 0.04);  // 1/3 * 50% = 17%
+  EXPECT_LT(*sb, 0.28);
+  EXPECT_GT(*sa, *sb);
+  std::string text;
+  ASSERT_EQ(run_command(kReport + " " + r.dir, text), 0);
+  EXPECT_NE(text.find("would speed up the program by about"), std::string::npos) << text;
+}
+
+TEST(CausalRun, CozProgressPointsCountUnchanged) {
+  const int a = line_of("coz_serial.cpp", "LINE_A");
+  const auto r = causal_run("coz", "--line coz_serial.cpp:" + std::to_string(a) +
+                                       " --fixed-speedup 50 --seed 3",
+                            kPrograms + "/causal_coz_serial 20000");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const std::string json = report_json(r.dir);
+  EXPECT_NE(json.find("\"name\": \"coz_serial.cpp:iteration\", \"kind\": \"throughput\", "
+                      "\"source\": \"coz\""),
+            std::string::npos)
+      << json.substr(json.find("\"causal\""));
+  const auto s = predicted(json, "coz_serial.cpp:" + std::to_string(a), "0.5");
+  ASSERT_TRUE(s.has_value()) << json.substr(json.find("\"causal\""));
+  EXPECT_GT(*s, 0.12);
+  EXPECT_LT(*s, 0.45);
+}
+
+TEST(CausalRun, EndToEndRunsOneExperimentPerRun) {
+  const int a = line_of("serial.cpp", "LINE_A");
+  const auto r = causal_run("end-to-end", "--end-to-end -n 3 --line serial.cpp:" +
+                                              std::to_string(a) + " --fixed-speedup 50",
+                            kPrograms + "/causal_serial_no_progress 4000");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("run 2/3 at a 50% virtual speedup"), std::string::npos) << r.output;
+  const std::string json = report_json(r.dir);
+  EXPECT_NE(json.find("\"end_to_end_runs\": 3"), std::string::npos) << json.substr(json.find("\"causal\""));
+  const auto s = predicted(json, "serial.cpp:" + std::to_string(a), "0.5");
+  ASSERT_TRUE(s.has_value()) << json.substr(json.find("\"causal\""));
+  EXPECT_GT(*s, 0.15);
+  EXPECT_LT(*s, 0.50);
+}
+
+TEST(CausalRun, HardwareBreakpointProgressPoint) {
+  const int a = line_of("serial.cpp", "LINE_A");
+  const int b = line_of("serial.cpp", "LINE_B");
+  const auto r = causal_run("breakpoint", "--line serial.cpp:" + std::to_string(a) +
+                                              " --progress serial.cpp:" + std::to_string(b) +
+                                              " --fixed-speedup 50 --seed 4",
+                            kPrograms + "/causal_serial_no_progress 20000");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const std::string json = report_json(r.dir);
+  EXPECT_NE(json.find("\"source\": \"breakpoint\""), std::string::npos);
+  const auto s = predicted(json, "serial.cpp:" + std::to_string(a), "0.5");
+  ASSERT_TRUE(s.has_value()) << json.substr(json.find("\"causal\""));
+  EXPECT_GT(*s, 0.12);
+  EXPECT_LT(*s, 0.45);
+}
+
+TEST(CausalRunErrors, ExperimentsWithoutProgressPointSaySo) {
+  const int a = line_of("serial.cpp", "LINE_A");
+  const auto r = causal_run("no-progress", "--line serial.cpp:" + std::to_string(a),
+                            kPrograms + "/causal_serial_no_progress 8000");
+  EXPECT_EQ(r.status, 0) << r.output;  // the program's own exit status
+  EXPECT_NE(r.output.find("no experiment saw a progress point"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("--progress FILE:LINE or --end-to-end"), std::string::npos) << r.output;
+}
+
+TEST(CausalRunErrors, LineWithoutCodeNamesTheNearestLines) {
+  const auto r = causal_run("no-code", "--line serial.cpp:1", kPrograms + "/causal_serial 10");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find("has no code; nearest lines with code"), std::string::npos) << r.output;
+  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+}
+
+TEST(CausalRunErrors, UnknownFunction) {
+  const auto r = causal_run("no-function", "--function no_such_function_here",
+                            kPrograms + "/causal_serial 10");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find("no function matches /no_such_function_here/"), std::string::npos)
+      << r.output;
+}
+
+TEST(CausalRunErrors, ProgramWithoutDebugInformation) {
+  const auto r = causal_run("no-debug", "--line serial.cpp:30", kPrograms + "/causal_serial_no_debug 10");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find("has no debug information: rebuild it with -g"), std::string::npos)
+      << r.output;
+}
+
+}  // namespace
