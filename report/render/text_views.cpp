@@ -144,9 +144,9 @@ void text_call_tree(std::string& out, const Report& r, const RenderOptions& o) {
   const double min_fraction = o.top == 0 ? 0.0 : kTreeMinFraction;
   const size_t max_lines = o.top == 0 ? SIZE_MAX : o.top;
   line(out, o.width,
-       fmt::format("Call tree, top-down ({} nodes; at most {} lines{})", with_commas(nodes.size() - 1),
-                   o.top == 0 ? std::string("all") : std::to_string(max_lines),
-                   min_fraction > 0 ? "; nodes under 0.5% hidden" : ""));
+       o.top == 0 ? fmt::format("Call tree, top-down ({} nodes)", with_commas(nodes.size() - 1))
+                  : fmt::format("Call tree, top-down ({} nodes; at most {} lines; nodes under 0.5% hidden)",
+                                with_commas(nodes.size() - 1), max_lines));
   line(out, o.width, fmt::format("{:>7} {:>7} {:>9}  {}", "total%", "self%", "total", "function"));
   const size_t rest = o.width > 48 ? o.width - 28 : 20;
   size_t lines = 0;
