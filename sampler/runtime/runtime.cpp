@@ -131,6 +131,7 @@ Runtime* Runtime::start(RuntimeConfig config, std::vector<std::string> problems,
   sigemptyset(&sa.sa_mask);
   sigaction(signal, &sa, nullptr);
 
+  rt->threads_.set_ring_bytes_for(rt->config_.frequency_hz);
   rt->threads_.load_writable_mappings();
   g_runtime.store(rt, std::memory_order_release);
   // Order matters: pthread_create is already interposed (it consults g_runtime), so every
@@ -484,6 +485,8 @@ void Runtime::write_thread_end_locked(ThreadState& ts) {
   r.samples = ts.samples.load(std::memory_order_relaxed);
   r.dropped_samples = ts.dropped.load(std::memory_order_relaxed);
   writer_.add(r);
+  sampled_cpu_ns_ += r.cpu_time_ns;
+  cpu_samples_ += r.samples;
 }
 
 void Runtime::stop() {
@@ -523,8 +526,25 @@ void Runtime::stop() {
     }
     writer_.add(r);
   }
+  warn_if_timer_rate_low_locked();
   writer_.add(read_process_metrics(monotonic_ns()));
   writer_.close();
+}
+
+void Runtime::warn_if_timer_rate_low_locked() {
+  // CPU-time timers expire on the scheduler tick (CONFIG_HZ), so above it fewer samples
+  // arrive than asked for. Each weighs the periods that passed, so times stay right; say
+  // that the resolution is lower rather than leave the user to wonder.
+  if (engine_name_ != "timer" || sampled_cpu_ns_ < 200000000) return;
+  const double rate = static_cast<double>(cpu_samples_) * 1e9 / static_cast<double>(sampled_cpu_ns_);
+  if (rate >= 0.7 * config_.frequency_hz) return;
+  char text[256];
+  std::snprintf(text, sizeof text,
+                "the timer backend delivered %.0f samples per CPU-second of the %.0f asked for "
+                "(CPU-time timers fire on the scheduler tick); times are weighted correctly, "
+                "with coarser resolution",
+                rate, config_.frequency_hz);
+  writer_.add(format::MessageRecord{monotonic_ns(), format::MessageLevel::warning, text});
 }
 
 }  // namespace cprof::sampler

@@ -82,6 +82,7 @@ class Runtime {
   void write_thread_start_locked(ThreadState& state);
   void write_thread_end_locked(ThreadState& state);
   void message(format::MessageLevel level, const std::string& text);
+  void warn_if_timer_rate_low_locked();
 
   RuntimeConfig config_;
   pid_t pid_ = 0;
@@ -107,6 +108,8 @@ class Runtime {
   format::ResultsWriter writer_;
   uint64_t last_flush_ns_ = 0;
   uint64_t last_metrics_ns_ = 0;
+  uint64_t sampled_cpu_ns_ = 0;  // CPU time and samples of ended threads, for the rate check
+  uint64_t cpu_samples_ = 0;
 
   RealPthreadCreate real_pthread_create_ = nullptr;
   pthread_t writer_thread_{};

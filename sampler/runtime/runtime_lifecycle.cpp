@@ -40,7 +40,7 @@ void Runtime::after_fork_in_child() {
     self->has_cpu_timer = false;
     self->has_wall_timer = false;
     self->counters.close();
-    self->ring.init(self->ring_storage, ThreadRegistry::kRingBytes);
+    self->ring.init(self->ring_storage, threads_.ring_bytes());
     self->samples.store(0);
     self->dropped.store(0);
     self->announced.store(false);

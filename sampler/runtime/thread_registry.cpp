@@ -43,11 +43,18 @@ ThreadState* ThreadRegistry::current() {
 
 void ThreadRegistry::clear_current() { t_current = nullptr; }
 
+void ThreadRegistry::set_ring_bytes_for(double frequency_hz) {
+  const auto wanted = static_cast<size_t>(frequency_hz * 0.05 * 512);
+  size_t bytes = kMinRingBytes;
+  while (bytes < wanted && bytes < kMaxRingBytes) bytes *= 2;
+  ring_bytes_ = bytes;
+}
+
 ThreadState* ThreadRegistry::create(pid_t tid, bool is_current, bool existed_before_start,
                                     uint64_t now_ns) {
   auto* state = new ThreadState;
-  auto* storage = new uint8_t[kRingBytes];
-  state->ring.init(storage, kRingBytes);
+  auto* storage = new uint8_t[ring_bytes_];
+  state->ring.init(storage, ring_bytes_);
   state->ring_storage = storage;
   state->tid = tid;
   state->start_ns = now_ns;

@@ -24,7 +24,13 @@ namespace cprof::sampler {
 
 class ThreadRegistry {
  public:
-  static constexpr size_t kRingBytes = 32 * 1024;
+  static constexpr size_t kMinRingBytes = 32 * 1024;
+  static constexpr size_t kMaxRingBytes = 1024 * 1024;
+
+  // Each ring holds about 50 ms of samples of 512 bytes at `frequency_hz` (the writer
+  // drains every 20 ms), so high rates do not drop; 32 KiB at the usual rates.
+  void set_ring_bytes_for(double frequency_hz);
+  size_t ring_bytes() const { return ring_bytes_; }
   static constexpr size_t kMaxAdopted = 256;
 
   // Allocates a state (with its ring) for `tid`. For the calling thread, pass
@@ -53,6 +59,7 @@ class ThreadRegistry {
 
  private:
   std::mutex mutex_;
+  size_t ring_bytes_ = kMinRingBytes;
   std::vector<ThreadState*> states_;
   std::vector<StackBounds> writable_;  // sorted, immutable after load_writable_mappings
   std::atomic<size_t> writable_count_{0};
