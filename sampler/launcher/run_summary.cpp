@@ -20,6 +20,7 @@ std::set<std::string> results_files_in(const std::string& dir) {
 
 RunSummary summarize_new_results(const std::string& dir, const std::set<std::string>& before) {
   RunSummary s;
+  std::set<std::string> processes;
   for (const auto& path : results_files_in(dir)) {
     if (before.count(path) != 0) continue;
     ++s.files;
@@ -29,8 +30,9 @@ RunSummary summarize_new_results(const std::string& dir, const std::set<std::str
           ++s.samples;
         } else if (std::holds_alternative<format::ThreadRecord>(r)) {
           ++s.threads;
-        } else if (std::holds_alternative<format::ProcessRecord>(r)) {
-          ++s.processes;
+        } else if (const auto* p = std::get_if<format::ProcessRecord>(&r)) {
+          // A process may write more than one file (its GPU activity has its own).
+          processes.insert(p->hostname + "/" + std::to_string(p->pid) + "/" + p->executable);
         } else if (const auto* m = std::get_if<format::MessageRecord>(&r)) {
           if (m->level != format::MessageLevel::info &&
               std::find(s.warnings.begin(), s.warnings.end(), m->text) == s.warnings.end()) {
@@ -45,6 +47,7 @@ RunSummary summarize_new_results(const std::string& dir, const std::set<std::str
       s.problems.emplace_back(e.what());
     }
   }
+  s.processes = processes.size();
   return s;
 }
 
