@@ -140,10 +140,11 @@ class Builder {
     }
     const uint32_t stack = p_.stacks.intern(r.frames);
     if (keep_timeline_) {
-      p_.timeline.push_back({.time_ns = r.time_ns,
-                             .weight_ns = static_cast<uint32_t>(std::min<uint64_t>(r.weight_ns, UINT32_MAX)),
-                             .thread = thread,
-                             .stack = stack});
+      p_.timeline.push_back(
+          {.time_ns = r.time_ns,
+           .weight_ns = static_cast<uint32_t>(std::min<uint64_t>(r.weight_ns, UINT32_MAX)),
+           .thread = thread,
+           .stack = stack});
     }
     bool inserted = false;
     const uint32_t index = counts_.find_or_insert(

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <tuple>
 
 #include "report/profile/call_tree.h"
 #include "report/render/json_writer.h"
@@ -21,6 +22,18 @@ namespace {
 // thread was off CPU or unsampled).
 constexpr double kGapFactor = 1.5;
 
+// The most frequent stack among a few samples; the first of equals.
+uint32_t mode_stack(const std::vector<std::pair<uint32_t, uint32_t>>& votes) {
+  uint32_t best = votes.front().first, most = 0;
+  for (const auto& [stack, n] : votes) {
+    if (n > most) {
+      best = stack;
+      most = n;
+    }
+  }
+  return best;
+}
+
 struct Track {
   JsonWriter& j;
   uint64_t pid;
@@ -29,7 +42,10 @@ struct Track {
   std::vector<FunctionId> open;
 
   void event(char phase, double ts_us, FunctionId f) {
-    j.begin_object(true).field("ph", std::string_view(&phase, 1)).field("pid", pid).field("tid", tid);
+    j.begin_object(true)
+        .field("ph", std::string_view(&phase, 1))
+        .field("pid", pid)
+        .field("tid", tid);
     j.field("ts", ts_us);
     if (phase == 'B') j.field("name", names[f]).field("cat", "sample");
     j.end_object();
@@ -44,7 +60,10 @@ struct Track {
 
 }  // namespace
 
-std::string render_chrome(const Report& r) {
+// At most about max_slices slices in all: beyond it, each slice stands for several
+// consecutive samples of a thread, drawn with their most frequent stack. A trace of
+// every sample of a 10M-sample run would be gigabytes that no viewer opens.
+std::string render_chrome(const Report& r, uint64_t max_slices) {
   std::string out;
   JsonWriter j(out);
   const auto& table = r.symbols.table;
@@ -54,28 +73,41 @@ std::string render_chrome(const Report& r) {
   // Each process's monotonic time -> ns since the earliest start, in realtime.
   uint64_t origin = UINT64_MAX;
   for (const auto& p : r.processes) {
-    if (p.has_process_record && p.process.start_realtime_ns) origin = std::min(origin, p.process.start_realtime_ns);
+    if (p.has_process_record && p.process.start_realtime_ns)
+      origin = std::min(origin, p.process.start_realtime_ns);
   }
+  uint64_t timeline = 0;
+  for (const auto& p : r.processes) timeline += p.timeline.size();
+  max_slices = std::max<uint64_t>(max_slices, 1);
+  const uint64_t per_slice = std::max<uint64_t>(1, (timeline + max_slices - 1) / max_slices);
   j.begin_object().field("displayTimeUnit", "ms");
   j.key("otherData").begin_object().field("generator", "causal-report");
   if (origin != UINT64_MAX) j.field("start_realtime_ns", origin);
+  j.field("samples_per_slice", per_slice);
   j.end_object();
   j.key("traceEvents").begin_array();
   std::vector<FunctionId> stack;
+  std::vector<std::pair<uint32_t, uint32_t>> votes;  // (stack, samples) in one slice
   for (size_t pi = 0; pi < r.processes.size(); ++pi) {
     const auto& p = r.processes[pi];
     const uint64_t pid = pi + 1;
     const bool placed = origin != UINT64_MAX && p.has_process_record && p.process.start_realtime_ns;
     const auto us = [&](uint64_t mono_ns) {
-      const double since_start = placed ? static_cast<double>(mono_ns) - static_cast<double>(p.process.start_monotonic_ns) +
-                                              static_cast<double>(p.process.start_realtime_ns - origin)
-                                        : static_cast<double>(mono_ns);
+      const double since_start = placed
+                                     ? static_cast<double>(mono_ns) -
+                                           static_cast<double>(p.process.start_monotonic_ns) +
+                                           static_cast<double>(p.process.start_realtime_ns - origin)
+                                     : static_cast<double>(mono_ns);
       return std::max(0.0, since_start) / 1e3;
     };
     j.begin_object(true).field("ph", "M").field("pid", pid).field("name", "process_name");
     j.key("args").begin_object().field("name", p.label()).end_object().end_object();
     for (const auto& t : p.threads) {
-      j.begin_object(true).field("ph", "M").field("pid", pid).field("tid", t.tid).field("name", "thread_name");
+      j.begin_object(true)
+          .field("ph", "M")
+          .field("pid", pid)
+          .field("tid", t.tid)
+          .field("name", "thread_name");
       j.key("args").begin_object().field("name", t.name.empty() ? std::to_string(t.tid) : t.name);
       j.end_object().end_object();
     }
@@ -88,24 +120,44 @@ std::string render_chrome(const Report& r) {
       return x.thread != y.thread ? x.thread < y.thread : x.time_ns < y.time_ns;
     });
     const auto& locations = r.symbols.frame_locations[pi];
-    const uint64_t period = p.has_process_record && p.process.period_ns ? p.process.period_ns : 1'000'000;
+    const uint64_t period =
+        p.has_process_record && p.process.period_ns ? p.process.period_ns : 1'000'000;
     for (size_t k = 0; k < order.size();) {
       const uint32_t thread = p.timeline[order[k]].thread;
       Track track{j, pid, p.threads[thread].tid, names, {}};
       double last_end = -1;
-      for (; k < order.size() && p.timeline[order[k]].thread == thread; ++k) {
-        const auto& s = p.timeline[order[k]];
-        const uint64_t weight = s.weight_ns ? s.weight_ns : period;
+      const auto span = [&](size_t i) {  // (begin, end, weight) of sample order[i], in us
+        const auto& s = p.timeline[order[i]];
+        const double weight = static_cast<double>(s.weight_ns ? s.weight_ns : period) / 1e3;
         const double end = us(s.time_ns);
-        double begin = end - static_cast<double>(weight) / 1e3;
-        if (last_end >= 0 && begin > last_end + kGapFactor * static_cast<double>(weight) / 1e3) {
-          track.close_to(0, last_end);
+        return std::tuple{end - weight, end, weight};
+      };
+      while (k < order.size() && p.timeline[order[k]].thread == thread) {
+        // One slice: up to per_slice consecutive samples of this thread without a gap.
+        auto [begin, end, weight] = span(k);
+        votes.clear();
+        for (size_t n = 0;
+             k < order.size() && p.timeline[order[k]].thread == thread && n < per_slice; ++n, ++k) {
+          const auto [b, e, w] = span(k);
+          if (n > 0 && b > end + kGapFactor * w) break;
+          end = std::max(end, e);
+          const uint32_t id = p.timeline[order[k]].stack;
+          auto it = std::find_if(votes.begin(), votes.end(),
+                                 [&](const auto& v) { return v.first == id; });
+          if (it == votes.end()) {
+            votes.push_back({id, 1});
+          } else {
+            ++it->second;
+          }
         }
+        if (last_end >= 0 && begin > last_end + kGapFactor * weight) track.close_to(0, last_end);
         begin = std::max(begin, last_end);  // slices on one track never overlap
         stack.clear();
-        stack_functions(p, locations, table, s.stack, stack);
+        stack_functions(p, locations, table, mode_stack(votes), stack);
         size_t common = 0;
-        while (common < stack.size() && common < track.open.size() && stack[common] == track.open[common]) ++common;
+        while (common < stack.size() && common < track.open.size() &&
+               stack[common] == track.open[common])
+          ++common;
         track.close_to(common, begin);
         for (size_t i = common; i < stack.size(); ++i) {
           track.event('B', begin, stack[i]);

@@ -13,23 +13,34 @@
 namespace cprof::report {
 namespace {
 
-constexpr size_t kMaxRows = 500;       // per table when --top is 0
+constexpr size_t kMaxRows = 500;  // per table when --top is 0
 constexpr double kSvgWidth = 1200;
 constexpr double kRowHeight = 17;
-constexpr double kMinBoxWidth = 0.8;   // narrower boxes (and their subtrees) are left out
-constexpr double kCharWidth = 6.6;     // 11px monospace, for cutting labels to fit
+constexpr double kMinBoxWidth = 0.8;  // narrower boxes (and their subtrees) are left out
+constexpr double kCharWidth = 6.6;    // 11px monospace, for cutting labels to fit
 
 std::string esc(std::string_view s) {
   std::string out;
   out.reserve(s.size());
   for (const char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -54,35 +65,44 @@ void table_head(std::string& out, std::initializer_list<const char*> columns, co
   out += fmt::format("<table id=\"{}\"><thead><tr>", id);
   for (const char* c : columns) {
     const std::string_view v(c);
-    out += v.starts_with('<') ? fmt::format("<th class=\"name\">{}</th>", v.substr(1)) : fmt::format("<th>{}</th>", v);
+    out += v.starts_with('<') ? fmt::format("<th class=\"name\">{}</th>", v.substr(1))
+                              : fmt::format("<th>{}</th>", v);
   }
   out += "</tr></thead><tbody>\n";
 }
 
 void processes(std::string& out, const Report& r) {
   out += "<h2>Processes</h2>\n";
-  table_head(out, {"<process", "<host", "<run", "engine", "ran", "threads", "samples", "dropped", "peak RSS",
-                   "CPUs busy", "faults (minor/major)", "context switches (vol/invol)"},
+  table_head(out,
+             {"<process", "<host", "<run", "engine", "ran", "threads", "samples", "dropped",
+              "peak RSS", "CPUs busy", "faults (minor/major)", "context switches (vol/invol)"},
              "processes");
   for (size_t i = 0; i < r.processes.size(); ++i) {
     const auto& p = r.processes[i];
     const auto& m = r.breakdown.metrics[i];
     out += fmt::format(
-        "<tr><td class=\"name\">{}</td><td class=\"name\">{}</td><td class=\"name\">{}</td><td>{}</td>"
-        "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-        esc(p.label()), esc(p.process.hostname), esc(p.run), esc(p.process.engine + " " + p.process.clock),
-        human_duration(p.duration_ns()), p.threads.size(), with_commas(p.samples), with_commas(p.dropped_samples()),
+        "<tr><td class=\"name\">{}</td><td class=\"name\">{}</td><td "
+        "class=\"name\">{}</td><td>{}</td>"
+        "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></"
+        "tr>\n",
+        esc(p.label()), esc(p.process.hostname), esc(p.run),
+        esc(p.process.engine + " " + p.process.clock), human_duration(p.duration_ns()),
+        p.threads.size(), with_commas(p.samples), with_commas(p.dropped_samples()),
         m.records ? fmt::format("{:.1f} MB", static_cast<double>(m.peak_rss_bytes) / 1e6) : "-",
         m.cpu_utilization >= 0 ? fmt::format("{:.2f}", m.cpu_utilization) : "-",
-        m.records ? fmt::format("{}/{}", with_commas(m.minor_faults), with_commas(m.major_faults)) : "-",
-        m.records ? fmt::format("{}/{}", with_commas(m.voluntary_switches), with_commas(m.involuntary_switches)) : "-");
+        m.records ? fmt::format("{}/{}", with_commas(m.minor_faults), with_commas(m.major_faults))
+                  : "-",
+        m.records ? fmt::format("{}/{}", with_commas(m.voluntary_switches),
+                                with_commas(m.involuntary_switches))
+                  : "-");
   }
   out += "</tbody></table>\n";
   std::string notes;
   for (const auto& e : r.counters.events) {
     if (e.processes_unavailable) {
-      notes += fmt::format("<li>unavailable event: <code>{}</code> ({}) in {} of {} processes</li>\n", esc(e.name),
-                           esc(e.detail), e.processes_unavailable, r.processes.size());
+      notes +=
+          fmt::format("<li>unavailable event: <code>{}</code> ({}) in {} of {} processes</li>\n",
+                      esc(e.name), esc(e.detail), e.processes_unavailable, r.processes.size());
     }
   }
   for (const auto& w : r.warnings) notes += "<li>warning: " + esc(w) + "</li>\n";
@@ -93,10 +113,13 @@ void flat_table(std::string& out, const Report& r, const RenderOptions& o, bool 
   const auto& table = r.symbols.table;
   const auto& rows = by_line ? r.flat.lines : r.flat.functions;
   const size_t n = rows_shown(rows.size(), o.top);
-  out += fmt::format("<h2>{} by self time</h2><p class=\"note\">top {} of {}; per thread: mean / max over {} threads</p>\n",
-                     by_line ? "Lines" : "Functions", n, with_commas(rows.size()), r.flat.threads);
-  table_head(out, {"self %", "total %", "self", "total", "samples", "mean/thread", "max/thread",
-                   by_line ? "<location" : "<function", by_line ? "<function" : "<location"},
+  out += fmt::format(
+      "<h2>{} by self time</h2><p class=\"note\">top {} of {}; per thread: mean / max over {} "
+      "threads</p>\n",
+      by_line ? "Lines" : "Functions", n, with_commas(rows.size()), r.flat.threads);
+  table_head(out,
+             {"self %", "total %", "self", "total", "samples", "mean/thread", "max/thread",
+              by_line ? "<location" : "<function", by_line ? "<function" : "<location"},
              by_line ? "lines" : "functions");
   for (size_t i = 0; i < n; ++i) {
     const auto& row = rows[i];
@@ -112,8 +135,9 @@ void flat_table(std::string& out, const Report& r, const RenderOptions& o, bool 
     out += fmt::format(
         "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
         "<td class=\"name\">{}</td><td class=\"name\">{}</td></tr>\n",
-        pct(r.flat.fraction(row.self)), pct(r.flat.fraction(row.total)), human_duration(row.self.time_ns),
-        human_duration(row.total.time_ns), with_commas(row.self.samples),
+        pct(r.flat.fraction(row.self)), pct(r.flat.fraction(row.total)),
+        human_duration(row.self.time_ns), human_duration(row.total.time_ns),
+        with_commas(row.self.samples),
         human_duration(static_cast<uint64_t>(row.self_per_thread.mean())),
         human_duration(static_cast<uint64_t>(row.self_per_thread.max())), esc(name), esc(where));
   }
@@ -123,15 +147,19 @@ void flat_table(std::string& out, const Report& r, const RenderOptions& o, bool 
 void threads(std::string& out, const Report& r, const RenderOptions& o) {
   const auto& rows = r.breakdown.threads;
   const size_t n = rows_shown(rows.size(), o.top);
-  out += fmt::format("<h2>Threads</h2><p class=\"note\">top {} of {}</p>\n", n, with_commas(rows.size()));
-  table_head(out, {"share", "time", "samples", "CPU time", "<thread", "<top function (self)"}, "threads");
+  out += fmt::format("<h2>Threads</h2><p class=\"note\">top {} of {}</p>\n", n,
+                     with_commas(rows.size()));
+  table_head(out, {"share", "time", "samples", "CPU time", "<thread", "<top function (self)"},
+             "threads");
   for (size_t i = 0; i < n; ++i) {
     const auto& row = rows[i];
-    out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"name\">{}</td><td class=\"name\">{}</td></tr>\n",
-                       pct(r.flat.fraction(row.time)), human_duration(row.time.time_ns), with_commas(row.time.samples),
-                       row.cpu_time_ns ? human_duration(row.cpu_time_ns) : "-",
-                       esc(thread_label(r.processes[row.process], row.thread)),
-                       esc(r.symbols.table.functions[row.top_function].name));
+    out += fmt::format(
+        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"name\">{}</td><td "
+        "class=\"name\">{}</td></tr>\n",
+        pct(r.flat.fraction(row.time)), human_duration(row.time.time_ns),
+        with_commas(row.time.samples), row.cpu_time_ns ? human_duration(row.cpu_time_ns) : "-",
+        esc(thread_label(r.processes[row.process], row.thread)),
+        esc(r.symbols.table.functions[row.top_function].name));
   }
   out += "</tbody></table>\n";
 }
@@ -151,7 +179,8 @@ void counters(std::string& out, const Report& r, const RenderOptions& o) {
       const double v = ratio_value(ratio, row.self);
       out += v < 0 ? "<td>-</td>" : fmt::format("<td>{:.3f}</td>", v);
     }
-    out += "<td class=\"name\">" + esc(r.symbols.table.functions[row.function].name) + "</td></tr>\n";
+    out +=
+        "<td class=\"name\">" + esc(r.symbols.table.functions[row.function].name) + "</td></tr>\n";
   }
   out += "</tbody></table>\n";
 }
@@ -200,10 +229,12 @@ void icicle(std::string& out, const Report& r) {
     const double y = (n.depth - 1) * kRowHeight;
     const auto& name = table.functions[n.function].name;
     boxes += fmt::format(
-        "<g><title>{} &#10;total {} ({}), self {} ({})</title><rect x=\"{:.1f}\" y=\"{:.0f}\" width=\"{:.1f}\" "
+        "<g><title>{} &#10;total {} ({}), self {} ({})</title><rect x=\"{:.1f}\" y=\"{:.0f}\" "
+        "width=\"{:.1f}\" "
         "height=\"{:.0f}\" fill=\"{}\"/>",
-        esc(name), human_duration(n.total.time_ns), pct(r.flat.fraction(n.total)), human_duration(n.self.time_ns),
-        pct(r.flat.fraction(n.self)), x, y, w, kRowHeight - 1, colour(name));
+        esc(name), human_duration(n.total.time_ns), pct(r.flat.fraction(n.total)),
+        human_duration(n.self.time_ns), pct(r.flat.fraction(n.self)), x, y, w, kRowHeight - 1,
+        colour(name));
     const auto chars = static_cast<size_t>((w - 6) / kCharWidth);
     if (chars >= 3) {
       boxes += fmt::format("<text x=\"{:.1f}\" y=\"{:.0f}\">{}</text>", x + 3, y + 12,
@@ -218,7 +249,8 @@ void icicle(std::string& out, const Report& r) {
   }
   const double height = max_depth * kRowHeight + 2;
   out += fmt::format(
-      "<p class=\"note\">icicle: outermost frames on top, width = total {} ({} boxes narrower than a pixel "
+      "<p class=\"note\">icicle: outermost frames on top, width = total {} ({} boxes narrower than "
+      "a pixel "
       "left out); hover a box for its numbers</p>\n",
       by_time ? "time" : "samples", drawn == nodes.size() - 1 ? "no" : "some");
   out += fmt::format(
@@ -233,12 +265,15 @@ void icicle(std::string& out, const Report& r) {
 
 std::string render_html(const Report& r, const RenderOptions& o) {
   std::string out;
-  out += "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>causal-report</title>\n";
+  out +=
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta "
+      "charset=\"utf-8\">\n<title>causal-report</title>\n";
   out += fmt::format("<style>{}</style></head><body>\n", kStyle);
   out += fmt::format(
-      "<h1>causal-report</h1>\n<p id=\"summary\">{} process{}, {} threads, {} samples, {} sampled; symbols: {}</p>\n",
-      r.processes.size(), r.processes.size() == 1 ? "" : "es", with_commas(r.threads()), with_commas(r.samples()),
-      human_duration(r.flat.all.time_ns), esc(r.symbols.table.source));
+      "<h1>causal-report</h1>\n<p id=\"summary\">{} process{}, {} threads, {} samples, {} sampled; "
+      "symbols: {}</p>\n",
+      r.processes.size(), r.processes.size() == 1 ? "" : "es", with_commas(r.threads()),
+      with_commas(r.samples()), human_duration(r.flat.all.time_ns), esc(r.symbols.table.source));
   // The causal profile (report/causal/) goes here: one SVG plot per location with its
   // confidence band. Kept first, because it is the answer when experiments exist.
   out += "<section id=\"causal\"></section>\n";

@@ -47,7 +47,8 @@ JsonWriter& JsonWriter::end_object() {
 JsonWriter& JsonWriter::begin_array(bool compact) {
   before_value();
   out_ += '[';
-  levels_.push_back({.first = true, .compact = compact || (!levels_.empty() && levels_.back().compact)});
+  levels_.push_back(
+      {.first = true, .compact = compact || (!levels_.empty() && levels_.back().compact)});
   return *this;
 }
 

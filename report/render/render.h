@@ -28,7 +28,9 @@ std::string render_html(const Report& report, const RenderOptions& options);  //
 std::string render_folded(const Report& report);                               // (tree)
 std::string render_speedscope(const Report& report);
 std::string render_pprof(const Report& report);   // gzipped profile.proto bytes
-std::string render_chrome(const Report& report);  // needs LoadOptions::keep_timeline
+// Needs LoadOptions::keep_timeline. Beyond max_slices samples in all, a slice stands for
+// several consecutive samples of a thread (their most frequent stack).
+std::string render_chrome(const Report& report, uint64_t max_slices = 250'000);
 std::string render_coz(const Report& report);
 // Writes a SQLite database at `path` (replacing it). Returns "" or what went wrong.
 std::string write_sqlite(const Report& report, const std::string& path);

@@ -42,7 +42,8 @@ std::string render_speedscope(const Report& r) {
     const auto& t = p.threads[row.thread];
     j.begin_object()
         .field("type", "sampled")
-        .field("name", fmt::format("{} {}{}{}", p.label(), t.tid, t.name.empty() ? "" : " ", t.name))
+        .field("name",
+               fmt::format("{} {}{}{}", p.label(), t.tid, t.name.empty() ? "" : " ", t.name))
         .field("unit", weighted ? "nanoseconds" : "none")
         .field("startValue", 0)
         .field("endValue", weighted ? row.time.time_ns : row.time.samples);

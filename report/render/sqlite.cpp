@@ -40,9 +40,11 @@ CREATE TABLE location_frames (
   location_id INTEGER REFERENCES locations(id), depth INTEGER,
   function_id INTEGER REFERENCES functions(id), line_id INTEGER REFERENCES lines(id),
   PRIMARY KEY (location_id, depth)) WITHOUT ROWID;
-CREATE TABLE stacks (id INTEGER PRIMARY KEY, process_id INTEGER REFERENCES processes(id), depth INTEGER);
+CREATE TABLE stacks (
+  id INTEGER PRIMARY KEY, process_id INTEGER REFERENCES processes(id), depth INTEGER);
 CREATE TABLE stack_frames (
-  stack_id INTEGER REFERENCES stacks(id), depth INTEGER, location_id INTEGER REFERENCES locations(id),
+  stack_id INTEGER REFERENCES stacks(id), depth INTEGER,
+  location_id INTEGER REFERENCES locations(id),
   PRIMARY KEY (stack_id, depth)) WITHOUT ROWID;
 CREATE TABLE samples (
   thread_id INTEGER REFERENCES threads(id), stack_id INTEGER REFERENCES stacks(id),
@@ -73,7 +75,8 @@ CREATE VIEW function_self AS
 class Db {
  public:
   explicit Db(const std::string& path) {
-    if (sqlite3_open(path.c_str(), &db_) != SQLITE_OK) error_ = db_ ? sqlite3_errmsg(db_) : "cannot open";
+    if (sqlite3_open(path.c_str(), &db_) != SQLITE_OK)
+      error_ = db_ ? sqlite3_errmsg(db_) : "cannot open";
   }
   ~Db() {
     for (auto* s : statements_) sqlite3_finalize(s);
@@ -97,7 +100,8 @@ class Db {
   // A prepared INSERT; bind values in order with row(...).
   sqlite3_stmt* prepare(const char* sql) {
     sqlite3_stmt* s = nullptr;
-    if (ok() && sqlite3_prepare_v2(db_, sql, -1, &s, nullptr) != SQLITE_OK) error_ = sqlite3_errmsg(db_);
+    if (ok() && sqlite3_prepare_v2(db_, sql, -1, &s, nullptr) != SQLITE_OK)
+      error_ = sqlite3_errmsg(db_);
     statements_.push_back(s);
     return s;
   }
@@ -115,14 +119,16 @@ class Db {
   static void bind(sqlite3_stmt* s, int i, const std::string& v) {
     sqlite3_bind_text(s, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
   }
-  static void bind(sqlite3_stmt* s, int i, const char* v) { sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT); }
+  static void bind(sqlite3_stmt* s, int i, const char* v) {
+    sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT);
+  }
   static void bind(sqlite3_stmt* s, int i, double v) { sqlite3_bind_double(s, i, v); }
   static void bind(sqlite3_stmt* s, int i, std::nullptr_t) { sqlite3_bind_null(s, i); }
   static void bind(sqlite3_stmt* s, int i, const std::optional<double>& v) {
     v ? sqlite3_bind_double(s, i, *v) : sqlite3_bind_null(s, i);
   }
   template <typename Int>
-    requires std::is_integral_v<Int>
+  requires std::is_integral_v<Int>
   static void bind(sqlite3_stmt* s, int i, Int v) {
     // SQLite integers are signed 64-bit; addresses above 2^63 wrap, as in rocpd.
     sqlite3_bind_int64(s, i, static_cast<sqlite3_int64>(v));
@@ -135,9 +141,12 @@ class Db {
 
 const char* status_name(format::EventStatus s) {
   switch (s) {
-    case format::EventStatus::ok: return "ok";
-    case format::EventStatus::unavailable: return "unavailable";
-    case format::EventStatus::counted_zero: return "counted_zero";
+    case format::EventStatus::ok:
+      return "ok";
+    case format::EventStatus::unavailable:
+      return "unavailable";
+    case format::EventStatus::counted_zero:
+      return "counted_zero";
   }
   return "unknown";
 }
@@ -158,7 +167,8 @@ std::string write_sqlite(const Report& r, const std::string& path) {
   db.row(meta, "symbols", table.source);
 
   auto* modules = db.prepare("INSERT INTO modules VALUES (?, ?, ?)");
-  for (size_t m = 0; m < table.modules.size(); ++m) db.row(modules, m, table.modules[m].path, table.modules[m].build_id);
+  for (size_t m = 0; m < table.modules.size(); ++m)
+    db.row(modules, m, table.modules[m].path, table.modules[m].build_id);
   auto* functions = db.prepare("INSERT INTO functions VALUES (?, ?, ?, ?, ?)");
   for (size_t f = 0; f < table.functions.size(); ++f) {
     const auto& fn = table.functions[f];
@@ -177,10 +187,12 @@ std::string write_sqlite(const Report& r, const std::string& path) {
       db.row(locations, l, table.location_module[l], table.location_address[l]);
     }
     const auto chain = table.frames_of(l);
-    for (size_t d = 0; d < chain.size(); ++d) db.row(location_frames, l, d, chain[d].function, chain[d].line);
+    for (size_t d = 0; d < chain.size(); ++d)
+      db.row(location_frames, l, d, chain[d].function, chain[d].line);
   }
 
-  auto* processes = db.prepare("INSERT INTO processes VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  auto* processes =
+      db.prepare("INSERT INTO processes VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   auto* threads = db.prepare("INSERT INTO threads VALUES (?,?,?,?,?,?,?,?,?,?)");
   auto* process_modules = db.prepare("INSERT INTO process_modules VALUES (?,?,?,?,?,?)");
   auto* stacks = db.prepare("INSERT INTO stacks VALUES (?,?,?)");
@@ -197,14 +209,15 @@ std::string write_sqlite(const Report& r, const std::string& path) {
     std::string command_line;
     for (const auto& a : pr.command_line) command_line += (command_line.empty() ? "" : " ") + a;
     const double cpu = p.cpu_utilization();
-    db.row(processes, pi, p.file.string(), p.run, pr.pid, pr.ppid, pr.rank, pr.hostname, pr.executable,
-           command_line, pr.engine, pr.clock, pr.unwinder, pr.frequency_hz, pr.period_ns, pr.start_realtime_ns,
-           pr.start_monotonic_ns, p.duration_ns(), p.samples, p.weight_ns, p.truncated_samples,
-           p.dropped_samples(), p.peak_rss_bytes(), cpu >= 0 ? std::optional<double>(cpu) : std::nullopt);
+    db.row(processes, pi, p.file.string(), p.run, pr.pid, pr.ppid, pr.rank, pr.hostname,
+           pr.executable, command_line, pr.engine, pr.clock, pr.unwinder, pr.frequency_hz,
+           pr.period_ns, pr.start_realtime_ns, pr.start_monotonic_ns, p.duration_ns(), p.samples,
+           p.weight_ns, p.truncated_samples, p.dropped_samples(), p.peak_rss_bytes(),
+           cpu >= 0 ? std::optional<double>(cpu) : std::nullopt);
     for (size_t t = 0; t < p.threads.size(); ++t) {
       const auto& th = p.threads[t];
-      db.row(threads, thread_base + t, pi, th.tid, th.name, th.start_ns, th.end_ns, th.cpu_time_ns, th.samples,
-             th.weight_ns, th.dropped_samples);
+      db.row(threads, thread_base + t, pi, th.tid, th.name, th.start_ns, th.end_ns, th.cpu_time_ns,
+             th.samples, th.weight_ns, th.dropped_samples);
     }
     for (const auto& m : p.modules) {
       uint64_t id = 0;
@@ -224,13 +237,16 @@ std::string write_sqlite(const Report& r, const std::string& path) {
     for (const auto& c : p.counts) {
       db.row(samples, thread_base + c.thread, stack_base + c.stack, c.samples, c.weight_ns);
       for (size_t e = 0; e < c.counters.size(); ++e) {
-        if (c.counters[e]) db.row(sample_counters, thread_base + c.thread, stack_base + c.stack, e, c.counters[e]);
+        if (c.counters[e])
+          db.row(sample_counters, thread_base + c.thread, stack_base + c.stack, e, c.counters[e]);
       }
     }
-    for (const auto& e : p.events) db.row(events, pi, e.index, e.name, e.canonical_name, status_name(e.status), e.detail);
+    for (const auto& e : p.events)
+      db.row(events, pi, e.index, e.name, e.canonical_name, status_name(e.status), e.detail);
     for (const auto& m : p.metrics) {
-      db.row(metrics, pi, m.time_ns, m.rss_bytes, m.cpu_user_ns, m.cpu_system_ns, m.minor_faults, m.major_faults,
-             m.voluntary_switches, m.involuntary_switches, m.threads, m.cpu_frequency_khz);
+      db.row(metrics, pi, m.time_ns, m.rss_bytes, m.cpu_user_ns, m.cpu_system_ns, m.minor_faults,
+             m.major_faults, m.voluntary_switches, m.involuntary_switches, m.threads,
+             m.cpu_frequency_khz);
     }
     for (const auto& m : p.messages) {
       static constexpr const char* kLevel[] = {"info", "warning", "error"};

@@ -28,9 +28,9 @@ std::string top_function(const Report& r, const BreakdownRow& row) {
   if (row.time.samples == 0) return "";
   const auto& name = r.symbols.table.functions[row.top_function].name;
   if (row.time.time_ns == 0) return name;
-  return fmt::format("{} {:.0f}%", name,
-                     100.0 * static_cast<double>(row.top_function_ns) /
-                         static_cast<double>(row.time.time_ns));
+  return fmt::format(
+      "{} {:.0f}%", name,
+      100.0 * static_cast<double>(row.top_function_ns) / static_cast<double>(row.time.time_ns));
 }
 
 void threads_table(std::string& out, const Report& r, const RenderOptions& o) {
@@ -61,25 +61,23 @@ void processes_table(std::string& out, const Report& r, const RenderOptions& o) 
   line(out, o.width, fmt::format("Processes by time (top {} of {})", n, with_commas(rows.size())));
   line(out, o.width,
        fmt::format("{:>7} {:>9} {:>10} {:>7} {:>9} {:>5} {:>11} {:>11}  {}", "share", "time",
-                   "samples", "threads", "peak RSS", "CPUs", "flt mn/mj", "ctx v/inv",
-                   "process"));
+                   "samples", "threads", "peak RSS", "CPUs", "flt mn/mj", "ctx v/inv", "process"));
   for (size_t i = 0; i < n; ++i) {
     const auto& row = rows[i];
     const auto& p = r.processes[row.process];
     const auto& m = r.breakdown.metrics[row.process];
     const bool metrics = m.records > 0;
     line(out, o.width,
-         fmt::format("{} {:>9} {:>10} {:>7} {:>9} {:>5} {:>11} {:>11}  {}",
-                     percent(r.flat.fraction(row.time)), human_duration(row.time.time_ns),
-                     short_count(row.time.samples), row.threads,
-                     metrics ? fmt::format("{:.1f} MB", static_cast<double>(m.peak_rss_bytes) / 1e6)
-                             : "-",
-                     m.cpu_utilization >= 0 ? fmt::format("{:.2f}", m.cpu_utilization) : "-",
-                     metrics ? short_count(m.minor_faults) + "/" + short_count(m.major_faults) : "-",
-                     metrics ? short_count(m.voluntary_switches) + "/" +
-                                   short_count(m.involuntary_switches)
-                             : "-",
-                     p.label()));
+         fmt::format(
+             "{} {:>9} {:>10} {:>7} {:>9} {:>5} {:>11} {:>11}  {}",
+             percent(r.flat.fraction(row.time)), human_duration(row.time.time_ns),
+             short_count(row.time.samples), row.threads,
+             metrics ? fmt::format("{:.1f} MB", static_cast<double>(m.peak_rss_bytes) / 1e6) : "-",
+             m.cpu_utilization >= 0 ? fmt::format("{:.2f}", m.cpu_utilization) : "-",
+             metrics ? short_count(m.minor_faults) + "/" + short_count(m.major_faults) : "-",
+             metrics ? short_count(m.voluntary_switches) + "/" + short_count(m.involuntary_switches)
+                     : "-",
+             p.label()));
   }
 }
 
@@ -88,10 +86,10 @@ void ranks_table(std::string& out, const Report& r, const RenderOptions& o) {
   const size_t n = shown(rows.size(), o.top);
   line(out, o.width,
        fmt::format("Ranks (top {} of {}; time per thread: mean, min, max)", n, rows.size()));
-  line(out, o.width,
-       fmt::format("{:>5} {:>5} {:>7} {:>7} {:>9} {:>9} {:>9} {:>9}  {}", "rank", "procs",
-                   "threads", "share", "time", "mean/thr", "min/thr", "max/thr",
-                   "top function (self)"));
+  line(
+      out, o.width,
+      fmt::format("{:>5} {:>5} {:>7} {:>7} {:>9} {:>9} {:>9} {:>9}  {}", "rank", "procs", "threads",
+                  "share", "time", "mean/thr", "min/thr", "max/thr", "top function (self)"));
   for (size_t i = 0; i < n; ++i) {
     const auto& row = rows[i];
     const auto& s = row.time_per_thread;
@@ -127,10 +125,17 @@ std::string thread_label(const ProcessProfile& p, uint32_t thread) {
 void text_breakdown(std::string& out, const Report& r, const RenderOptions& o) {
   out += '\n';
   switch (o.by) {
-    case RowKind::thread: threads_table(out, r, o); break;
-    case RowKind::process: processes_table(out, r, o); break;
-    case RowKind::rank: ranks_table(out, r, o); break;
-    default: break;
+    case RowKind::thread:
+      threads_table(out, r, o);
+      break;
+    case RowKind::process:
+      processes_table(out, r, o);
+      break;
+    case RowKind::rank:
+      ranks_table(out, r, o);
+      break;
+    default:
+      break;
   }
 }
 
@@ -145,8 +150,9 @@ void text_call_tree(std::string& out, const Report& r, const RenderOptions& o) {
   const size_t max_lines = o.top == 0 ? SIZE_MAX : o.top;
   line(out, o.width,
        o.top == 0 ? fmt::format("Call tree, top-down ({} nodes)", with_commas(nodes.size() - 1))
-                  : fmt::format("Call tree, top-down ({} nodes; at most {} lines; nodes under 0.5% hidden)",
-                                with_commas(nodes.size() - 1), max_lines));
+                  : fmt::format(
+                        "Call tree, top-down ({} nodes; at most {} lines; nodes under 0.5% hidden)",
+                        with_commas(nodes.size() - 1), max_lines));
   line(out, o.width, fmt::format("{:>7} {:>7} {:>9}  {}", "total%", "self%", "total", "function"));
   const size_t rest = o.width > 48 ? o.width - 28 : 20;
   size_t lines = 0;
@@ -197,13 +203,16 @@ void text_counters(std::string& out, const Report& r, const RenderOptions& o) {
   }
   line(out, o.width, title);
   std::string head;
-  for (size_t i = 0; i < n_events; ++i) head += fmt::format("{:>13} ", fit_left(c.events[events[i]].name, 13));
-  for (size_t i = 0; i < n_ratios; ++i) head += fmt::format("{:>8} ", fit_right(c.ratios[i].name, 8));
+  for (size_t i = 0; i < n_events; ++i)
+    head += fmt::format("{:>13} ", fit_left(c.events[events[i]].name, 13));
+  for (size_t i = 0; i < n_ratios; ++i)
+    head += fmt::format("{:>8} ", fit_right(c.ratios[i].name, 8));
   line(out, o.width, head + " function");
   for (size_t k = 0; k < rows; ++k) {
     const auto& row = c.functions[k];
     std::string s;
-    for (size_t i = 0; i < n_events; ++i) s += fmt::format("{:>13} ", short_count(row.self[events[i]]));
+    for (size_t i = 0; i < n_events; ++i)
+      s += fmt::format("{:>13} ", short_count(row.self[events[i]]));
     for (size_t i = 0; i < n_ratios; ++i) {
       const double v = ratio_value(c.ratios[i], row.self);
       s += v < 0 ? fmt::format("{:>8} ", "-") : fmt::format("{:>8.3f} ", v);

@@ -191,7 +191,8 @@ SymbolizedProfiles symbolize_profiles(const std::vector<ProcessProfile>& process
                                          table.modules[m].path, resolved[m].problem));
     }
     for (size_t i = 0; i < module_addresses[m].size(); ++i) {
-      interner.add_location(static_cast<uint32_t>(m), table.modules[m], module_addresses[m][i], resolved[m].addresses[i]);
+      interner.add_location(static_cast<uint32_t>(m), table.modules[m], module_addresses[m][i],
+                            resolved[m].addresses[i]);
     }
   }
 

@@ -116,7 +116,8 @@ TEST(CausalReport, EveryFormatToFile) {
       {"coz", "startup\ttime="}};
   for (const auto& [format, start] : kFormats) {
     const auto file = dir.path() / (std::string("out.") + format);
-    const auto r = run(dir.path().string() + " --symbols none -f " + format + " -o " + file.string());
+    const auto r =
+        run(dir.path().string() + " --symbols none -f " + format + " -o " + file.string());
     EXPECT_EQ(r.status, 0) << format << ": " << r.err;
     std::ifstream in(file, std::ios::binary);
     std::stringstream ss;

@@ -30,13 +30,16 @@ Shell shell(const std::string& command) {
   FILE* pipe = ::popen(command.c_str(), "r");
   if (!pipe) return r;
   std::array<char, 4096> buf;
-  for (size_t n; (n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0;) r.out.append(buf.data(), n);
+  for (size_t n; (n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0;)
+    r.out.append(buf.data(), n);
   const int status = ::pclose(pipe);
   r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
 }
 
-bool have(const std::string& tool) { return shell("command -v " + tool + " >/dev/null 2>&1").status == 0; }
+bool have(const std::string& tool) {
+  return shell("command -v " + tool + " >/dev/null 2>&1").status == 0;
+}
 
 void write_file(const std::filesystem::path& path, const std::string& data) {
   std::ofstream out(path, std::ios::binary);
@@ -51,7 +54,8 @@ size_t count(const std::string& text, const std::string& needle) {
 
 // Parses JSON with Python's json module; "" when it parses, else the error.
 std::string json_error(const std::filesystem::path& file) {
-  const auto r = shell("python3 -c 'import json,sys; json.load(open(sys.argv[1]))' " + file.string() + " 2>&1");
+  const auto r = shell("python3 -c 'import json,sys; json.load(open(sys.argv[1]))' " +
+                       file.string() + " 2>&1");
   return r.status == 0 ? "" : r.out;
 }
 
@@ -73,11 +77,14 @@ TEST(Formats, CozProfileLines) {
 TEST(Formats, SpeedscopeOneSampledProfilePerThread) {
   TempDir dir;
   const auto json = render_speedscope(views_report(dir.path()));
-  EXPECT_NE(json.find("\"$schema\": \"https://www.speedscope.app/file-format-schema.json\""), std::string::npos);
+  EXPECT_NE(json.find("\"$schema\": \"https://www.speedscope.app/file-format-schema.json\""),
+            std::string::npos);
   EXPECT_EQ(count(json, "\"type\": \"sampled\""), 3u);
   EXPECT_NE(json.find("\"name\": \"app[100] rank 0 1 main\""), std::string::npos) << json;
   EXPECT_NE(json.find("\"unit\": \"nanoseconds\""), std::string::npos);
-  EXPECT_NE(json.find("{\"name\": \"helper<int>\", \"file\": \"/src/h.h\", \"line\": 5}"), std::string::npos) << json;
+  EXPECT_NE(json.find("{\"name\": \"helper<int>\", \"file\": \"/src/h.h\", \"line\": 5}"),
+            std::string::npos)
+      << json;
   if (!have("python3")) GTEST_SKIP() << "python3 not installed: JSON not parsed";
   write_file(dir.path() / "s.json", json);
   EXPECT_EQ(json_error(dir.path() / "s.json"), "");
@@ -89,13 +96,27 @@ TEST(Formats, ChromeTraceFlameChartPerThread) {
   // Three consecutive samples of main > work on thread 1 are one slice each for main and work.
   EXPECT_EQ(count(json, "\"name\": \"work\""), 1u) << json;
   EXPECT_EQ(count(json, "\"ph\": \"B\""), count(json, "\"ph\": \"E\""));
-  EXPECT_NE(json.find("\"name\": \"thread_name\", \"args\": {\"name\": \"worker\"}"), std::string::npos) << json;
-  EXPECT_NE(json.find("\"name\": \"process_name\", \"args\": {\"name\": \"app[101] rank 1\"}"), std::string::npos);
+  EXPECT_NE(json.find("\"name\": \"thread_name\", \"args\": {\"name\": \"worker\"}"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find("\"name\": \"process_name\", \"args\": {\"name\": \"app[101] rank 1\"}"),
+            std::string::npos);
   // The first sample ends 1 ms after 1.1 s since start and began 1 ms before: ts 100000 us.
   EXPECT_NE(json.find("\"tid\": 1, \"ts\": 100000, \"name\": \"main\""), std::string::npos) << json;
   if (!have("python3")) GTEST_SKIP() << "python3 not installed: JSON not parsed";
   write_file(dir.path() / "t.json", json);
   EXPECT_EQ(json_error(dir.path() / "t.json"), "");
+}
+
+TEST(Formats, ChromeDownsamplesToABudgetOfSlices) {
+  TempDir dir;
+  // 7 samples, at most 3 slices: each slice is up to 3 samples of one thread, drawn with
+  // their most frequent stack. Thread 2's single sample is its own slice.
+  const auto json = render_chrome(views_report(dir.path(), false, true), 3);
+  EXPECT_NE(json.find("\"samples_per_slice\": 3"), std::string::npos) << json;
+  EXPECT_EQ(count(json, "\"ph\": \"B\""), count(json, "\"ph\": \"E\""));
+  EXPECT_EQ(count(json, "\"name\": \"work\""), 1u) << json;
+  EXPECT_EQ(count(json, "\"name\": \"helper<int>\""), 2u) << json;  // tid 2 and tid 7
 }
 
 TEST(Formats, ChromeWithoutTimelineHasOnlyNames) {
@@ -111,24 +132,28 @@ TEST(Formats, PprofDecodesWithProtoc) {
   ASSERT_GE(gz.size(), 2u);
   EXPECT_EQ(static_cast<unsigned char>(gz[0]), 0x1f);  // gzip magic
   EXPECT_EQ(static_cast<unsigned char>(gz[1]), 0x8b);
-  if (!have("protoc") || !have("gzip")) GTEST_SKIP() << "protoc or gzip not installed: pprof not decoded";
+  if (!have("protoc") || !have("gzip"))
+    GTEST_SKIP() << "protoc or gzip not installed: pprof not decoded";
   write_file(dir.path() / "p.pb.gz", gz);
   const std::string proto_dir = CPROF_REPORT_TEST_DIR;
   const auto r = shell("gzip -dc " + (dir.path() / "p.pb.gz").string() +
-                       " | protoc --decode=perftools.profiles.Profile -I " + proto_dir + " " + proto_dir +
-                       "/profile.proto 2>&1");
+                       " | protoc --decode=perftools.profiles.Profile -I " + proto_dir + " " +
+                       proto_dir + "/profile.proto 2>&1");
   ASSERT_EQ(r.status, 0) << r.out;
   const auto& text = r.out;
   EXPECT_EQ(count(text, "\nsample {"), 3u) << text;  // (process, thread, stack) groups
-  EXPECT_EQ(count(text, "\nfunction {"), 5u) << text;  // [unknown], work, helper<int>, compute, main
-  for (const char* needle : {"string_table: \"helper<int>\"", "string_table: \"tid\"", "string_table: \"pid\"",
-                             "string_table: \"thread\"", "string_table: \"app[101] rank 1\"",
-                             "string_table: \"/usr/bin/app\"", "value: 3\n  value: 3000000",
-                             "has_inline_frames: true", "period: 1000000"}) {
+  EXPECT_EQ(count(text, "\nfunction {"), 5u)
+      << text;  // [unknown], work, helper<int>, compute, main
+  for (const char* needle :
+       {"string_table: \"helper<int>\"", "string_table: \"tid\"", "string_table: \"pid\"",
+        "string_table: \"thread\"", "string_table: \"app[101] rank 1\"",
+        "string_table: \"/usr/bin/app\"", "value: 3\n  value: 3000000", "has_inline_frames: true",
+        "period: 1000000"}) {
     EXPECT_NE(text.find(needle), std::string::npos) << needle << "\n" << text;
   }
   // The inlined helper and compute share one location: two lines, innermost first.
-  EXPECT_NE(text.find("line {\n    function_id: 3\n    line: 5\n  }\n  line {\n    function_id: 4\n    line: 20"),
+  EXPECT_NE(text.find("line {\n    function_id: 3\n    line: 5\n  }\n  line {\n    function_id: "
+                      "4\n    line: 20"),
             std::string::npos)
       << text;
 }
@@ -139,22 +164,29 @@ TEST(Formats, SqliteQueriedWithTheShell) {
   ASSERT_EQ(write_sqlite(views_report(dir.path()), db.string()), "");
   ASSERT_TRUE(std::filesystem::exists(db));
   if (!have("sqlite3")) GTEST_SKIP() << "sqlite3 not installed: database not queried";
-  const auto q = [&](const std::string& sql) { return shell("sqlite3 " + db.string() + " \"" + sql + "\" 2>&1"); };
-  EXPECT_EQ(q("SELECT function, samples, time_ns FROM function_self").out, "helper<int>|4|4000000\nwork|3|3000000\n");
+  const auto q = [&](const std::string& sql) {
+    return shell("sqlite3 " + db.string() + " \"" + sql + "\" 2>&1");
+  };
+  EXPECT_EQ(q("SELECT function, samples, time_ns FROM function_self").out,
+            "helper<int>|4|4000000\nwork|3|3000000\n");
   EXPECT_EQ(q("SELECT pid, rank, peak_rss_bytes, cpu_utilization FROM processes ORDER BY id").out,
             "100|0|20000000|1.0\n101|1|0|\n");
-  EXPECT_EQ(q("SELECT t.tid, t.name, SUM(s.count) FROM samples s JOIN threads t ON t.id = s.thread_id "
-              "GROUP BY t.id ORDER BY t.id")
-                .out,
-            "1|main|3\n2|worker|1\n7|main|3\n");
+  EXPECT_EQ(
+      q("SELECT t.tid, t.name, SUM(s.count) FROM samples s JOIN threads t ON t.id = s.thread_id "
+        "GROUP BY t.id ORDER BY t.id")
+          .out,
+      "1|main|3\n2|worker|1\n7|main|3\n");
   EXPECT_EQ(q("SELECT name, status, detail FROM events WHERE status != 'ok'").out,
             "cache-misses|unavailable|perf_event_open: No such file or directory\n");
-  EXPECT_EQ(q("SELECT e.name, SUM(c.value) FROM sample_counters c JOIN threads t ON t.id = c.thread_id "
-              "JOIN events e ON e.process_id = t.process_id AND e.event_index = c.event_index GROUP BY e.name "
-              "ORDER BY e.name")
-                .out,
-            "cycles|4000\ninstructions|6500\n");
-  EXPECT_EQ(q("SELECT COUNT(*) FROM stack_frames").out, "6\n");  // 2 stacks of 2 frames in pid 100, 1 in pid 101
+  EXPECT_EQ(
+      q("SELECT e.name, SUM(c.value) FROM sample_counters c JOIN threads t ON t.id = c.thread_id "
+        "JOIN events e ON e.process_id = t.process_id AND e.event_index = c.event_index GROUP BY "
+        "e.name "
+        "ORDER BY e.name")
+          .out,
+      "cycles|4000\ninstructions|6500\n");
+  EXPECT_EQ(q("SELECT COUNT(*) FROM stack_frames").out,
+            "6\n");  // 2 stacks of 2 frames in pid 100, 1 in pid 101
   EXPECT_EQ(q("SELECT value FROM meta WHERE key = 'schema_version'").out, "1\n");
 }
 
@@ -165,7 +197,9 @@ TEST(Formats, HtmlEscapesAndLoadsInHeadlessChromium) {
   EXPECT_EQ(html.find("helper<int>"), std::string::npos) << "a name not escaped";
   EXPECT_NE(html.find("<section id=\"causal\">"), std::string::npos);
   EXPECT_EQ(html.find("<script"), std::string::npos);
-  EXPECT_EQ(html.find("http://") == std::string::npos || html.find("http://www.w3.org/2000/svg") != std::string::npos, true);
+  EXPECT_EQ(html.find("http://") == std::string::npos ||
+                html.find("http://www.w3.org/2000/svg") != std::string::npos,
+            true);
   const auto file = dir.path() / "report.html";
   write_file(file, html);
   std::string chromium;
@@ -175,23 +209,25 @@ TEST(Formats, HtmlEscapesAndLoadsInHeadlessChromium) {
       break;
     }
   }
-  if (chromium.empty()) GTEST_SKIP() << "chromium not installed (Debian package chromium): HTML not loaded";
+  if (chromium.empty())
+    GTEST_SKIP() << "chromium not installed (Debian package chromium): HTML not loaded";
   const std::string flags = " --headless --no-sandbox --disable-gpu --user-data-dir=" +
                             (dir.path() / "chromium-profile").string() + " ";
-  const auto dom = shell("HOME=" + dir.path().string() + " timeout 120 " + chromium + flags + "--dump-dom file://" +
-                         file.string() + " 2>/dev/null");
+  const auto dom = shell("HOME=" + dir.path().string() + " timeout 120 " + chromium + flags +
+                         "--dump-dom file://" + file.string() + " 2>/dev/null");
   ASSERT_EQ(dom.status, 0) << dom.out;
   // The parsed DOM has the tables with their rows and the icicle's boxes.
   EXPECT_NE(dom.out.find("<table id=\"functions\">"), std::string::npos) << dom.out;
-  EXPECT_NE(dom.out.find("<td class=\"name\">helper&lt;int&gt;</td>"), std::string::npos) << dom.out;
+  EXPECT_NE(dom.out.find("<td class=\"name\">helper&lt;int&gt;</td>"), std::string::npos)
+      << dom.out;
   EXPECT_NE(dom.out.find("<table id=\"threads\">"), std::string::npos);
   EXPECT_NE(dom.out.find("<table id=\"counters\">"), std::string::npos);
   EXPECT_EQ(count(dom.out, "<rect "), 4u) << dom.out;  // main, compute, helper<int>, work
   // And it paints: a screenshot is written and is not tiny.
   const auto png = dir.path() / "shot.png";
   const auto shot = shell("HOME=" + dir.path().string() + " timeout 120 " + chromium + flags +
-                          "--window-size=1300,900 --screenshot=" + png.string() + " file://" + file.string() +
-                          " >/dev/null 2>&1");
+                          "--window-size=1300,900 --screenshot=" + png.string() + " file://" +
+                          file.string() + " >/dev/null 2>&1");
   EXPECT_EQ(shot.status, 0);
   ASSERT_TRUE(std::filesystem::exists(png));
   EXPECT_GT(std::filesystem::file_size(png), 10'000u);

@@ -2,7 +2,8 @@
 // A small two-process, two-rank profile with inline frames, counters (two counted, one
 // unavailable) and metrics, for the views' and the formats' tests:
 //
-//   rank 0, pid 100: thread 1 "main"   3 x main > work              cycles 1000, instructions 2000 each
+//   rank 0, pid 100: thread 1 "main"   3 x main > work              cycles 1000, instructions 2000
+//   each
 //                    thread 2 "worker" 1 x main > compute > helper  cycles 1000, instructions 500
 //   rank 1, pid 101: thread 7 "main"   3 x main > compute > helper
 //
@@ -35,7 +36,8 @@ inline void write_views_results(const std::filesystem::path& dir) {
     ProcessWriter w(dir / "app.host.100.rank0.cprof", 100, 0);
     w.thread(1, "main");
     w.thread(2, "worker");
-    w.add(format::EventRecord{.index = 0, .name = "cycles", .canonical_name = "PERF_COUNT_HW_CPU_CYCLES"});
+    w.add(format::EventRecord{
+        .index = 0, .name = "cycles", .canonical_name = "PERF_COUNT_HW_CPU_CYCLES"});
     w.add(format::EventRecord{.index = 1, .name = "instructions"});
     w.add(format::EventRecord{.index = 2,
                               .name = "cache-misses",
@@ -69,7 +71,8 @@ inline void add_views_symbols(FakeSymbols& symbols) {
   symbols.add(0x3000, 0x3100, {{.function = "main", .file = "/src/m.cpp", .line = 30}});
 }
 
-inline Report views_report(const std::filesystem::path& dir, bool tree = true, bool timeline = false) {
+inline Report views_report(const std::filesystem::path& dir, bool tree = true,
+                           bool timeline = false) {
   write_views_results(dir);
   FakeSymbols symbols;
   add_views_symbols(symbols);

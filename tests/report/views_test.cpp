@@ -116,8 +116,9 @@ TEST(Counters, PerFunctionByEventNameWithIpcAndUnavailable) {
   EXPECT_EQ(name_of(r, c.functions[1].function), "helper<int>");
   EXPECT_DOUBLE_EQ(ratio_value(c.ratios[0], c.functions[1].self), 0.5);
   // main has no self counts, and all of them in total.
-  const auto main = std::find_if(c.functions.begin(), c.functions.end(),
-                                 [&](const CounterRow& row) { return name_of(r, row.function) == "main"; });
+  const auto main =
+      std::find_if(c.functions.begin(), c.functions.end(),
+                   [&](const CounterRow& row) { return name_of(r, row.function) == "main"; });
   ASSERT_NE(main, c.functions.end());
   EXPECT_EQ(main->self[0], 0u);
   EXPECT_EQ(main->total[0], 4000u);
@@ -142,13 +143,15 @@ TEST(TextViews, TreeThreadsProcessesRanksCounters) {
 
   const auto processes = render_text(r, {.by = RowKind::process});
   expect_fits(processes);
-  EXPECT_NE(processes.find("20.0 MB  1.00       100/2         5/7  app[100] rank 0"), std::string::npos)
+  EXPECT_NE(processes.find("20.0 MB  1.00       100/2         5/7  app[100] rank 0"),
+            std::string::npos)
       << processes;
 
   const auto ranks = render_text(r, {.by = RowKind::rank});
   expect_fits(ranks);
-  EXPECT_NE(ranks.find("    0     1       2  57.14%      4 ms      2 ms      1 ms      3 ms  work 75%"),
-            std::string::npos)
+  EXPECT_NE(
+      ranks.find("    0     1       2  57.14%      4 ms      2 ms      1 ms      3 ms  work 75%"),
+      std::string::npos)
       << ranks;
 
   const auto flat = render_text(r, {});
@@ -157,8 +160,9 @@ TEST(TextViews, TreeThreadsProcessesRanksCounters) {
             std::string::npos)
       << flat;
   EXPECT_NE(flat.find("         3000          6000    2.000  work"), std::string::npos) << flat;
-  EXPECT_NE(flat.find("unavailable event: cache-misses (perf_event_open: No such file or directory)"),
-            std::string::npos)
+  EXPECT_NE(
+      flat.find("unavailable event: cache-misses (perf_event_open: No such file or directory)"),
+      std::string::npos)
       << flat;
 }
 
@@ -172,7 +176,8 @@ TEST(TextViews, DeepTreeAndLongNamesFit100Columns) {
   }
   testing::FakeSymbols symbols;
   symbols.add(0x1000, 0x1100, {{.function = std::string(150, 'f'), .file = "/x.cpp", .line = 1}});
-  const auto r = build_report(load_results(find_results_files(dir.path())), symbols, {.call_tree = true});
+  const auto r =
+      build_report(load_results(find_results_files(dir.path())), symbols, {.call_tree = true});
   const auto text = render_text(r, {.top = 0, .view = View::tree});
   expect_fits(text);
   EXPECT_NE(text.find("[59] "), std::string::npos) << text;
@@ -182,15 +187,18 @@ TEST(JsonViews, BreakdownCountersMetricsTree) {
   TempDir dir;
   const auto json = render_json(views_report(dir.path()), {.top = 0});
   for (const char* needle :
-       {"\"by_thread\": [", "\"by_process\": [", "\"by_rank\": [", "\"counters\": {", "\"ratios\": [",
-        "\"tree\": [", "\"metrics\": {\"records\": 2, \"peak_rss_bytes\": 20000000, \"cpu_utilization\": 1,",
+       {"\"by_thread\": [", "\"by_process\": [", "\"by_rank\": [", "\"counters\": {",
+        "\"ratios\": [", "\"tree\": [",
+        "\"metrics\": {\"records\": 2, \"peak_rss_bytes\": 20000000, \"cpu_utilization\": 1,",
         "\"minor_faults\": 100", "\"involuntary_switches\": 7",
         "{\"name\": \"IPC\", \"numerator\": \"instructions\", \"denominator\": \"cycles\"}",
         "\"self\": {\"cycles\": 3000, \"instructions\": 6000, \"cache-misses\": 0, \"IPC\": 2}",
-        "\"processes_unavailable\": 1", "\"tid\": 7, \"name\": \"main\"", "\"top_function\": \"work\"",
+        "\"processes_unavailable\": 1", "\"tid\": 7, \"name\": \"main\"",
+        "\"top_function\": \"work\"",
         "{\"id\": 1, \"parent\": 0, \"function\": \"main\", \"self_samples\": 0, \"self_ns\": 0, "
         "\"total_samples\": 7, \"total_ns\": 7000000}",
-        "\"per_thread_ns\": {\"mean\": 2000000, \"min\": 1000000, \"max\": 3000000, \"stddev\": 1414213.562373095}"}) {
+        "\"per_thread_ns\": {\"mean\": 2000000, \"min\": 1000000, \"max\": 3000000, \"stddev\": "
+        "1414213.562373095}"}) {
     EXPECT_NE(json.find(needle), std::string::npos) << needle << "\n" << json;
   }
   EXPECT_EQ(std::count(json.begin(), json.end(), '{'), std::count(json.begin(), json.end(), '}'));
