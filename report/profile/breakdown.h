@@ -16,10 +16,10 @@
 namespace cprof::report {
 
 struct ProcessMetrics {
-  size_t records = 0;            // metric records read
+  size_t records = 0;  // metric records read
   uint64_t peak_rss_bytes = 0;
-  double cpu_utilization = -1;   // CPUs busy over the records' span; <0 unknown
-  uint64_t cpu_user_ns = 0;      // at the last record (cumulative for the process)
+  double cpu_utilization = -1;  // CPUs busy over the records' span; <0 unknown
+  uint64_t cpu_user_ns = 0;     // at the last record (cumulative for the process)
   uint64_t cpu_system_ns = 0;
   uint64_t minor_faults = 0;
   uint64_t major_faults = 0;
@@ -32,12 +32,12 @@ struct ProcessMetrics {
 ProcessMetrics summarize_metrics(const ProcessProfile& p);
 
 struct BreakdownRow {
-  size_t process = 0;  // index into Report::processes (thread and process rows)
-  uint32_t thread = 0; // index into that process's threads (thread rows)
-  int64_t rank = -1;   // rank rows (and the process's rank elsewhere)
+  size_t process = 0;   // index into Report::processes (thread and process rows)
+  uint32_t thread = 0;  // index into that process's threads (thread rows)
+  int64_t rank = -1;    // rank rows (and the process's rank elsewhere)
   uint64_t processes = 0, threads = 0;
-  Measure time;        // samples with a stack and their summed weight
-  uint64_t cpu_time_ns = 0;  // thread_end records' CPU time (threads that ended)
+  Measure time;                 // samples with a stack and their summed weight
+  uint64_t cpu_time_ns = 0;     // thread_end records' CPU time (threads that ended)
   FunctionId top_function = 0;  // highest self time in this group
   uint64_t top_function_ns = 0;
   RunningStats time_per_thread;  // ns per sampled thread of the group (process and rank rows)

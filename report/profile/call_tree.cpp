@@ -37,7 +37,8 @@ CallTree build_call_tree(const std::vector<ProcessProfile>& processes,
         const uint32_t child =
             child_of.find_or_insert((static_cast<uint64_t>(node) << 32) | f, next, inserted);
         if (inserted) {
-          tree.nodes.push_back({.parent = node, .function = f, .depth = tree.nodes[node].depth + 1});
+          tree.nodes.push_back(
+              {.parent = node, .function = f, .depth = tree.nodes[node].depth + 1});
           tree.nodes[node].children.push_back(child);
         }
         node = child;

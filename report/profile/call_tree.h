@@ -17,9 +17,9 @@
 namespace cprof::report {
 
 struct CallTreeNode {
-  uint32_t parent = 0;     // node 0 is the root (no function); its parent is itself
+  uint32_t parent = 0;  // node 0 is the root (no function); its parent is itself
   FunctionId function = 0;
-  uint32_t depth = 0;      // root 0, outermost frames 1
+  uint32_t depth = 0;  // root 0, outermost frames 1
   Measure self;
   Measure total;
   std::vector<uint32_t> children;  // sorted by total time, then samples, then function id

@@ -7,7 +7,15 @@ namespace cprof::report {
 namespace {
 
 // Which well-known counter an event is, by the name given or libpfm4's canonical name.
-enum class Role { other, instructions, cycles, cache_references, cache_misses, branches, branch_misses };
+enum class Role {
+  other,
+  instructions,
+  cycles,
+  cache_references,
+  cache_misses,
+  branches,
+  branch_misses
+};
 
 Role role_of(const EventSummary& e) {
   for (const std::string* n : {&e.name, &e.canonical_name}) {
@@ -18,7 +26,8 @@ Role role_of(const EventSummary& e) {
     if (s == "instructions" || s == "inst-retired" || s.starts_with("inst-retired:any")) {
       return Role::instructions;
     }
-    if (s == "cycles" || s == "cpu-cycles" || s.starts_with("cpu-clk-unhalted")) return Role::cycles;
+    if (s == "cycles" || s == "cpu-cycles" || s.starts_with("cpu-clk-unhalted"))
+      return Role::cycles;
     if (s == "cache-references") return Role::cache_references;
     if (s == "cache-misses") return Role::cache_misses;
     if (s == "branches" || s == "branch-instructions") return Role::branches;
@@ -32,9 +41,10 @@ void add_ratios(CounterProfile& out) {
     const char* name;
     Role numerator, denominator;
   };
-  static constexpr Known kKnown[] = {{"IPC", Role::instructions, Role::cycles},
-                                     {"cache miss rate", Role::cache_misses, Role::cache_references},
-                                     {"branch miss rate", Role::branch_misses, Role::branches}};
+  static constexpr Known kKnown[] = {
+      {"IPC", Role::instructions, Role::cycles},
+      {"cache miss rate", Role::cache_misses, Role::cache_references},
+      {"branch miss rate", Role::branch_misses, Role::branches}};
   for (const auto& k : kKnown) {
     size_t num = out.events.size(), den = out.events.size();
     for (size_t i = 0; i < out.events.size(); ++i) {
@@ -43,7 +53,8 @@ void add_ratios(CounterProfile& out) {
       if (r == k.numerator && num == out.events.size()) num = i;
       if (r == k.denominator && den == out.events.size()) den = i;
     }
-    if (num < out.events.size() && den < out.events.size()) out.ratios.push_back({k.name, num, den});
+    if (num < out.events.size() && den < out.events.size())
+      out.ratios.push_back({k.name, num, den});
   }
 }
 
@@ -66,12 +77,16 @@ CounterProfile build_counter_profile(const std::vector<ProcessProfile>& processe
       auto& s = out.events[it->second];
       if (s.canonical_name.empty()) s.canonical_name = e.canonical_name;
       switch (e.status) {
-        case format::EventStatus::ok: ++s.processes_ok; break;
+        case format::EventStatus::ok:
+          ++s.processes_ok;
+          break;
         case format::EventStatus::unavailable:
           ++s.processes_unavailable;
           if (s.detail.empty()) s.detail = e.detail;
           break;
-        case format::EventStatus::counted_zero: ++s.processes_zero; break;
+        case format::EventStatus::counted_zero:
+          ++s.processes_zero;
+          break;
       }
       auto& columns = column_of[p];
       if (columns.size() <= e.index) columns.resize(e.index + 1, SIZE_MAX);
@@ -88,7 +103,8 @@ CounterProfile build_counter_profile(const std::vector<ProcessProfile>& processe
   const auto row = [&](FunctionId f) -> CounterRow& {
     if (row_of[f] == UINT32_MAX) {
       row_of[f] = static_cast<uint32_t>(out.functions.size());
-      out.functions.push_back({.function = f, .self = std::vector<uint64_t>(n), .total = std::vector<uint64_t>(n)});
+      out.functions.push_back(
+          {.function = f, .self = std::vector<uint64_t>(n), .total = std::vector<uint64_t>(n)});
     }
     return out.functions[row_of[f]];
   };
@@ -123,10 +139,11 @@ CounterProfile build_counter_profile(const std::vector<ProcessProfile>& processe
     }
   }
   add_ratios(out);
-  std::sort(out.functions.begin(), out.functions.end(), [](const CounterRow& a, const CounterRow& b) {
-    if (a.self != b.self) return a.self > b.self;
-    return a.function < b.function;
-  });
+  std::sort(out.functions.begin(), out.functions.end(),
+            [](const CounterRow& a, const CounterRow& b) {
+              if (a.self != b.self) return a.self > b.self;
+              return a.function < b.function;
+            });
   return out;
 }
 

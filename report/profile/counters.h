@@ -18,13 +18,13 @@ struct EventSummary {
   std::string name;            // as given to -e
   std::string canonical_name;  // libpfm4's, from the first process that resolved it
   uint64_t processes_ok = 0, processes_unavailable = 0, processes_zero = 0;
-  std::string detail;          // the first reason given for unavailable
-  uint64_t total = 0;          // sum of all deltas over all samples
+  std::string detail;  // the first reason given for unavailable
+  uint64_t total = 0;  // sum of all deltas over all samples
 };
 
 // A ratio of two events, e.g. IPC. Present only when both events counted something.
 struct DerivedRatio {
-  std::string name;  // "IPC"
+  std::string name;                       // "IPC"
   size_t numerator = 0, denominator = 0;  // indices into CounterProfile::events
 };
 
