@@ -58,8 +58,9 @@ void print_run_summary(FILE* out, const char* tool, const std::string& dir, cons
     fmt::print(out, "{}: no results were written to {} (was the program started?)\n", tool, dir);
     return;
   }
-  fmt::print(out, "{}: {} samples from {} threads in {} process{} written to {}\n", tool, s.samples,
-             s.threads, s.processes, s.processes == 1 ? "" : "es", dir);
+  fmt::print(out, "{}: {} sample{} from {} thread{} in {} process{} written to {}\n", tool,
+             s.samples, s.samples == 1 ? "" : "s", s.threads, s.threads == 1 ? "" : "s",
+             s.processes, s.processes == 1 ? "" : "es", dir);
   if (s.samples == 0) {
     fmt::print(out, "{}: warning: no samples: the program ran for less than one sampling period\n",
                tool);
