@@ -58,8 +58,19 @@ class Builder {
   void finish() {
     std::sort(p_.modules.begin(), p_.modules.end(),
               [](const auto& a, const auto& b) { return a.start < b.start; });
-    std::sort(p_.events.begin(), p_.events.end(),
-              [](const auto& a, const auto& b) { return a.index < b.index; });
+    // An event may be corrected at exit (unavailable, counted zero): the last record of an
+    // index wins (results-format.md). Stable, so "last" is the file's order.
+    std::stable_sort(p_.events.begin(), p_.events.end(),
+                     [](const auto& a, const auto& b) { return a.index < b.index; });
+    std::vector<format::EventRecord> events;
+    for (auto& e : p_.events) {
+      if (!events.empty() && events.back().index == e.index) {
+        events.back() = std::move(e);
+      } else {
+        events.push_back(std::move(e));
+      }
+    }
+    p_.events = std::move(events);
   }
 
  private:

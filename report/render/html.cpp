@@ -173,6 +173,8 @@ void counters(std::string& out, const Report& r, const RenderOptions& o) {
   out += "<th class=\"name\">function</th></tr></thead><tbody>\n";
   for (size_t i = 0; i < rows_shown(c.functions.size(), o.top); ++i) {
     const auto& row = c.functions[i];
+    // Sorted by self values: the rest are callers only.
+    if (std::all_of(row.self.begin(), row.self.end(), [](uint64_t v) { return v == 0; })) break;
     out += "<tr>";
     for (const uint64_t v : row.self) out += "<td>" + with_commas(v) + "</td>";
     for (const auto& ratio : c.ratios) {

@@ -193,10 +193,18 @@ void text_counters(std::string& out, const Report& r, const RenderOptions& o) {
   size_t n_events = 0, n_ratios = 0;
   for (; n_events < events.size() && used + 14 + 30 <= o.width; ++n_events) used += 14;
   for (; n_ratios < c.ratios.size() && used + 9 + 30 <= o.width; ++n_ratios) used += 9;
-  const size_t rows = shown(c.functions.size(), o.top);
+  // Rows are sorted by self values: those with none (callers only) end the table, and
+  // are left out here (JSON keeps their totals).
+  size_t with_self = 0;
+  while (with_self < c.functions.size() &&
+         std::any_of(c.functions[with_self].self.begin(), c.functions[with_self].self.end(),
+                     [](uint64_t v) { return v != 0; })) {
+    ++with_self;
+  }
+  const size_t rows = shown(with_self, o.top);
   out += '\n';
   std::string title = fmt::format("Counters by function (self; top {} of {})", rows,
-                                  with_commas(c.functions.size()));
+                                  with_commas(with_self));
   for (size_t i = 0; i < n_ratios; ++i) {
     title += fmt::format("; {} = {} / {}", c.ratios[i].name, c.events[c.ratios[i].numerator].name,
                          c.events[c.ratios[i].denominator].name);

@@ -125,6 +125,28 @@ TEST(Counters, PerFunctionByEventNameWithIpcAndUnavailable) {
   EXPECT_EQ(main->total[1], 6500u);
 }
 
+TEST(Counters, ACorrectedEventRecordReplacesTheFirst) {
+  TempDir dir;
+  {
+    testing::ProcessWriter w(dir.path() / "a.cprof", 1);
+    w.add(format::EventRecord{.index = 0, .name = "context-switches"});
+    w.add(format::EventRecord{.index = 1, .name = "page-faults"});
+    w.sample(1, {0x1010});
+    w.add(format::EventRecord{.index = 0,
+                              .name = "context-switches",
+                              .status = format::EventStatus::counted_zero,
+                              .detail = "opened but counted nothing"});
+  }
+  testing::FakeSymbols symbols;
+  const auto r = build_report(load_results(find_results_files(dir.path())), symbols);
+  ASSERT_EQ(r.processes[0].events.size(), 2u);
+  EXPECT_EQ(r.processes[0].events[0].status, format::EventStatus::counted_zero);
+  ASSERT_EQ(r.counters.events.size(), 2u);
+  EXPECT_EQ(r.counters.events[0].processes_ok, 0u);
+  EXPECT_EQ(r.counters.events[0].processes_zero, 1u);
+  EXPECT_EQ(r.counters.events[1].processes_ok, 1u);
+}
+
 TEST(TextViews, TreeThreadsProcessesRanksCounters) {
   TempDir dir;
   const auto r = views_report(dir.path());
@@ -156,7 +178,7 @@ TEST(TextViews, TreeThreadsProcessesRanksCounters) {
 
   const auto flat = render_text(r, {});
   expect_fits(flat);
-  EXPECT_NE(flat.find("Counters by function (self; top 4 of 4); IPC = instructions / cycles"),
+  EXPECT_NE(flat.find("Counters by function (self; top 2 of 2); IPC = instructions / cycles"),
             std::string::npos)
       << flat;
   EXPECT_NE(flat.find("         3000          6000    2.000  work"), std::string::npos) << flat;
