@@ -56,6 +56,7 @@ h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em}
 table{border-collapse:collapse;margin:.5em 0}
 th,td{padding:2px 8px;border-bottom:1px solid #ddd;text-align:right;white-space:nowrap}
 th{background:#f3f3f3}td.name,th.name{text-align:left;white-space:normal;font-family:monospace}
+td.name{max-width:40em;overflow-wrap:anywhere}
 .note{color:#666}
 svg text{font:11px monospace;pointer-events:none}
 svg rect{stroke:#fff;stroke-width:.5}
