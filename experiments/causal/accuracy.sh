@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# Accuracy of causal-run's predictions, with Coz's on the same programs, against the
+# program made physically faster:
+#
+#   experiments/causal/accuracy.sh BUILD_DIR [PROGRAM...]
+#
+# PROGRAM is any of serial forkjoin-pthread forkjoin-std pipeline lock sleep openmp
+# (default: all that were built). Each program (experiments/causal/*.cpp; see workload.h)
+# has one hot line, marked "// HOT", and a knob S that removes the fraction S of that
+# line's work. Per program and per S in SPEEDUPS:
+#   ours    causal-run --line FILE:HOT --fixed-speedup 100S -- cexp-P       (baselines
+#           are half of the experiments of that run) -> causal-report's program_speedup;
+#   coz     coz run --fixed-line FILE:HOT --fixed-speedup 100S --- cexp-P-coz, plus one
+#           run at --fixed-speedup 0 for the baseline -> period = sum(duration) /
+#           sum(delta) per speedup, program speedup = (p0 - ps) / p0 (Coz's viewer);
+#   actual  cexp-P S, REPS times, interleaved with S = 0: the program's own period per
+#           progress visit (elapsed / items, start-up excluded); actual speedup =
+#           (median p0 - median pS) / median p0.
+# The tools run interleaved (ours at S, Coz at S, ...) so that a burst of load on the
+# shared machine does not hit one of them only. Prints predicted vs actual per program
+# and S in percent, the error in points, and the mean absolute error (MAE) of each tool,
+# with and without the OpenMP row (libgomp's inline futex calls are not interposed yet).
+# Target: causal-run's MAE <= 3 points and below Coz's.
+#
+# Environment: SPEEDUPS (default "0.25 0.5 0.75"), REPS (default 3), DURATION_MS (our
+# first and shortest experiment, CPROF_CAUSAL_DURATION_MS; default 250), ITEMS (progress
+# visits per run, default: each program's own, ~1.5 s of CPU), CEXP_UNIT
+# (iterations per work unit), COZ (default coz; COZ=none leaves Coz out), KEEP=1 keeps
+# the temp dir.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/../../bench/sampler/common.sh"
+find_build_tools "${1:-}" causal-run causal-report
+shift
+speedups=(${SPEEDUPS:-0.25 0.5 0.75})
+reps=${REPS:-3}
+export CPROF_CAUSAL_DURATION_MS=${DURATION_MS:-250}
+coz_bin=${COZ:-coz}
+have_coz=1
+if [[ $coz_bin == none ]] || ! command -v "$coz_bin" >/dev/null; then
+  echo "accuracy.sh: coz not found (COZ=$coz_bin); the Coz column is left empty" >&2
+  have_coz=0
+fi
+programs=("$@")
+if ((${#programs[@]} == 0)); then
+  for p in serial forkjoin-pthread forkjoin-std pipeline lock sleep openmp; do
+    [[ -x $BIN/cexp-$p ]] && programs+=("$p")
+  done
+fi
+tmp=$(mktemp -d /tmp/cprof-causal-accuracy.XXXXXX)
+if [[ ${KEEP:-0} != 1 ]]; then trap 'rm -rf "$tmp"' EXIT; fi
+rows=$tmp/rows  # program s ours ci_low ci_high exps coz coz_exps actual
+
+
+echo "accuracy.sh: programs ${programs[*]}; S = ${speedups[*]}; $reps physical runs per S;" \
+  "CPROF_CAUSAL_DURATION_MS=$CPROF_CAUSAL_DURATION_MS; load: $(cut -d' ' -f1-3 /proc/loadavg)"
+for p in "${programs[@]}"; do
+  src=$here/${p//-/_}.cpp
+  line=$(grep -n '// HOT' "$src" | head -1 | cut -d: -f1)
+  loc=$(basename "$src"):$line
+  prog=$BIN/cexp-$p
+  items=()
+  [[ -n ${ITEMS:-} ]] && items=(0 "$ITEMS")
+  echo "== $p: hot line $loc" >&2
+  # Tools, interleaved: ours at S, Coz at S, ..., then Coz's baseline.
+  for s in "${speedups[@]}"; do
+    pc=$(awk -v s="$s" 'BEGIN { printf "%d", s * 100 + 0.5 }')
+    "$BIN/causal-run" --line "$loc" --fixed-speedup "$pc" -o "$tmp/ours-$p-$s" -- "$prog" "${items[@]}" \
+      >"$tmp/ours-$p-$s.out" 2>"$tmp/ours-$p-$s.err" || echo "  causal-run failed: $(tail -1 "$tmp/ours-$p-$s.err")" >&2
+    if ((have_coz)); then
+      (cd "$tmp" && "$coz_bin" run --fixed-line "$loc" --fixed-speedup "$pc" -o "$tmp/coz-$p-$s.coz" \
+        --- "$prog-coz" "${items[@]}" >"$tmp/coz-$p-$s.out" 2>"$tmp/coz-$p-$s.err") ||
+        echo "  coz failed: $(tail -1 "$tmp/coz-$p-$s.err")" >&2
+    fi
+    echo "  tools at S=$s done" >&2
+  done
+  if ((have_coz)); then
+    (cd "$tmp" && "$coz_bin" run --fixed-line "$loc" --fixed-speedup 0 -o "$tmp/coz-$p-0.coz" \
+      --- "$prog-coz" "${items[@]}" >"$tmp/coz-$p-0.out" 2>"$tmp/coz-$p-0.err") ||
+      echo "  coz failed: $(tail -1 "$tmp/coz-$p-0.err")" >&2
+  fi
+  # The physically faster programs, interleaved with the unmodified one.
+  for ((r = 1; r <= reps; r++)); do
+    for s in 0 "${speedups[@]}"; do
+      if [[ ${#items[@]} -gt 0 ]]; then out=$("$prog" "$s" "$ITEMS"); else out=$("$prog" "$s"); fi
+      echo "$(kv period_us "$out")" >>"$tmp/phys-$p-$s"
+    done
+  done
+  echo "  physical runs done" >&2
+  p0=$(stats <"$tmp/phys-$p-0" | cut -d' ' -f1)
+  for s in "${speedups[@]}"; do
+    read -r ours lo hi exps bexps <<<"$(python3 "$here/predict.py" ours "$tmp/ours-$p-$s" "$s" "$BIN/causal-report")"
+    coz=NA cexps=0
+    if ((have_coz)) && [[ -f $tmp/coz-$p-$s.coz && -f $tmp/coz-$p-0.coz ]]; then
+      read -r coz _ _ cexps cbexps <<<"$(python3 "$here/predict.py" coz "$tmp/coz-$p-0.coz" "$tmp/coz-$p-$s.coz" "$s")"
+      cexps="$cexps+$cbexps"
+    fi
+    ps=$(stats <"$tmp/phys-$p-$s" | cut -d' ' -f1)
+    actual=$(awk -v a="$p0" -v b="$ps" 'BEGIN { printf "%.4f", (a - b) / a }')
+    echo "$p $s $ours $lo $hi $exps+$bexps $coz $cexps $actual" >>"$rows"
+  done
+done
+
+echo
+printf "%-17s %5s | %8s %17s %7s %7s | %8s %7s %7s | %8s\n" program S ours "95% CI" exps err coz exps err actual
+awk '
+  function pc(v) { return v == "NA" ? "NA" : sprintf("%.1f", v * 100) }
+  function ci(a, b) { return (a == "NA" || b == "NA") ? "NA" : sprintf("[%.1f, %.1f]", a * 100, b * 100) }
+  function err(v, t) { return v == "NA" ? "NA" : sprintf("%+.1f", (v - t) * 100) }
+  {
+    printf "%-17s %5s | %8s %17s %7s %7s | %8s %7s %7s | %8s\n", $1, $2, pc($3), ci($4, $5), $6,
+      err($3, $9), pc($7), $8, err($7, $9), pc($9)
+    if ($3 != "NA") { so += ($3 > $9 ? $3 - $9 : $9 - $3) * 100; no++; if ($1 != "openmp") { so2 += ($3 > $9 ? $3 - $9 : $9 - $3) * 100; no2++ } }
+    if ($7 != "NA") { sc += ($7 > $9 ? $7 - $9 : $9 - $7) * 100; nc++; if ($1 != "openmp") { sc2 += ($7 > $9 ? $7 - $9 : $9 - $7) * 100; nc2++ } }
+  }
+  END {
+    print ""
+    printf "MAE causal-run: %s points over %d rows (%s without openmp)\n", no ? sprintf("%.2f", so / no) : "NA", no, no2 ? sprintf("%.2f", so2 / no2) : "NA"
+    printf "MAE coz:        %s points over %d rows (%s without openmp)\n", nc ? sprintf("%.2f", sc / nc) : "NA", nc, nc2 ? sprintf("%.2f", sc2 / nc2) : "NA"
+    t = (no2 && so2 / no2 <= 3 && (!nc2 || so2 / no2 < sc2 / nc2)) ? "within target" : "OVER target"
+    print "target: causal-run MAE <= 3 points and below Coz'"'"'s (without openmp): " t
+  }' "$rows"
+echo "load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+if [[ ${KEEP:-0} == 1 ]]; then echo "kept: $tmp"; fi
