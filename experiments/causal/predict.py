@@ -63,9 +63,10 @@ def coz(base_path, sped_path, speedup):
         b = base.get((sel, 0.0))
         if not b:
             continue
-        for name, (dur, delta) in points.items():
-            if name == "__n" or name not in b or delta == 0 or b[name][1] == 0:
+        for name, acc in points.items():
+            if name == "__n" or name not in b or acc[1] == 0 or b[name][1] == 0:
                 continue
+            dur, delta = acc
             p0 = b[name][0] / b[name][1]
             ps = dur / delta
             print("%.4f NA NA %d %d" % ((p0 - ps) / p0, points["__n"], b["__n"]))
