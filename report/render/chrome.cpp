@@ -60,10 +60,11 @@ struct Track {
 
 }  // namespace
 
-// At most about max_slices slices in all: beyond it, each slice stands for several
-// consecutive samples of a thread, drawn with their most frequent stack. A trace of
-// every sample of a 10M-sample run would be gigabytes that no viewer opens.
-std::string render_chrome(const Report& r, uint64_t max_slices) {
+// At most about max_events events (a slice opens and closes frames: up to two events per
+// frame): beyond it, each slice stands for several consecutive samples of a thread, drawn
+// with their most frequent stack. A trace of every sample of a 10M-sample run would be
+// gigabytes that no viewer opens.
+std::string render_chrome(const Report& r, uint64_t max_events) {
   std::string out;
   JsonWriter j(out);
   const auto& table = r.symbols.table;
@@ -76,9 +77,14 @@ std::string render_chrome(const Report& r, uint64_t max_slices) {
     if (p.has_process_record && p.process.start_realtime_ns)
       origin = std::min(origin, p.process.start_realtime_ns);
   }
-  uint64_t timeline = 0;
-  for (const auto& p : r.processes) timeline += p.timeline.size();
-  max_slices = std::max<uint64_t>(max_slices, 1);
+  // The budget in slices: events over the worst case of 2 events per frame of a sample.
+  uint64_t timeline = 0, frames = 0;
+  for (const auto& p : r.processes) {
+    timeline += p.timeline.size();
+    for (const auto& s : p.timeline) frames += p.stacks.frames(s.stack).size();
+  }
+  const uint64_t max_slices = std::max<uint64_t>(
+      1, max_events / std::max<uint64_t>(1, 2 * frames / std::max<uint64_t>(1, timeline)));
   const uint64_t per_slice = std::max<uint64_t>(1, (timeline + max_slices - 1) / max_slices);
   j.begin_object().field("displayTimeUnit", "ms");
   j.key("otherData").begin_object().field("generator", "causal-report");

@@ -28,9 +28,10 @@ std::string render_html(const Report& report, const RenderOptions& options);  //
 std::string render_folded(const Report& report);                               // (tree)
 std::string render_speedscope(const Report& report);
 std::string render_pprof(const Report& report);   // gzipped profile.proto bytes
-// Needs LoadOptions::keep_timeline. Beyond max_slices samples in all, a slice stands for
-// several consecutive samples of a thread (their most frequent stack).
-std::string render_chrome(const Report& report, uint64_t max_slices = 250'000);
+// Needs LoadOptions::keep_timeline. When drawing every sample would take more than about
+// max_events trace events, a slice stands for several consecutive samples of a thread
+// (their most frequent stack).
+std::string render_chrome(const Report& report, uint64_t max_events = 3'000'000);
 std::string render_coz(const Report& report);
 // Writes a SQLite database at `path` (replacing it). Returns "" or what went wrong.
 std::string write_sqlite(const Report& report, const std::string& path);

@@ -110,9 +110,9 @@ TEST(Formats, ChromeTraceFlameChartPerThread) {
 
 TEST(Formats, ChromeDownsamplesToABudgetOfSlices) {
   TempDir dir;
-  // 7 samples, at most 3 slices: each slice is up to 3 samples of one thread, drawn with
-  // their most frequent stack. Thread 2's single sample is its own slice.
-  const auto json = render_chrome(views_report(dir.path(), false, true), 3);
+  // 7 samples of 2 frames, at most 12 events: 3 slices of up to 3 samples of one thread,
+  // drawn with their most frequent stack. Thread 2's single sample is its own slice.
+  const auto json = render_chrome(views_report(dir.path(), false, true), 12);
   EXPECT_NE(json.find("\"samples_per_slice\": 3"), std::string::npos) << json;
   EXPECT_EQ(count(json, "\"ph\": \"B\""), count(json, "\"ph\": \"E\""));
   EXPECT_EQ(count(json, "\"name\": \"work\""), 1u) << json;
