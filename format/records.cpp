@@ -197,20 +197,22 @@ template <> constexpr RecordType type_of<GpuDeviceRecord>() { return RecordType:
 }  // namespace
 
 void encode_record(const Record& record, std::vector<uint8_t>& out) {
-  thread_local std::vector<uint8_t> payload;
-  payload.clear();
-  Encoder pe(payload);
-  RecordType type{};
-  std::visit(
-      [&](const auto& r) {
-        encode_payload(r, pe);
-        type = type_of<std::decay_t<decltype(r)>>();
-      },
-      record);
+  // The payload is encoded in place and its length put in front afterwards: no scratch
+  // buffer, which as a thread_local would already be destroyed when the runtime writes
+  // its last records from a library destructor at exit.
   Encoder e(out);
+  RecordType type{};
+  std::visit([&](const auto& r) { type = type_of<std::decay_t<decltype(r)>>(); }, record);
   e.varint(static_cast<uint32_t>(type));
-  e.varint(payload.size());
-  out.insert(out.end(), payload.begin(), payload.end());
+  const size_t payload_start = out.size();
+  std::visit([&](const auto& r) { encode_payload(r, e); }, record);
+  uint8_t length[10];
+  size_t n = 0;
+  for (uint64_t v = out.size() - payload_start; ; v >>= 7) {
+    length[n++] = static_cast<uint8_t>(v >= 0x80 ? (v & 0x7f) | 0x80 : v);
+    if (v < 0x80) break;
+  }
+  out.insert(out.begin() + static_cast<std::ptrdiff_t>(payload_start), length, length + n);
 }
 
 std::optional<Record> decode_record(uint32_t type, std::span<const uint8_t> payload) {

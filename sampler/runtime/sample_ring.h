@@ -82,12 +82,14 @@ class SampleRing {
 
  private:
   void copy_in(uint64_t pos, const void* src, size_t n) {
+    if (n == 0) return;  // src may be null then, which memcpy does not allow
     const size_t off = pos & mask_;
     const size_t first = n < (mask_ + 1) - off ? n : (mask_ + 1) - off;
     std::memcpy(data_ + off, src, first);
     std::memcpy(data_, static_cast<const uint8_t*>(src) + first, n - first);
   }
   void copy_out(uint64_t pos, void* dst, size_t n) const {
+    if (n == 0) return;
     const size_t off = pos & mask_;
     const size_t first = n < (mask_ + 1) - off ? n : (mask_ + 1) - off;
     std::memcpy(dst, data_ + off, first);
