@@ -121,7 +121,8 @@ int run_causal_report(int argc, char** argv) {
   const BuildOptions build{
       .call_tree = view == View::tree || format == "html" || format == "folded",
       .breakdown = format != "text" || by == RowKind::thread || by == RowKind::process ||
-                   by == RowKind::rank};
+                   by == RowKind::rank,
+      .group_spread = format == "json"};
   const Report report = build_report(std::move(loaded), *source, build);
   if (!quiet) {
     for (size_t i = before; i < report.warnings.size(); ++i) {

@@ -22,7 +22,7 @@ Report build_report(LoadResult loaded, SymbolSource& source, const BuildOptions&
   r.files_failed = loaded.files_failed;
   r.symbols = symbolize_profiles(r.processes, source);
   for (auto& w : r.symbols.warnings) r.warnings.push_back(w);
-  r.flat = build_flat_profile(r.processes, r.symbols);
+  r.flat = build_flat_profile(r.processes, r.symbols, {.group_spread = options.group_spread});
   if (options.breakdown) r.breakdown = build_breakdown(r.processes, r.symbols);
   r.counters = build_counter_profile(r.processes, r.symbols);
   r.causal = build_causal_model(r.processes);

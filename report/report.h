@@ -36,6 +36,7 @@ struct Report {
 struct BuildOptions {
   bool call_tree = false;  // a view or format needs the call tree (--view tree, html, folded)
   bool breakdown = true;   // per thread/process/rank and metrics; the text flat table skips it
+  bool group_spread = true;  // flat rows' spread over processes and runs (json, html)
 };
 
 // Symbolizes and aggregates what was loaded.

@@ -4,7 +4,9 @@
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
+#include <string>
 #include <tuple>
+#include <utility>
 
 namespace cprof::report {
 namespace {
@@ -127,6 +129,124 @@ std::vector<FlatRow> finish_rows(std::vector<FlatRow> rows, uint64_t threads) {
   return rows;
 }
 
+// One group's (process's, run's) time per row, as (row id, self ns, total ns).
+struct RowSum {
+  uint32_t id = 0;
+  uint64_t self_ns = 0, total_ns = 0;
+};
+struct GroupSums {
+  std::vector<RowSum> functions, lines;
+};
+
+// Dense per-row sums for one group at a time; take() returns the touched rows and resets.
+class GroupAccumulator {
+ public:
+  explicit GroupAccumulator(size_t n) : sums_(n), marked_(n, 0) {}
+  void add(uint32_t id, bool self, uint64_t ns) {
+    if (!marked_[id]) {
+      marked_[id] = 1;
+      touched_.push_back(id);
+      sums_[id] = {.id = id};
+    }
+    (self ? sums_[id].self_ns : sums_[id].total_ns) += ns;
+  }
+  std::vector<RowSum> take() {
+    std::vector<RowSum> out;
+    out.reserve(touched_.size());
+    for (const uint32_t id : touched_) {
+      out.push_back(sums_[id]);
+      marked_[id] = 0;
+    }
+    touched_.clear();
+    return out;
+  }
+
+ private:
+  std::vector<RowSum> sums_;
+  std::vector<uint8_t> marked_;
+  std::vector<uint32_t> touched_;
+};
+
+// Per-process sums of every row, then per-run sums of those, into spreads by row id.
+void build_group_spread(const std::vector<ProcessProfile>& processes,
+                        const std::vector<ExpandedStacks>& expanded, const SymbolTable& table,
+                        FlatProfile& out) {
+  std::vector<GroupSums> per_process(processes.size());
+  tbb::enumerable_thread_specific<std::pair<GroupAccumulator, GroupAccumulator>> accumulators([&] {
+    return std::pair{GroupAccumulator(table.functions.size()),
+                     GroupAccumulator(table.lines.size())};
+  });
+  tbb::parallel_for(size_t{0}, processes.size(), [&](size_t p) {
+    auto& [functions, lines] = accumulators.local();
+    const auto& ex = expanded[p];
+    for (const auto& c : processes[p].counts) {
+      functions.add(ex.self_function[c.stack], true, c.weight_ns);
+      lines.add(ex.self_line[c.stack], true, c.weight_ns);
+      const uint32_t begin = ex.offsets[c.stack];
+      const uint32_t split = begin + ex.function_count[c.stack];
+      for (uint32_t j = begin; j < split; ++j) functions.add(ex.ids[j], false, c.weight_ns);
+      for (uint32_t j = split; j < ex.offsets[c.stack + 1]; ++j)
+        lines.add(ex.ids[j], false, c.weight_ns);
+    }
+    per_process[p] = {functions.take(), lines.take()};
+  });
+
+  std::vector<GroupSpread> functions(table.functions.size()), lines(table.lines.size());
+  const auto add = [](std::vector<GroupSpread>& into, const std::vector<RowSum>& sums, bool run) {
+    for (const auto& s : sums) {
+      auto& g = into[s.id];
+      (run ? g.self_per_run : g.self_per_process).add(static_cast<double>(s.self_ns));
+      (run ? g.total_per_run : g.total_per_process).add(static_cast<double>(s.total_ns));
+    }
+  };
+  std::vector<std::vector<size_t>> runs;  // process indices by run, in order of appearance
+  std::vector<std::string> run_names;
+  for (size_t p = 0; p < processes.size(); ++p) {
+    if (processes[p].counts.empty()) continue;
+    ++out.processes;
+    add(functions, per_process[p].functions, false);
+    add(lines, per_process[p].lines, false);
+    const auto it = std::find(run_names.begin(), run_names.end(), processes[p].run);
+    if (it == run_names.end()) {
+      run_names.push_back(processes[p].run);
+      runs.push_back({p});
+    } else {
+      runs[static_cast<size_t>(it - run_names.begin())].push_back(p);
+    }
+  }
+  out.runs = runs.size();
+  GroupAccumulator run_functions(table.functions.size()), run_lines(table.lines.size());
+  for (const auto& members : runs) {
+    for (const size_t p : members) {
+      for (const auto& s : per_process[p].functions) {
+        run_functions.add(s.id, true, s.self_ns);
+        run_functions.add(s.id, false, s.total_ns);
+      }
+      for (const auto& s : per_process[p].lines) {
+        run_lines.add(s.id, true, s.self_ns);
+        run_lines.add(s.id, false, s.total_ns);
+      }
+    }
+    add(functions, run_functions.take(), true);
+    add(lines, run_lines.take(), true);
+  }
+  // Groups where a row never appears count as 0; then the spreads in row order.
+  const auto finish = [&](std::vector<GroupSpread>& spreads, const std::vector<FlatRow>& rows,
+                          std::vector<GroupSpread>& ordered) {
+    ordered.reserve(rows.size());
+    for (const auto& row : rows) {
+      auto g = spreads[row.id];
+      g.self_per_process.add_repeated(0.0, out.processes - g.self_per_process.count());
+      g.total_per_process.add_repeated(0.0, out.processes - g.total_per_process.count());
+      g.self_per_run.add_repeated(0.0, out.runs - g.self_per_run.count());
+      g.total_per_run.add_repeated(0.0, out.runs - g.total_per_run.count());
+      ordered.push_back(g);
+    }
+  };
+  finish(functions, out.functions, out.function_spread);
+  finish(lines, out.lines, out.line_spread);
+}
+
 }  // namespace
 
 double FlatProfile::fraction(const Measure& m) const {
@@ -136,7 +256,7 @@ double FlatProfile::fraction(const Measure& m) const {
 }
 
 FlatProfile build_flat_profile(const std::vector<ProcessProfile>& processes,
-                               const SymbolizedProfiles& symbols) {
+                               const SymbolizedProfiles& symbols, const FlatOptions& options) {
   const auto& table = symbols.table;
   std::vector<ExpandedStacks> expanded(processes.size());
   // Per process: the order of its counts grouped by thread.
@@ -183,7 +303,8 @@ FlatProfile build_flat_profile(const std::vector<ProcessProfile>& processes,
       w.lines.add(ex.self_line[c.stack], true, c.samples, c.weight_ns);
       const uint32_t begin = ex.offsets[c.stack];
       const uint32_t split = begin + ex.function_count[c.stack];
-      for (uint32_t j = begin; j < split; ++j) w.functions.add(ex.ids[j], false, c.samples, c.weight_ns);
+      for (uint32_t j = begin; j < split; ++j)
+        w.functions.add(ex.ids[j], false, c.samples, c.weight_ns);
       for (uint32_t j = split; j < ex.offsets[c.stack + 1]; ++j) {
         w.lines.add(ex.ids[j], false, c.samples, c.weight_ns);
       }
@@ -216,6 +337,7 @@ FlatProfile build_flat_profile(const std::vector<ProcessProfile>& processes,
   }
   out.functions = finish_rows(std::move(functions), out.threads);
   out.lines = finish_rows(std::move(lines), out.threads);
+  if (options.group_spread) build_group_spread(processes, expanded, table, out);
   return out;
 }
 

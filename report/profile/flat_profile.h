@@ -32,17 +32,32 @@ struct FlatRow {
   RunningStats total_per_thread;
 };
 
+// The spread of a row's time over processes and over runs (subdirectories of DIR): mean,
+// min, max, stddev of its nanoseconds per process and per run, a process or run where it
+// never appears counting as 0.
+struct GroupSpread {
+  RunningStats self_per_process, total_per_process;
+  RunningStats self_per_run, total_per_run;
+};
+
+struct FlatOptions {
+  bool group_spread = false;  // also GroupSpread per row (one more pass over the counts)
+};
+
 struct FlatProfile {
-  Measure all;             // every sample with a stack
-  uint64_t threads = 0;    // threads with at least one such sample
+  Measure all;                     // every sample with a stack
+  uint64_t threads = 0;            // threads with at least one such sample
   std::vector<FlatRow> functions;  // sorted by self time, then total time
   std::vector<FlatRow> lines;
+  // Parallel to functions and lines; empty unless FlatOptions::group_spread.
+  std::vector<GroupSpread> function_spread, line_spread;
+  uint64_t processes = 0, runs = 0;  // what the spreads are over (processes with samples)
 
   // Share of all time (of all samples when no sample carries a weight).
   double fraction(const Measure& m) const;
 };
 
 FlatProfile build_flat_profile(const std::vector<ProcessProfile>& processes,
-                               const SymbolizedProfiles& symbols);
+                               const SymbolizedProfiles& symbols, const FlatOptions& options = {});
 
 }  // namespace cprof::report

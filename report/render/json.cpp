@@ -27,7 +27,8 @@ void spread(JsonWriter& j, const RunningStats& s) {
       .end_object();
 }
 
-void row_values(JsonWriter& j, const FlatProfile& flat, const FlatRow& row) {
+void row_values(JsonWriter& j, const FlatProfile& flat, const FlatRow& row,
+                const GroupSpread* group) {
   j.field("samples", row.self.samples).field("fraction", flat.fraction(row.self));
   j.key("self");
   measure(j, flat, row.self);
@@ -37,6 +38,17 @@ void row_values(JsonWriter& j, const FlatProfile& flat, const FlatRow& row) {
   spread(j, row.self_per_thread);
   j.key("total_ns");
   spread(j, row.total_per_thread);
+  j.end_object();
+  if (!group) return;
+  j.key("per_process").begin_object().field("processes", flat.processes).key("self_ns");
+  spread(j, group->self_per_process);
+  j.key("total_ns");
+  spread(j, group->total_per_process);
+  j.end_object();
+  j.key("per_run").begin_object().field("runs", flat.runs).key("self_ns");
+  spread(j, group->self_per_run);
+  j.key("total_ns");
+  spread(j, group->total_per_run);
   j.end_object();
 }
 
@@ -137,7 +149,7 @@ std::string render_json(const Report& r, const RenderOptions& o) {
     const auto& f = table.functions[row.id];
     j.begin_object(true).field("function", f.name).field("module", f.module).field("file", f.file);
     j.field("line", f.line);
-    row_values(j, flat, row);
+    row_values(j, flat, row, i < flat.function_spread.size() ? &flat.function_spread[i] : nullptr);
     j.end_object();
   }
   j.end_array();
@@ -150,7 +162,7 @@ std::string render_json(const Report& r, const RenderOptions& o) {
         .field("file", l.file)
         .field("line", l.line)
         .field("function", table.functions[l.function].name);
-    row_values(j, flat, row);
+    row_values(j, flat, row, i < flat.line_spread.size() ? &flat.line_spread[i] : nullptr);
     j.end_object();
   }
   j.end_array();

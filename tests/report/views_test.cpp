@@ -229,3 +229,61 @@ TEST(JsonViews, BreakdownCountersMetricsTree) {
 
 }  // namespace
 }  // namespace cprof::report
+
+namespace cprof::report {
+namespace {
+
+TEST(GroupSpread, RowsSpreadOverProcessesAndRuns) {
+  testing::TempDir dir;
+  // run1: one process, 4 ms of work; run2: two processes, 1 ms and 3 ms of work, and one
+  // with 2 ms of main only.
+  const auto write = [&](const std::string& run, int64_t pid, int work_ms, int main_ms) {
+    std::filesystem::create_directories(dir.path() / run);
+    testing::ProcessWriter w(dir.path() / run / ("app." + std::to_string(pid) + ".cprof"), pid);
+    for (int i = 0; i < work_ms; ++i) w.sample(1, {0x1010, 0x3011});
+    for (int i = 0; i < main_ms; ++i) w.sample(1, {0x3010});
+  };
+  write("run1", 1, 4, 0);
+  write("run2", 2, 1, 0);
+  write("run2", 3, 3, 0);
+  write("run2", 4, 0, 2);
+  testing::FakeSymbols symbols;
+  testing::add_views_symbols(symbols);
+  const auto r = build_report(load_results(find_results_files(dir.path())), symbols);
+  const auto& flat = r.flat;
+  EXPECT_EQ(flat.processes, 4u);
+  EXPECT_EQ(flat.runs, 2u);
+  ASSERT_EQ(flat.function_spread.size(), flat.functions.size());
+  ASSERT_EQ(r.symbols.table.functions[flat.functions[0].id].name, "work");
+  const auto& work = flat.function_spread[0];
+  // Per process: 4, 1, 3, 0 ms. Per run: 4 and 4 ms.
+  EXPECT_DOUBLE_EQ(work.self_per_process.mean(), 2.0 * kViewsMs);
+  EXPECT_DOUBLE_EQ(work.self_per_process.min(), 0.0);
+  EXPECT_DOUBLE_EQ(work.self_per_process.max(), 4.0 * kViewsMs);
+  EXPECT_NEAR(work.self_per_process.stddev(), 1.8257418583505538 * kViewsMs, 1e-3);
+  EXPECT_DOUBLE_EQ(work.self_per_run.mean(), 4.0 * kViewsMs);
+  EXPECT_DOUBLE_EQ(work.self_per_run.stddev(), 0.0);
+  // main: total 4, 1, 3, 2 ms per process; 4 and 6 per run.
+  const auto main = std::find_if(
+      flat.functions.begin(), flat.functions.end(),
+      [&](const FlatRow& row) { return r.symbols.table.functions[row.id].name == "main"; });
+  const auto& m = flat.function_spread[static_cast<size_t>(main - flat.functions.begin())];
+  EXPECT_DOUBLE_EQ(m.total_per_process.mean(), 2.5 * kViewsMs);
+  EXPECT_DOUBLE_EQ(m.total_per_run.min(), 4.0 * kViewsMs);
+  EXPECT_DOUBLE_EQ(m.total_per_run.max(), 6.0 * kViewsMs);
+  // Not built when not asked.
+  const auto lean =
+      build_report(load_results(find_results_files(dir.path())), symbols, {.group_spread = false});
+  EXPECT_TRUE(lean.flat.function_spread.empty());
+  const auto json = render_json(r, {.top = 0});
+  EXPECT_NE(
+      json.find("\"per_run\": {\"runs\": 2, \"self_ns\": {\"mean\": 4000000, \"min\": 4000000, "
+                "\"max\": 4000000, \"stddev\": 0}"),
+      std::string::npos)
+      << json;
+  EXPECT_NE(json.find("\"per_process\": {\"processes\": 4, \"self_ns\": {\"mean\": 2000000"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace cprof::report
