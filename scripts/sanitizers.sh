@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the project with sanitizers in separate build folders and runs the test suite:
 #   scripts/sanitizers.sh [address|thread ...]     (default: address, then thread)
-# ASan+UBSan covers everything, the preloaded runtime included: the sanitizer runtime is
-# preloaded ahead of it into the uninstrumented test programs. TSan covers the threaded
+# ASan+UBSan covers everything, the preloaded runtime included: the launchers preload the
+# sanitizer runtime ahead of it into the uninstrumented test programs. TSan covers the threaded
 # parts that run in our own processes (format, report, symbolize, unit tests); a TSan
 # runtime cannot be injected into a foreign process, so end-to-end tests are skipped there.
 set -euo pipefail
@@ -17,10 +17,10 @@ for kind in "${kinds[@]}"; do
       cmake -G Ninja -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
         "-DCPROF_SANITIZE=address;undefined" -DCPROF_BUILD_BENCH=OFF
       cmake --build "$dir"
-      asan=$(gcc -print-file-name=libasan.so)
-      # Leaks at exit of the profiled programs are the runtime's deliberate never-freed
-      # state (handlers may still read it); leak checking stays on for our own tools.
-      LD_PRELOAD="$asan" ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0 \
+      # The launchers put libasan in front of the instrumented runtime in the programs
+      # they start. Leaks at exit are the runtime's deliberately never-freed state
+      # (handlers may still read it), so leak checking is off.
+      ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0 \
         UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
         ctest --test-dir "$dir" --output-on-failure -j "$(nproc)" --timeout 600
       ;;

@@ -198,10 +198,7 @@ int main(int argc, char** argv) {
   namespace senv = cprof::sampler::env;
   namespace cenv = cprof::causal::env;
   cprof::launch::ChildEnvironment child_env;
-  const char* existing = std::getenv("LD_PRELOAD");
-  child_env.set.emplace_back("LD_PRELOAD", existing != nullptr && *existing != '\0'
-                                               ? std::string(existing) + ":" + library
-                                               : library);
+  child_env.set.emplace_back("LD_PRELOAD", cprof::launch::preload_value(library));
   child_env.set.emplace_back(senv::kPreload, library);
   child_env.set.emplace_back(senv::kOutputDir, results_dir);
   child_env.set.emplace_back(senv::kFrequency, fmt::format("{}", o.frequency));

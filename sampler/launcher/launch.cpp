@@ -1,5 +1,6 @@
 #include "sampler/launcher/launch.h"
 
+#include <dlfcn.h>
 #include <elf.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -14,6 +15,10 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+
+#if defined(__SANITIZE_ADDRESS__)
+extern "C" void __asan_init();
+#endif
 
 namespace cprof::launch {
 namespace {
@@ -115,6 +120,24 @@ std::string find_runtime_library(const std::string& file_name, std::string& path
   }
   return "runtime library " + file_name + " not found next to this tool (looked in " + dir +
          "/../lib); reinstall or rebuild";
+}
+
+std::string preload_value(const std::string& library) {
+  std::string value;
+#if defined(__SANITIZE_ADDRESS__)
+  // The instrumented runtime needs libasan loaded first; find the copy this tool uses.
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&__asan_init), &info) != 0 && info.dli_fname != nullptr) {
+    value = info.dli_fname;
+  }
+#endif
+  const char* existing = std::getenv("LD_PRELOAD");
+  if (existing != nullptr && *existing != '\0') {
+    if (!value.empty()) value += ":";
+    value += existing;
+  }
+  if (!value.empty()) value += ":";
+  return value + library;
 }
 
 ChildResult run_child(const std::vector<std::string>& argv, const ChildEnvironment& env) {

@@ -21,6 +21,11 @@ std::string prepare_results_dir(const std::string& dir, std::string& absolute);
 // Returns "" and the path, or one line saying it is missing.
 std::string find_runtime_library(const std::string& file_name, std::string& path);
 
+// The LD_PRELOAD value that adds `library` to the caller's own LD_PRELOAD (kept first).
+// In a sanitizer build the sanitizer's runtime must come before the instrumented runtime
+// library, so it is put in front.
+std::string preload_value(const std::string& library);
+
 // Environment settings for the child: LD_PRELOAD (appended to any existing value) and
 // the tool's own variables.
 struct ChildEnvironment {

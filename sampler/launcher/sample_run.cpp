@@ -135,10 +135,7 @@ int main(int argc, char** argv) {
 
   namespace env = cprof::sampler::env;
   cprof::launch::ChildEnvironment child_env;
-  const char* existing = std::getenv("LD_PRELOAD");
-  child_env.set.emplace_back(
-      "LD_PRELOAD", existing != nullptr && *existing != '\0' ? std::string(existing) + ":" + library
-                                                             : library);
+  child_env.set.emplace_back("LD_PRELOAD", cprof::launch::preload_value(library));
   child_env.set.emplace_back(env::kPreload, library);
   child_env.set.emplace_back(env::kOutputDir, results_dir);
   child_env.set.emplace_back(env::kFrequency, fmt::format("{}", frequency));
