@@ -1,7 +1,8 @@
 // `--format html`: one self-contained page (no script, no external file: it opens offline
 // and from an e-mail attachment): what ran, the profile tables, the per-thread and
-// per-process breakdowns, the counters, and the call tree as an inline SVG icicle
-// (outermost frames on top; hover a box for its numbers). Every name is escaped.
+// per-process (and per-rank, with several ranks) breakdowns, the counters, and the call
+// tree as an inline SVG icicle (outermost frames on top; hover a box for its numbers).
+// Every name is escaped.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -165,6 +166,30 @@ void threads(std::string& out, const Report& r, const RenderOptions& o) {
   out += "</tbody></table>\n";
 }
 
+void ranks(std::string& out, const Report& r) {
+  const auto& rows = r.breakdown.ranks;
+  if (rows.size() < 2) return;
+  out += "<h2>Ranks</h2><p class=\"note\">time per sampled thread of the rank's processes</p>\n";
+  table_head(out,
+             {"rank", "processes", "threads", "share", "time", "mean/thread", "min/thread",
+              "max/thread", "stddev/thread", "<top function (self)"},
+             "ranks");
+  for (const auto& row : rows) {
+    const auto& s = row.time_per_thread;
+    out += fmt::format(
+        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+        "<td>{}</td><td>{}</td><td class=\"name\">{}</td></tr>\n",
+        row.rank >= 0 ? std::to_string(row.rank) : "none", row.processes, row.threads,
+        pct(r.flat.fraction(row.time)), human_duration(row.time.time_ns),
+        human_duration(static_cast<uint64_t>(s.mean())),
+        human_duration(static_cast<uint64_t>(s.min())),
+        human_duration(static_cast<uint64_t>(s.max())),
+        human_duration(static_cast<uint64_t>(s.stddev())),
+        esc(r.symbols.table.functions[row.top_function].name));
+  }
+  out += "</tbody></table>\n";
+}
+
 void counters(std::string& out, const Report& r, const RenderOptions& o) {
   const auto& c = r.counters;
   if (!c.any_values()) return;
@@ -286,6 +311,7 @@ std::string render_html(const Report& r, const RenderOptions& o) {
   icicle(out, r);
   flat_table(out, r, o, true);
   threads(out, r, o);
+  ranks(out, r);
   counters(out, r, o);
   out += "</section>\n</body></html>\n";
   return out;

@@ -222,6 +222,7 @@ TEST(Formats, HtmlEscapesAndLoadsInHeadlessChromium) {
       << dom.out;
   EXPECT_NE(dom.out.find("<table id=\"threads\">"), std::string::npos);
   EXPECT_NE(dom.out.find("<table id=\"counters\">"), std::string::npos);
+  EXPECT_NE(dom.out.find("<table id=\"ranks\">"), std::string::npos);
   EXPECT_EQ(count(dom.out, "<rect "), 4u) << dom.out;  // main, compute, helper<int>, work
   // And it paints: a screenshot is written and is not tiny.
   const auto png = dir.path() / "shot.png";
