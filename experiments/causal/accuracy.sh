@@ -24,7 +24,8 @@
 #
 # Environment: SPEEDUPS (default "0.25 0.5 0.75"), REPS (default 3), DURATION_MS (our
 # first and shortest experiment, CPROF_CAUSAL_DURATION_MS; default 250), ITEMS (progress
-# visits per run, default: each program's own, ~1.5 s of CPU), CEXP_UNIT
+# visits per run, default: each program's own, ~1.5 s of CPU), CEXP_SCALE (multiplies each
+# program's default ITEMS), CEXP_UNIT
 # (iterations per work unit), COZ (default coz; COZ=none leaves Coz out), KEEP=1 keeps
 # the temp dir.
 set -euo pipefail

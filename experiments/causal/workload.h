@@ -4,6 +4,7 @@
 //   S      the fraction of the hot line's work that is removed (0 <= S < 1): the hot line
 //          runs (1 - S) times its work, so "the line is S faster" is physically true;
 //   ITEMS  how many progress visits to run (a default per program, ~1.5 s of CPU: ~1-2 s on an idle 2-core VM).
+// CEXP_SCALE (environment) multiplies the default ITEMS (longer runs, more experiments).
 // CEXP_UNIT (environment) sets the iterations of one work unit (default 500000, ~0.36 ms of CPU
 // on the development VM). Each program marks its hot line with the comment "// HOT"; the
 // scripts find the line number with grep. Work is a macro so that all of its instructions
@@ -64,7 +65,9 @@ struct Args {
 inline Args parse(int argc, char** argv, long default_items) {
   Args a;
   if (argc > 1) a.s = std::atof(argv[1]);
-  a.items = argc > 2 ? std::atol(argv[2]) : default_items;
+  double scale = 1;
+  if (const char* sc = std::getenv("CEXP_SCALE")) scale = std::atof(sc);
+  a.items = argc > 2 ? std::atol(argv[2]) : std::lround(static_cast<double>(default_items) * scale);
   if (const char* u = std::getenv("CEXP_UNIT")) a.unit = std::strtoull(u, nullptr, 10);
   if (a.s < 0 || a.s >= 1 || a.items <= 0 || a.unit == 0) {
     std::fprintf(stderr, "usage: %s [S in [0,1) [ITEMS]]  (env CEXP_UNIT=iterations per unit)\n", argv[0]);
