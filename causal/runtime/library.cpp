@@ -10,16 +10,6 @@
 
 namespace {
 
-void fork_prepare() {
-  if (auto* rt = cprof::sampler::Runtime::instance()) rt->before_fork();
-}
-void fork_parent() {
-  if (auto* rt = cprof::sampler::Runtime::instance()) rt->after_fork_in_parent();
-}
-void fork_child() {
-  if (auto* rt = cprof::sampler::Runtime::instance()) rt->after_fork_in_child();
-}
-
 __attribute__((constructor)) void cprof_causal_start() {
   cprof::causal::resolve_real_calls();
   std::vector<std::string> problems;
@@ -27,7 +17,7 @@ __attribute__((constructor)) void cprof_causal_start() {
   cprof::causal::CausalRuntime* causal = cprof::causal::CausalRuntime::start(config.period_ns());
   if (cprof::sampler::Runtime::start(std::move(config), std::move(problems),
                                      cprof::sampler::real_pthread_create()) != nullptr) {
-    pthread_atfork(fork_prepare, fork_parent, fork_child);
+    cprof::sampler::register_fork_handlers();
     if (causal != nullptr) causal->start_controller();
   }
 }

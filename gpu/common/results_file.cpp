@@ -131,31 +131,7 @@ void GpuResultsFile::flush_locked() {
 }
 
 void GpuResultsFile::write_new_modules_locked() {
-  const sampler::ModuleSnapshot* snap = modules_.snapshot();
-  if (snap == nullptr || snap->generation() == modules_generation_) return;
-  modules_generation_ = snap->generation();
-  for (const sampler::Module& m : snap->modules()) {
-    if (m.code.empty()) continue;
-    const std::pair<std::string, uint64_t> key{m.path, m.load_bias};
-    if (std::find(modules_written_.begin(), modules_written_.end(), key) !=
-        modules_written_.end()) {
-      continue;
-    }
-    format::ModuleRecord r;
-    r.id = static_cast<uint32_t>(modules_written_.size());
-    r.path = m.path;
-    r.build_id = m.build_id;
-    r.load_bias = m.load_bias;
-    r.start = m.code.front().start;
-    r.end = m.code.front().end;
-    for (const auto& range : m.code) {
-      r.start = std::min(r.start, range.start);
-      r.end = std::max(r.end, range.end);
-    }
-    r.time_ns = monotonic_ns();
-    writer_.add(r);
-    modules_written_.push_back(key);
-  }
+  module_recorder_.write_new(modules_.snapshot(), writer_, monotonic_ns());
 }
 
 void GpuResultsFile::flush_thread_main() {

@@ -20,6 +20,7 @@
 
 #include "format/records.h"
 #include "format/writer.h"
+#include "sampler/runtime/module_recorder.h"
 #include "sampler/unwind/module_table.h"
 
 namespace cprof::gpu {
@@ -67,8 +68,7 @@ class GpuResultsFile {
   std::condition_variable wake_;
   format::ResultsWriter writer_;
   std::vector<format::Record> pending_;
-  std::vector<std::pair<std::string, uint64_t>> modules_written_;  // (path, load bias)
-  uint64_t modules_generation_ = 0;
+  sampler::ModuleRecorder module_recorder_;
   uint64_t loader_adds_ = 0;  // dl_phdr_info::dlpi_adds when the table was last refreshed
   uint64_t loader_subs_ = 0;
   uint64_t dropped_ = 0;

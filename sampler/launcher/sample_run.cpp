@@ -30,15 +30,17 @@ constexpr const char* kRuntimeLibrary = "libcprof-sampler.so";
 }
 
 // Checks -e events on this process before the program starts: unknown names are a usage
-// error; events this machine cannot count are named with the reason and dropped.
+// error; events this machine cannot count are named with the reason. All known names go
+// on to the runtime, which records the unavailable ones with their reason for the report.
 std::vector<std::string> check_events(const std::vector<std::string>& names, bool quiet) {
   if (names.size() > cprof::sampler::kMaxCounters) {
     fail(1, fmt::format("-e: at most {} events at once", cprof::sampler::kMaxCounters));
   }
-  std::vector<std::string> usable;
+  std::vector<std::string> known;  // to libpfm4; countable here or not
   for (const auto& ev : cprof::sampler::resolve_events(names)) {
     using Kind = cprof::sampler::ResolvedEvent::Kind;
     if (ev.kind == Kind::unknown) fail(1, fmt::format("-e {}: {}", ev.name, ev.detail));
+    known.push_back(ev.name);
     if (ev.kind == Kind::absent_pmu) {
       if (!quiet) fmt::print(stderr, "{}: event '{}' not counted: {}\n", kTool, ev.name, ev.detail);
       continue;
@@ -62,9 +64,8 @@ std::vector<std::string> check_events(const std::vector<std::string>& names, boo
     } else {
       ::close(fd);
     }
-    usable.push_back(ev.name);
   }
-  return usable;
+  return known;
 }
 
 }  // namespace
@@ -120,7 +121,7 @@ int main(int argc, char** argv) {
   if (std::string err = cprof::launch::find_runtime_library(kRuntimeLibrary, library); !err.empty()) {
     fail(1, err);
   }
-  const auto usable_events = check_events(cprof::sampler::split_event_list(events), quiet);
+  const auto known_events = check_events(cprof::sampler::split_event_list(events), quiet);
 
   if (backend == "auto") {
     const cprof::sampler::EngineSettings settings{SIGRTMAX - 2,
@@ -144,7 +145,7 @@ int main(int argc, char** argv) {
   child_env.set.emplace_back(env::kUnwind, unwind);
   child_env.set.emplace_back(env::kDepth, std::to_string(depth));
   std::string joined;
-  for (const auto& e : usable_events) joined += (joined.empty() ? "" : ",") + e;
+  for (const auto& e : known_events) joined += (joined.empty() ? "" : ",") + e;
   child_env.set.emplace_back(env::kEvents, joined);
   if (gpu) {  // the HSA runtime loads every library HSA_TOOLS_LIB names, space-separated
     std::string hsa_tool;

@@ -21,6 +21,7 @@
 #include "sampler/engines/engine.h"
 #include "sampler/events/event_resolver.h"
 #include "sampler/runtime/config.h"
+#include "sampler/runtime/module_recorder.h"
 #include "sampler/runtime/thread_registry.h"
 #include "sampler/unwind/module_table.h"
 #include "sampler/unwind/unwinder.h"
@@ -98,8 +99,7 @@ class Runtime {
   uint64_t period_ns_ = 0;
 
   ModuleTable modules_;
-  uint64_t modules_written_generation_ = 0;
-  std::vector<std::pair<std::string, uint64_t>> modules_written_;  // path, load bias
+  ModuleRecorder module_recorder_;
 
   ThreadRegistry threads_;
   pthread_key_t exit_key_{};
@@ -121,5 +121,9 @@ class Runtime {
 };
 
 uint64_t monotonic_ns();
+
+// pthread_atfork handlers that take the running Runtime across fork. Every preloaded
+// runtime library registers them once its Runtime has started.
+void register_fork_handlers();
 
 }  // namespace cprof::sampler

@@ -1,5 +1,6 @@
 // The runtime across process changes: fork, exec, dlopen/dlclose (docs/sampler.md).
 
+#include <pthread.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -88,5 +89,19 @@ void Runtime::modules_changed() {
   modules_.refresh();
   drain(false);
 }
+
+namespace {
+void fork_prepare() {
+  if (auto* rt = Runtime::instance()) rt->before_fork();
+}
+void fork_parent() {
+  if (auto* rt = Runtime::instance()) rt->after_fork_in_parent();
+}
+void fork_child() {
+  if (auto* rt = Runtime::instance()) rt->after_fork_in_child();
+}
+}  // namespace
+
+void register_fork_handlers() { pthread_atfork(fork_prepare, fork_parent, fork_child); }
 
 }  // namespace cprof::sampler

@@ -297,6 +297,13 @@ TEST(SampleRun, MissingHardwareEventIsNamedAndTheRunGoesOn) {
     GTEST_SKIP() << "this machine has a PMU; nothing to check";
   }
   EXPECT_NE(run.output.find("event 'cycles' not counted"), std::string::npos) << run.output;
+  // The results say so too, with the reason, for the report.
+  const auto& events = run.processes[0].events;
+  const auto cycles = std::find_if(events.rbegin(), events.rend(),
+                                   [](const auto& e) { return e.name == "cycles"; });
+  ASSERT_NE(cycles, events.rend());
+  EXPECT_EQ(cycles->status, format::EventStatus::unavailable);
+  EXPECT_NE(cycles->detail.find("perf_event_open"), std::string::npos) << cycles->detail;
   EXPECT_GT(run.processes[0].total_samples("target_work"), 50u);
 }
 
