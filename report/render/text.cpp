@@ -163,7 +163,7 @@ void table(std::string& out, const Report& r, const RenderOptions& o) {
     } else {
       const std::string loc = fit_left(where, where_width);
       const size_t name_width = loc.empty() ? rest : rest - loc.size() - 2;
-      cells = fit_right(name, name_width);
+      cells = compact_function_name(name, name_width);
       if (!loc.empty()) cells += std::string(name_width - cells.size() + 2, ' ') + loc;
     }
     line(out, o.width,

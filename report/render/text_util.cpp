@@ -1,3 +1,4 @@
+#include <cctype>
 #include "report/render/text_util.h"
 
 #include <fmt/format.h>
@@ -40,6 +41,65 @@ std::string fit_left(std::string_view s, size_t width) {
 std::string_view base_name(std::string_view path) {
   const auto slash = path.rfind('/');
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+namespace {
+
+// Replaces every outermost bracketed part opened by `open` with open + "..." + close.
+std::string collapse_brackets(std::string_view s, char open, char close) {
+  std::string out;
+  int depth = 0;
+  for (char c : s) {
+    if (c == open) {
+      if (depth++ == 0) out += std::string(1, open) + "...";
+      continue;
+    }
+    if (c == close && depth > 0) {
+      if (--depth == 0) out += close;
+      continue;
+    }
+    if (depth == 0) out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string compact_function_name(std::string_view name, size_t width) {
+  std::string s(name);
+  if (s.size() <= width) return s;
+  // A compiler clone's suffix, " (.constprop.0)" or " [clone .cold]", goes first.
+  for (const char* clone : {" (.", " [clone ."}) {
+    if (const size_t pos = s.rfind(clone); pos != std::string::npos) s.resize(pos);
+  }
+  if (s.size() <= width) return s;
+  for (size_t pos; (pos = s.find("(anonymous namespace)")) != std::string::npos;) {
+    s.replace(pos, 21, "(anon)");
+  }
+  if (s.size() > width) s = collapse_brackets(s, '<', '>');
+  if (s.size() > width) {
+    // The parameter list: the first '(' that follows a name (not "(anon)::" at the
+    // start), up to its matching ')'.
+    size_t open = std::string::npos;
+    for (size_t i = 1; i < s.size() && open == std::string::npos; ++i) {
+      const char before = s[i - 1];
+      if (s[i] == '(' && (std::isalnum(static_cast<unsigned char>(before)) != 0 ||
+                          before == '_' || before == '>')) {
+        open = i;
+      }
+    }
+    if (open != std::string::npos) {
+      int depth = 0;
+      for (size_t i = open; i < s.size(); ++i) {
+        depth += s[i] == '(' ? 1 : s[i] == ')' ? -1 : 0;
+        if (depth == 0) {
+          s.replace(open, i - open + 1, "(...)");
+          break;
+        }
+      }
+    }
+  }
+  return fit_right(s, width);
 }
 
 }  // namespace cprof::report

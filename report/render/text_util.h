@@ -15,6 +15,10 @@ std::string human_duration(uint64_t ns);
 std::string fit_right(std::string_view s, size_t width);
 // At most `width` characters; a cut keeps the end ("...ir/file.cpp:12").
 std::string fit_left(std::string_view s, size_t width);
+// A C++ function name shortened to `width` by dropping what says least first: a
+// compiler clone's suffix, the "(anonymous namespace)" prefix, then template arguments, then the parameter list; only
+// then is the end cut.
+std::string compact_function_name(std::string_view name, size_t width);
 // The last path component.
 std::string_view base_name(std::string_view path);
 

@@ -131,3 +131,20 @@ TEST(JsonWriter, EscapesAndNesting) {
 
 }  // namespace
 }  // namespace cprof::report
+
+namespace cprof::report {
+namespace {
+
+TEST(CompactFunctionName, DropsWhatSaysLeastFirst) {
+  const std::string name = "(anonymous namespace)::multiply_matrices(int) (.constprop.0)";
+  EXPECT_EQ(compact_function_name(name, 80), name);
+  EXPECT_EQ(compact_function_name(name, 45), "(anonymous namespace)::multiply_matrices(int)");
+  EXPECT_EQ(compact_function_name(name, 30), "(anon)::multiply_matrices(int)");
+  EXPECT_EQ(compact_function_name("std::vector<std::pair<int, long>, std::allocator<int>>::push_back(int&&)", 40),
+            "std::vector<...>::push_back(int&&)");
+  EXPECT_EQ(compact_function_name("ns::f(std::map<int, int> const&, int)", 12), "ns::f(...)");
+  EXPECT_LE(compact_function_name("a_very_long_function_name_without_parts", 10).size(), 10u);
+}
+
+}  // namespace
+}  // namespace cprof::report
