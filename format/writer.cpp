@@ -11,7 +11,7 @@
 
 namespace cprof::format {
 namespace {
-constexpr size_t kChunkTarget = 256 * 1024;
+constexpr size_t kChunkTarget = size_t{256} * 1024;
 }
 
 ResultsWriter::~ResultsWriter() { close(); }
@@ -28,7 +28,7 @@ std::string ResultsWriter::open(const std::string& path) {
   e.u32_fixed(kMajorVersion | (static_cast<uint32_t>(kMinorVersion) << 16));
   e.u32_fixed(0);
   if (!write_all(header.data(), header.size())) {
-    const std::string err = path + ": cannot write results file: " + std::strerror(errno);
+    std::string err = path + ": cannot write results file: " + std::strerror(errno);
     abandon();
     return err;
   }

@@ -35,14 +35,14 @@ class PerfEventEngine final : public Engine {
     f_owner_ex owner{F_OWNER_TID, ts.tid};
     if (::fcntl(fd, F_SETFL, O_ASYNC) != 0 || ::fcntl(fd, F_SETSIG, settings_.signal) != 0 ||
         ::fcntl(fd, F_SETOWN_EX, &owner) != 0) {
-      const std::string err = std::string("perf_event signal setup: ") + std::strerror(errno);
+      std::string err = std::string("perf_event signal setup: ") + std::strerror(errno);
       ::close(fd);
       return err;
     }
     ts.perf_fd = fd;
     ts.last_clock_ns = 0;
     if (::ioctl(fd, PERF_EVENT_IOC_RESET, 0) != 0 || ::ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
-      const std::string err = std::string("perf_event enable: ") + std::strerror(errno);
+      std::string err = std::string("perf_event enable: ") + std::strerror(errno);
       disarm(ts);
       return err;
     }

@@ -40,7 +40,7 @@ class PosixTimerEngine final : public Engine {
     spec.it_interval.tv_nsec = static_cast<long>(settings_.period_ns % 1000000000);
     spec.it_value = spec.it_interval;
     if (::timer_settime(id, 0, &spec, nullptr) != 0) {
-      const std::string err = std::string("timer_settime: ") + std::strerror(errno);
+      std::string err = std::string("timer_settime: ") + std::strerror(errno);
       ::timer_delete(id);
       return err;
     }

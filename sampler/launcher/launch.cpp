@@ -40,7 +40,7 @@ bool is_static_elf(const std::string& path) {
   }
   for (unsigned i = 0; i < eh.e_phnum; ++i) {
     Elf64_Phdr ph{};
-    in.seekg(static_cast<std::streamoff>(eh.e_phoff + i * eh.e_phentsize));
+    in.seekg(static_cast<std::streamoff>(eh.e_phoff + size_t{i} * eh.e_phentsize));
     if (!in.read(reinterpret_cast<char*>(&ph), sizeof ph)) return false;
     if (ph.p_type == PT_INTERP) return false;
   }
@@ -158,6 +158,7 @@ ChildResult run_child(const std::vector<std::string>& argv, const ChildEnvironme
     for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) ::signal(sig, SIG_DFL);
     for (const auto& [name, value] : env.set) ::setenv(name.c_str(), value.c_str(), 1);
     std::vector<char*> args;
+    args.reserve(argv.size() + 1);
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
     ::execv(args[0], args.data());

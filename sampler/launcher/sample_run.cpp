@@ -70,7 +70,7 @@ std::vector<std::string> check_events(const std::vector<std::string>& names, boo
 
 }  // namespace
 
-int main(int argc, char** argv) {
+static int run(int argc, char** argv) {
   CLI::App app{
       "Samples per-thread call stacks of PROGRAM on CPU time (and optionally wall time)\n"
       "and writes one results file per process into the results directory.",
@@ -167,4 +167,13 @@ int main(int argc, char** argv) {
     cprof::launch::print_run_summary(stderr, kTool, results_dir, summary);
   }
   cprof::launch::exit_like(result);
+}
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "{}: {}\n", kTool, e.what());
+    return 1;
+  }
 }

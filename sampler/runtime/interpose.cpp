@@ -113,6 +113,7 @@ __attribute__((visibility("default"))) int execve(const char* path, char* const 
   rt->before_exec();
   auto vars = cprof::sampler::profiling_environment_for(envp);
   std::vector<char*> env;
+  env.reserve(vars.size() + 1);
   for (auto& v : vars) env.push_back(v.data());
   env.push_back(nullptr);
   const int rc = real(path, argv, env.data());
@@ -135,6 +136,7 @@ __attribute__((visibility("default"))) int execvpe(const char* file, char* const
   rt->before_exec();
   auto vars = cprof::sampler::profiling_environment_for(envp);
   std::vector<char*> env;
+  env.reserve(vars.size() + 1);
   for (auto& v : vars) env.push_back(v.data());
   env.push_back(nullptr);
   const int rc = real(file, argv, env.data());

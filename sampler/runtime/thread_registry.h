@@ -24,8 +24,8 @@ namespace cprof::sampler {
 
 class ThreadRegistry {
  public:
-  static constexpr size_t kMinRingBytes = 32 * 1024;
-  static constexpr size_t kMaxRingBytes = 1024 * 1024;
+  static constexpr size_t kMinRingBytes = size_t{32} * 1024;
+  static constexpr size_t kMaxRingBytes = size_t{1024} * 1024;
 
   // Each ring holds about 50 ms of samples of 512 bytes at `frequency_hz` (the writer
   // drains every 20 ms), so high rates do not drop; 32 KiB at the usual rates.
