@@ -59,6 +59,26 @@ std::vector<std::string> profiling_environment_for(char* const envp[]) {
   return out;
 }
 
+using ExecFn = int (*)(const char*, char* const*, char* const*);
+
+// One exec through `real` (execve or execvpe): everything buffered is written first, the
+// new image keeps the profiling environment, and sampling resumes if exec fails.
+int exec_profiled(ExecFn real, const char* file, char* const argv[], char* const envp[]) {
+  Runtime* rt = Runtime::instance();
+  if (rt == nullptr || getpid() != rt->pid()) return real(file, argv, envp);
+  rt->before_exec();
+  auto vars = profiling_environment_for(envp);
+  std::vector<char*> env;
+  env.reserve(vars.size() + 1);
+  for (auto& v : vars) env.push_back(v.data());
+  env.push_back(nullptr);
+  const int rc = real(file, argv, env.data());
+  const int saved = errno;
+  rt->after_failed_exec();
+  errno = saved;
+  return rc;
+}
+
 }  // namespace
 
 RealPthreadCreate real_pthread_create() {
@@ -106,21 +126,8 @@ __attribute__((visibility("default"))) int dlclose(void* handle) {
 
 __attribute__((visibility("default"))) int execve(const char* path, char* const argv[],
                                                   char* const envp[]) {
-  static auto real =
-      cprof::sampler::next_symbol<int (*)(const char*, char* const*, char* const*)>("execve");
-  Runtime* rt = Runtime::instance();
-  if (rt == nullptr || getpid() != rt->pid()) return real(path, argv, envp);
-  rt->before_exec();
-  auto vars = cprof::sampler::profiling_environment_for(envp);
-  std::vector<char*> env;
-  env.reserve(vars.size() + 1);
-  for (auto& v : vars) env.push_back(v.data());
-  env.push_back(nullptr);
-  const int rc = real(path, argv, env.data());
-  const int saved = errno;
-  rt->after_failed_exec();
-  errno = saved;
-  return rc;
+  static auto real = cprof::sampler::next_symbol<cprof::sampler::ExecFn>("execve");
+  return cprof::sampler::exec_profiled(real, path, argv, envp);
 }
 
 __attribute__((visibility("default"))) int execv(const char* path, char* const argv[]) {
@@ -129,21 +136,8 @@ __attribute__((visibility("default"))) int execv(const char* path, char* const a
 
 __attribute__((visibility("default"))) int execvpe(const char* file, char* const argv[],
                                                    char* const envp[]) {
-  static auto real =
-      cprof::sampler::next_symbol<int (*)(const char*, char* const*, char* const*)>("execvpe");
-  Runtime* rt = Runtime::instance();
-  if (rt == nullptr || getpid() != rt->pid()) return real(file, argv, envp);
-  rt->before_exec();
-  auto vars = cprof::sampler::profiling_environment_for(envp);
-  std::vector<char*> env;
-  env.reserve(vars.size() + 1);
-  for (auto& v : vars) env.push_back(v.data());
-  env.push_back(nullptr);
-  const int rc = real(file, argv, env.data());
-  const int saved = errno;
-  rt->after_failed_exec();
-  errno = saved;
-  return rc;
+  static auto real = cprof::sampler::next_symbol<cprof::sampler::ExecFn>("execvpe");
+  return cprof::sampler::exec_profiled(real, file, argv, envp);
 }
 
 __attribute__((visibility("default"))) int execvp(const char* file, char* const argv[]) {
