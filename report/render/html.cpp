@@ -111,6 +111,15 @@ void processes(std::string& out, const Report& r) {
   if (!notes.empty()) out += "<ul class=\"note\">\n" + notes + "</ul>\n";
 }
 
+// A table cell for a function name or location: long C++ names (template arguments,
+// parameter lists) are shortened for the table; the whole name stays in the tooltip.
+std::string name_cell(const std::string& name) {
+  constexpr size_t kLongest = 100;
+  if (name.size() <= kLongest) return "<td class=\"name\">" + esc(name) + "</td>";
+  return "<td class=\"name\" title=\"" + esc(name) + "\">" +
+         esc(compact_function_name(name, kLongest)) + "</td>";
+}
+
 void flat_table(std::string& out, const Report& r, const RenderOptions& o, bool by_line) {
   const auto& table = r.symbols.table;
   const auto& rows = by_line ? r.flat.lines : r.flat.functions;
@@ -136,12 +145,13 @@ void flat_table(std::string& out, const Report& r, const RenderOptions& o, bool 
     }
     out += fmt::format(
         "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
-        "<td class=\"name\">{}</td><td class=\"name\">{}</td></tr>\n",
+        "{}{}</tr>\n",
         pct(r.flat.fraction(row.self)), pct(r.flat.fraction(row.total)),
         human_duration(row.self.time_ns), human_duration(row.total.time_ns),
         with_commas(row.self.samples),
         human_duration(static_cast<uint64_t>(row.self_per_thread.mean())),
-        human_duration(static_cast<uint64_t>(row.self_per_thread.max())), esc(name), esc(where));
+        human_duration(static_cast<uint64_t>(row.self_per_thread.max())), name_cell(name),
+        name_cell(where));
   }
   out += "</tbody></table>\n";
 }
