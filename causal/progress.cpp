@@ -7,39 +7,6 @@
 
 namespace cprof::causal {
 
-void RegionStats::add(uint64_t x) {
-  const double v = static_cast<double>(x);
-  if (count == 0) {
-    min = max = x;
-  } else {
-    min = std::min(min, x);
-    max = std::max(max, x);
-  }
-  ++count;
-  const double delta = v - mean;
-  mean += delta / static_cast<double>(count);
-  m2 += delta * (v - mean);
-}
-
-void RegionStats::merge(const RegionStats& o) {
-  if (o.count == 0) return;
-  if (count == 0) {
-    *this = o;
-    return;
-  }
-  const double n1 = static_cast<double>(count);
-  const double n2 = static_cast<double>(o.count);
-  const double n = n1 + n2;
-  const double delta = o.mean - mean;
-  mean += delta * n2 / n;
-  m2 += o.m2 + delta * delta * n1 * n2 / n;
-  count += o.count;
-  min = std::min(min, o.min);
-  max = std::max(max, o.max);
-}
-
-double RegionStats::stddev() const { return std::sqrt(variance()); }
-
 ProgressPoint::ProgressPoint(uint32_t id, std::string name, ProgressKind kind,
                              ProgressSource source, std::string file, uint32_t line)
     : id_(id),
@@ -57,7 +24,7 @@ void ProgressPoint::record_duration(uint64_t ns) {
   for (size_t i = 0; i < kStripes; ++i) {
     Stripe& s = stripes_[(start + i) % kStripes];
     if (s.busy.exchange(true, std::memory_order_acquire)) continue;
-    s.stats.add(ns);
+    s.stats.add(static_cast<double>(ns));
     s.busy.store(false, std::memory_order_release);
     return;
   }

@@ -32,6 +32,8 @@
 #include <string>
 #include <vector>
 
+#include "common/running_stats.h"
+
 namespace cprof::causal {
 
 enum class ProgressKind : uint8_t { throughput = 0, latency = 1 };
@@ -52,19 +54,8 @@ struct CozCounter {
 static_assert(sizeof(CozCounter) == 2 * sizeof(size_t));
 static_assert(std::atomic<size_t>::is_always_lock_free);
 
-// Welford's running summary of durations (ns), mergeable with Chan's formula.
-struct RegionStats {
-  uint64_t count = 0;
-  double mean = 0;
-  double m2 = 0;  // sum of squared differences from the mean
-  uint64_t min = 0;
-  uint64_t max = 0;
-
-  void add(uint64_t x);
-  void merge(const RegionStats& other);
-  double variance() const { return count > 1 ? m2 / static_cast<double>(count - 1) : 0.0; }
-  double stddev() const;
-};
+// The running summary of a timed region's durations (ns).
+using RegionStats = RunningStats;
 
 struct ProgressCounts {
   uint64_t visits = 0;  // throughput visits

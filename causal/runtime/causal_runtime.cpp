@@ -228,15 +228,15 @@ void CausalRuntime::stop() {
   for (size_t i = 0; i < progress_.size(); ++i) {
     const ProgressPoint* p = progress_.at(i);
     const RegionStats stats = p->region();
-    if (stats.count == 0) continue;
+    if (stats.count() == 0) continue;
     format::RegionRecord r;
     r.name = p->name();
     r.time_ns = now_ns();
-    r.count = stats.count;
-    r.mean_ns = stats.mean;
+    r.count = stats.count();
+    r.mean_ns = stats.mean();
     r.stddev_ns = stats.stddev();
-    r.min_ns = stats.min;
-    r.max_ns = stats.max;
+    r.min_ns = static_cast<uint64_t>(stats.min());
+    r.max_ns = static_cast<uint64_t>(stats.max());
     r.dropped = p->dropped_durations();
     queue(std::move(r));
   }

@@ -23,13 +23,9 @@ CausalModel build_causal_model(const std::vector<ProcessProfile>& processes) {
       if (!seen) m.progress_points.push_back(pp);
     }
     for (const auto& r : p.regions) {
-      causal::RegionStats s;
-      s.count = r.count;
-      s.mean = r.mean_ns;
-      s.m2 = r.count > 1 ? r.stddev_ns * r.stddev_ns * static_cast<double>(r.count - 1) : 0.0;
-      s.min = r.min_ns;
-      s.max = r.max_ns;
-      regions[r.name].merge(s);
+      regions[r.name].merge(RunningStats::from_summary(
+          r.count, r.mean_ns, r.stddev_ns * r.stddev_ns, static_cast<double>(r.min_ns),
+          static_cast<double>(r.max_ns)));
     }
   }
   m.experiments = all.size();
@@ -39,7 +35,9 @@ CausalModel build_causal_model(const std::vector<ProcessProfile>& processes) {
   causal::PredictionOptions options;
   m.predictions = causal::predict_all(all, options);
   for (const auto& [name, s] : regions) {
-    m.regions.push_back(CausalRegion{name, s.count, s.mean, s.stddev(), s.min, s.max});
+    m.regions.push_back(CausalRegion{name, s.count(), s.mean(), s.stddev(),
+                                     static_cast<uint64_t>(s.min()),
+                                     static_cast<uint64_t>(s.max())});
   }
   return m;
 }

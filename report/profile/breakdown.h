@@ -10,7 +10,7 @@
 
 #include "report/load/process_profile.h"
 #include "report/profile/flat_profile.h"
-#include "report/stats/running_stats.h"
+#include "common/running_stats.h"
 #include "report/symbols/symbol_table.h"
 
 namespace cprof::report {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "report/load/process_profile.h"
-#include "report/stats/running_stats.h"
+#include "common/running_stats.h"
 #include "report/symbols/symbol_table.h"
 
 namespace cprof::report {

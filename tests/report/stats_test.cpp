@@ -8,7 +8,7 @@
 #include <random>
 #include <vector>
 
-#include "report/stats/running_stats.h"
+#include "common/running_stats.h"
 
 namespace cprof::report {
 namespace {

@@ -2,14 +2,16 @@
 // Mean, variance, min and max of a stream of values in one pass (Welford), and the exact
 // merge of two such summaries (Chan, Golub and LeVeque 1979), so that partial summaries
 // built in parallel -- per thread, per process, per run -- combine without keeping the
-// values. The two-pass formula is the reference the tests hold this to.
+// values. The two-pass formula is the reference the tests hold this to. Used by the report
+// (rows over threads, processes, runs) and by the causal runtime (timed regions).
+// Signal-safety: every member is async-signal-safe (no allocation, no locks).
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 
-namespace cprof::report {
+namespace cprof {
 
 class RunningStats {
  public:
@@ -30,6 +32,19 @@ class RunningStats {
     block.mean_ = x;
     block.min_ = block.max_ = x;
     merge(block);
+  }
+
+  // A summary read back from a record: count, mean, sample variance, min and max.
+  static RunningStats from_summary(uint64_t count, double mean, double variance, double min,
+                                   double max) {
+    RunningStats s;
+    if (count == 0) return s;
+    s.count_ = count;
+    s.mean_ = mean;
+    s.m2_ = count > 1 ? variance * static_cast<double>(count - 1) : 0.0;
+    s.min_ = min;
+    s.max_ = max;
+    return s;
   }
 
   // Chan's pairwise update: exact (up to rounding) for any split of the values.
@@ -69,4 +84,4 @@ class RunningStats {
   double max_ = -std::numeric_limits<double>::infinity();
 };
 
-}  // namespace cprof::report
+}  // namespace cprof
