@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Prints accuracy.sh's table and mean absolute errors from its rows file(s):
+#   experiments/causal/table.sh ROWS...
+# Row: program S ours ci_low ci_high exps coz coz_exps actual (fractions; NA when missing).
+set -euo pipefail
+printf "%-17s %5s | %8s %17s %7s %7s | %8s %7s %7s | %8s\n" program S ours "95% CI" exps err coz exps err actual
+cat "$@" | awk '
+  function pc(v) { return v == "NA" ? "NA" : sprintf("%.1f", v * 100) }
+  function ci(a, b) { return (a == "NA" || b == "NA") ? "NA" : sprintf("[%.1f, %.1f]", a * 100, b * 100) }
+  function err(v, t) { return v == "NA" ? "NA" : sprintf("%+.1f", (v - t) * 100) }
+  {
+    printf "%-17s %5s | %8s %17s %7s %7s | %8s %7s %7s | %8s\n", $1, $2, pc($3), ci($4, $5), $6,
+      err($3, $9), pc($7), $8, err($7, $9), pc($9)
+    if ($3 != "NA") { so += ($3 > $9 ? $3 - $9 : $9 - $3) * 100; no++; if ($1 != "openmp") { so2 += ($3 > $9 ? $3 - $9 : $9 - $3) * 100; no2++ } }
+    if ($7 != "NA") { sc += ($7 > $9 ? $7 - $9 : $9 - $7) * 100; nc++; if ($1 != "openmp") { sc2 += ($7 > $9 ? $7 - $9 : $9 - $7) * 100; nc2++ } }
+  }
+  END {
+    print ""
+    printf "MAE causal-run: %s points over %d rows (%s without openmp)\n", no ? sprintf("%.2f", so / no) : "NA", no, no2 ? sprintf("%.2f", so2 / no2) : "NA"
+    printf "MAE coz:        %s points over %d rows (%s without openmp)\n", nc ? sprintf("%.2f", sc / nc) : "NA", nc, nc2 ? sprintf("%.2f", sc2 / nc2) : "NA"
+    t = (no2 && so2 / no2 <= 3 && (!nc2 || so2 / no2 < sc2 / nc2)) ? "within target" : "OVER target"
+    print "target: causal-run MAE <= 3 points and below Coz'"'"'s (without openmp): " t
+  }'
