@@ -9,13 +9,12 @@
 #include <unordered_map>
 #include <vector>
 
+#include "gpu/common/demangle.h"
 #include "gpu/hsa/hsa_api.h"
 
 namespace cprof::gpu::hsa {
 
-// "_Z6squarePfi.kd" -> "square(float*, int)". Strips the ".kd" descriptor suffix of code
-// object v3+; returns the input when it is not a mangled C++ name.
-std::string demangle_kernel_name(const std::string& symbol);
+using gpu::demangle_kernel_name;  // gpu/common/demangle.h
 
 class KernelNames {
  public:

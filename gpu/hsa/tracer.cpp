@@ -8,26 +8,12 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "gpu/common/tool_settings.h"
+
 namespace cprof::gpu::hsa {
 namespace {
 
 constexpr uint64_t kCalibrateEveryNs = 1000000000;
-
-int64_t current_tid() {
-  thread_local const int64_t tid = static_cast<int64_t>(syscall(SYS_gettid));
-  return tid;
-}
-
-size_t depth_from_environment() {
-  const char* d = std::getenv("CPROF_DEPTH");
-  const long v = d != nullptr ? std::strtol(d, nullptr, 10) : 0;
-  return v > 0 ? static_cast<size_t>(v) : 128;
-}
-
-bool stacks_from_environment() {
-  const char* s = std::getenv("CPROF_GPU_STACKS");
-  return s == nullptr || std::strcmp(s, "0") != 0;
-}
 
 // Bytes of a table that this tool reads: every function up to and including `last`.
 template <typename Table, typename Field>
@@ -117,7 +103,7 @@ std::string Tracer::check_table(const HsaApiTable* table) {
 }
 
 Tracer::Tracer(const HsaApiTable& table)
-    : stacks_(depth_from_environment(), stacks_from_environment()), file_(stacks_.modules()) {
+    : stacks_(launch_stack_depth_from_environment(), launch_stacks_from_environment()), file_(stacks_.modules()) {
   std::memcpy(&core_, table.core_, std::min<size_t>(table.core_->version.minor_id, sizeof core_));
   std::memcpy(&amd_, table.amd_ext_,
               std::min<size_t>(table.amd_ext_->version.minor_id, sizeof amd_));
@@ -140,20 +126,13 @@ void Tracer::calibrate_locked() {
       frequency == 0) {
     frequency = 1000000000;
   }
-  // The reading with the narrowest bracket of host clock reads is the most precise.
-  uint64_t best_width = ~uint64_t{0};
-  for (int i = 0; i < 5; ++i) {
-    const uint64_t before = monotonic_ns();
-    uint64_t ticks = 0;
-    if (core_.hsa_system_get_info_fn(HSA_SYSTEM_INFO_TIMESTAMP, &ticks) != HSA_STATUS_SUCCESS) {
-      break;
-    }
-    const uint64_t after = monotonic_ns();
-    if (after - before < best_width) {
-      best_width = after - before;
-      clock_ = ClockMap{ticks, before + (after - before) / 2, 1e9 / static_cast<double>(frequency)};
-    }
-  }
+  const auto map = calibrate_clock(
+      [this](uint64_t& ticks) {
+        return core_.hsa_system_get_info_fn(HSA_SYSTEM_INFO_TIMESTAMP, &ticks) ==
+               HSA_STATUS_SUCCESS;
+      },
+      1e9 / static_cast<double>(frequency));
+  if (map) clock_ = *map;
   calibrated_at_ns_ = monotonic_ns();
 }
 

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "format/records.h"
+#include "gpu/common/clock_map.h"
 #include "gpu/common/launch_stack.h"
 #include "gpu/common/results_file.h"
 #include "gpu/hsa/hsa_api.h"
@@ -29,19 +30,9 @@
 
 namespace cprof::gpu::hsa {
 
-// HSA system timestamp domain -> host CLOCK_MONOTONIC ns, from one bracketed reading of
-// HSA_SYSTEM_INFO_TIMESTAMP and its frequency. Refreshed every second (the two clocks
-// may drift: ROCr's is not necessarily CLOCK_MONOTONIC).
-struct ClockMap {
-  uint64_t ticks = 0;    // a system timestamp ...
-  uint64_t host_ns = 0;  // ... and CLOCK_MONOTONIC at the same moment
-  double ns_per_tick = 1.0;
-  uint64_t to_host(uint64_t t) const {
-    const double d = (static_cast<double>(t) - static_cast<double>(ticks)) * ns_per_tick;
-    const double h = static_cast<double>(host_ns) + d;
-    return h <= 0 ? 0 : static_cast<uint64_t>(h + 0.5);
-  }
-};
+// HSA system timestamp domain -> host CLOCK_MONOTONIC ns, refreshed every second (ROCr's
+// clock is not necessarily CLOCK_MONOTONIC).
+using gpu::ClockMap;
 
 class Tracer;
 
