@@ -15,6 +15,7 @@
 #include "sampler/engines/engine.h"
 #include "sampler/events/counter_group.h"
 #include "sampler/events/event_resolver.h"
+#include "sampler/launcher/gpu_environment.h"
 #include "sampler/launcher/launch.h"
 #include "sampler/launcher/run_summary.h"
 #include "sampler/runtime/config.h"
@@ -106,7 +107,7 @@ static int run(int argc, char** argv) {
                  "counters to attribute to samples, comma-separated libpfm4 names "
                  "(page-faults, context-switches, cycles, INST_RETIRED:ANY_P, ...)");
   app.add_flag("-q,--quiet", quiet, "print nothing but errors");
-  app.add_flag("--gpu", gpu, "also record GPU kernels and copies (HSA: loads libcprof-hsa)");
+  app.add_flag("--gpu", gpu, "also record GPU kernels and copies (HSA: libcprof-hsa, CUDA: libcprof-cuda)");
   app.add_option("command", command, "-- PROGRAM [ARGS...]")->required();
   app.positionals_at_end();
   if (int code = 0; !cprof::cli::parse(app, argc, argv, code)) return code;
@@ -147,16 +148,14 @@ static int run(int argc, char** argv) {
   std::string joined;
   for (const auto& e : known_events) joined += (joined.empty() ? "" : ",") + e;
   child_env.set.emplace_back(env::kEvents, joined);
-  if (gpu) {  // the HSA runtime loads every library HSA_TOOLS_LIB names, space-separated
-    std::string hsa_tool;
-    if (std::string err = cprof::launch::find_runtime_library("libcprof-hsa.so", hsa_tool);
-        !err.empty()) {
+  if (gpu) {
+    std::vector<std::string> notes;
+    if (std::string err = cprof::launch::add_gpu_environment(child_env, notes); !err.empty()) {
       fail(1, err);
     }
-    const char* tools = std::getenv("HSA_TOOLS_LIB");
-    child_env.set.emplace_back("HSA_TOOLS_LIB", tools != nullptr && *tools != '\0'
-                                                    ? std::string(tools) + " " + hsa_tool
-                                                    : hsa_tool);
+    for (const auto& note : notes) {
+      if (!quiet) fmt::print(stderr, "{}: {}\n", kTool, note);
+    }
   }
 
   const auto before = cprof::launch::results_files_in(results_dir);

@@ -1,0 +1,47 @@
+// A launch-heavy CUDA program for the CUDA tool's overhead: N tiny kernel launches from
+// one call site, a stream synchronize after every SYNC of them.
+//   cprof-bench-cuda-launches [N=100000] [SYNC=10]
+// Prints "launches=N sync_every=SYNC wall_ms=..." (the launch loop only; CUDA's own start
+// and the tool's start and exit are in the command's wall time, which the script measures).
+#include <cuda_runtime.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+
+__global__ void tiny_kernel(int* counter) {
+  if (threadIdx.x == 0) atomicAdd(counter, 1);
+}
+
+__attribute__((noinline)) void launch_tiny(int* counter) { tiny_kernel<<<1, 32>>>(counter); }
+
+int main(int argc, char** argv) {
+  const long n = argc > 1 ? std::atol(argv[1]) : 100000;
+  const long sync_every = argc > 2 && std::atol(argv[2]) > 0 ? std::atol(argv[2]) : 10;
+  int* counter = nullptr;
+  if (cudaMalloc(&counter, sizeof(int)) != cudaSuccess ||
+      cudaMemset(counter, 0, sizeof(int)) != cudaSuccess) {
+    std::fprintf(stderr, "cprof-bench-cuda-launches: no usable CUDA device\n");
+    return 1;
+  }
+  launch_tiny(counter);  // module load and first-launch costs stay out of the loop
+  cudaDeviceSynchronize();
+  const auto start = std::chrono::steady_clock::now();
+  for (long i = 0; i < n; ++i) {
+    launch_tiny(counter);
+    if ((i + 1) % sync_every == 0) cudaStreamSynchronize(nullptr);
+  }
+  cudaDeviceSynchronize();
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  int total = 0;
+  cudaMemcpy(&total, counter, sizeof total, cudaMemcpyDeviceToHost);
+  cudaFree(counter);
+  if (total != n + 1) {
+    std::fprintf(stderr, "cprof-bench-cuda-launches: counted %d launches, expected %ld\n", total,
+                 n + 1);
+    return 1;
+  }
+  std::printf("launches=%ld sync_every=%ld wall_ms=%.3f\n", n, sync_every, ms);
+  return 0;
+}

@@ -1,0 +1,70 @@
+// A small CUDA program for the CUDA tool's end-to-end test: two named kernels launched
+// from two call sites (5 and 3 times), one host-to-device copy of 1 MiB and one
+// device-to-host copy of 512 KiB, each from its own function.
+//   cuda_launches           runs and prints "cuda_launches: ok" (exit 0), or exit 1
+//   cuda_launches --probe   exit 0 when a CUDA device is usable, 77 when not
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+constexpr int kN = 1 << 18;  // floats: 1 MiB
+
+__global__ void scale_kernel(float* x, float a, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] *= a;
+}
+
+__global__ void offset_kernel(float* x, float b, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] += b;
+}
+
+__attribute__((noinline)) void launch_scale(float* d) {
+  scale_kernel<<<kN / 256, 256>>>(d, 2.0f, kN);
+}
+
+__attribute__((noinline)) void launch_offset(float* d) {
+  offset_kernel<<<kN / 256, 256>>>(d, 1.0f, kN);
+}
+
+__attribute__((noinline)) bool copy_in(float* d, const float* h) {
+  return cudaMemcpy(d, h, kN * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess;
+}
+
+__attribute__((noinline)) bool copy_out(float* h, const float* d) {
+  return cudaMemcpy(h, d, kN / 2 * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess;
+}
+
+int main(int argc, char** argv) {
+  int devices = 0;
+  const bool usable = cudaGetDeviceCount(&devices) == cudaSuccess && devices > 0;
+  if (argc > 1 && std::strcmp(argv[1], "--probe") == 0) return usable ? 0 : 77;
+  if (!usable) {
+    std::fprintf(stderr, "cuda_launches: no CUDA device\n");
+    return 1;
+  }
+  std::vector<float> host(kN, 1.0f);
+  float* dev = nullptr;
+  if (cudaMalloc(&dev, kN * sizeof(float)) != cudaSuccess || !copy_in(dev, host.data())) {
+    std::fprintf(stderr, "cuda_launches: cudaMalloc/copy failed\n");
+    return 1;
+  }
+  for (int i = 0; i < 5; ++i) launch_scale(dev);
+  for (int i = 0; i < 3; ++i) launch_offset(dev);
+  if (!copy_out(host.data(), dev) || cudaDeviceSynchronize() != cudaSuccess) {
+    std::fprintf(stderr, "cuda_launches: kernels or copy failed\n");
+    return 1;
+  }
+  cudaFree(dev);
+  // 1 * 2^5 + 3
+  for (int i = 0; i < kN / 2; ++i) {
+    if (host[i] != 35.0f) {
+      std::fprintf(stderr, "cuda_launches: wrong result %g at %d\n", host[i], i);
+      return 1;
+    }
+  }
+  std::printf("cuda_launches: ok\n");
+  return 0;
+}
