@@ -8,12 +8,12 @@
 // Threads the runtime does not know (its own, or before it started) pass straight through.
 
 #include <dlfcn.h>
-#include <linux/futex.h>
 #include <poll.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
 #include <sys/epoll.h>
+#include <sys/prctl.h>
 #include <sys/select.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -23,6 +23,7 @@
 #include <cstdarg>
 
 #include "causal/runtime/causal_runtime.h"
+#include "causal/runtime/futex_rules.h"
 #include "causal/runtime/real_calls.h"
 
 namespace cprof::causal {
@@ -148,38 +149,16 @@ uint64_t real_sleep_for(uint64_t ns, void* /*context*/) {
   const uint64_t start = now();
   timespec req{static_cast<time_t>(ns / 1000000000ull), static_cast<long>(ns % 1000000000ull)};
   timespec rem{};
+  // The kernel lets a sleep run over by the thread's timer slack (50 us by default), a
+  // fifth of a typical delay; the oversleep is paid by every other thread too. Sleep with
+  // the least slack, then give the program's own back.
+  const int slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+  if (slack > 1) prctl(PR_SET_TIMERSLACK, 1, 0, 0, 0);
   // A signal (the sampler's own) interrupts the sleep: sleep the rest.
   while (real_nanosleep()(&req, &rem) != 0 && errno == EINTR) req = rem;
+  if (slack > 1) prctl(PR_SET_TIMERSLACK, static_cast<unsigned long>(slack), 0, 0, 0);
   errno = saved_errno;
   return now() - start;
-}
-
-bool futex_waits(int op) {
-  switch (op & FUTEX_CMD_MASK) {
-    case FUTEX_WAIT:
-    case FUTEX_WAIT_BITSET:
-    case FUTEX_LOCK_PI:
-    case FUTEX_LOCK_PI2:
-    case FUTEX_WAIT_REQUEUE_PI:
-      return true;
-    default:
-      return false;
-  }
-}
-
-bool futex_wakes(int op) {
-  switch (op & FUTEX_CMD_MASK) {
-    case FUTEX_WAKE:
-    case FUTEX_WAKE_BITSET:
-    case FUTEX_WAKE_OP:
-    case FUTEX_REQUEUE:
-    case FUTEX_CMP_REQUEUE:
-    case FUTEX_CMP_REQUEUE_PI:
-    case FUTEX_UNLOCK_PI:
-      return true;
-    default:
-      return false;
-  }
 }
 
 }  // namespace
@@ -201,6 +180,31 @@ void resolve_real_calls() {
 Sleeper real_sleeper() { return Sleeper{real_sleep_for, nullptr}; }
 
 int join_thread(pthread_t thread, void** result) { return real_pthread_join()(thread, result); }
+
+long real_syscall6(long number, long a0, long a1, long a2, long a3, long a4, long a5) {
+  return real_syscall()(number, a0, a1, a2, a3, a4, a5);
+}
+
+FutexCounts& futex_counts() {
+  static FutexCounts counts;  // constant-initialized: no guard
+  return counts;
+}
+
+long syscall_with_futex_rules(long number, const long a[6], FutexPath path) {
+  const auto real_fn = real_syscall();
+  const FutexCall call = classify_futex(number, a[1]);
+  futex_counts().count(path, call);
+  if (call == FutexCall::wake) wake_other();
+  if (call != FutexCall::wait) return real_fn(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+  Block b;
+  const long rc = real_fn(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+  switch (classify_wait_end(rc, errno)) {
+    case WaitEnd::woken_by_other: b.woken_by_other(); break;
+    case WaitEnd::self_wake: b.self_wake(); break;
+    case WaitEnd::did_not_sleep: break;  // EAGAIN: the value had changed, it never slept
+  }
+  return rc;
+}
 
 }  // namespace cprof::causal
 
@@ -424,24 +428,5 @@ CPROF_EXPORT long syscall(long number, ...) {
   long a[6];
   for (long& x : a) x = va_arg(ap, long);
   va_end(ap);
-  const auto real_fn = real::real_syscall();
-  if (number != SYS_futex && number != SYS_futex_waitv) {
-    return real_fn(number, a[0], a[1], a[2], a[3], a[4], a[5]);
-  }
-  const int op = static_cast<int>(a[1]);
-  if (number == SYS_futex && cprof::causal::futex_wakes(op)) {
-    wake_other();
-    return real_fn(number, a[0], a[1], a[2], a[3], a[4], a[5]);
-  }
-  if (number == SYS_futex_waitv || cprof::causal::futex_waits(op)) {
-    Block b;
-    const long rc = real_fn(number, a[0], a[1], a[2], a[3], a[4], a[5]);
-    if (rc >= 0) {
-      b.woken_by_other();
-    } else if (errno == ETIMEDOUT || errno == EINTR) {
-      b.self_wake();
-    }  // EAGAIN: the value had changed, it never slept
-    return rc;
-  }
-  return real_fn(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+  return cprof::causal::syscall_with_futex_rules(number, a, cprof::causal::FutexPath::syscall_function);
 }

@@ -14,6 +14,7 @@
 
 #include "causal/runtime/breakpoints.h"
 #include "causal/runtime/real_calls.h"
+#include "causal/runtime/syscall_dispatch.h"
 #include "format/writer.h"
 #include "sampler/runtime/hooks.h"
 #include "sampler/runtime/interpose.h"
@@ -42,24 +43,6 @@ std::string self_executable() {
   char buf[PATH_MAX];
   if (realpath("/proc/self/exe", buf) == nullptr) return {};
   return buf;
-}
-
-bool library_loaded(const char* name_part) {
-  struct Query {
-    const char* part;
-    bool found;
-  } q{name_part, false};
-  dl_iterate_phdr(
-      [](dl_phdr_info* info, size_t, void* p) {
-        auto* query = static_cast<Query*>(p);
-        if (info->dlpi_name != nullptr && std::strstr(info->dlpi_name, query->part) != nullptr) {
-          query->found = true;
-          return 1;
-        }
-        return 0;
-      },
-      &q);
-  return q.found;
 }
 
 const sampler::RuntimeHooks* hooks_table();
@@ -99,11 +82,6 @@ CausalRuntime* CausalRuntime::start(uint64_t period_ns) {
                                                    ProgressSource::breakpoint);
       rt->breakpoints_->add(p, bp.address + rt->load_bias_);
     }
-  }
-  if (library_loaded("libgomp")) {
-    rt->problems_.push_back(
-        "OpenMP (libgomp) futex waits are not interposed (inline syscall instructions): "
-        "predictions for programs that block in OpenMP barriers and locks may be wrong");
   }
   g_causal.store(rt, std::memory_order_release);
   sampler::set_runtime_hooks(hooks_table());
@@ -148,6 +126,12 @@ bool CausalRuntime::load_locations(std::string& error) {
   return true;
 }
 
+void CausalRuntime::start_dispatch() {
+  if (std::string warning = dispatch::refresh(); !warning.empty()) {
+    queue_message(format::MessageLevel::warning, std::move(warning));
+  }
+}
+
 void CausalRuntime::start_controller() {
   const sampler::Runtime* srt = sampler::Runtime::instance();
   if (srt == nullptr) return;
@@ -163,17 +147,19 @@ void CausalRuntime::start_controller() {
     const uint32_t id = fixed_.empty() ? static_cast<uint32_t>(pick % table_.size())
                                        : fixed_[pick % fixed_.size()];
     ExperimentPlan plan{&table_.at(id), *settings_.end_to_end_speedup, 0};
+    dispatch::set_trapping(plan.speedup > 0);
     controller->begin(plan);
     return;
   }
   sigset_t all;
   sigset_t old;
   sigfillset(&all);
-  pthread_sigmask(SIG_BLOCK, &all, &old);
+  // The real one: the interposer keeps SIGSYS unblocked in program threads.
+  real_pthread_sigmask_call(SIG_BLOCK, &all, &old);
   stop_requested_.store(false);
   controller_running_ = sampler::real_pthread_create()(&controller_thread_, nullptr,
                                                        &CausalRuntime::controller_main, this) == 0;
-  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  real_pthread_sigmask_call(SIG_SETMASK, &old, nullptr);
   if (!controller_running_) {
     queue_message(format::MessageLevel::error, "the experiment controller thread could not start");
   }
@@ -196,6 +182,9 @@ void CausalRuntime::controller_loop() {
       continue;
     }
     if (breakpoints_) breakpoints_->sync();
+    // Trapping inline futex calls feeds the delay accounting: needed only while delays
+    // are inserted (syscall_dispatch.h).
+    dispatch::set_trapping(plan->speedup > 0);
     controller->begin(*plan);
     uint64_t waited = 0;
     while (waited < plan->duration_ns && !stop_requested_.load(std::memory_order_acquire)) {
@@ -204,6 +193,7 @@ void CausalRuntime::controller_loop() {
     }
     if (breakpoints_) breakpoints_->sync();
     format::ExperimentRecord record = controller->finish();
+    dispatch::set_trapping(false);
     // An experiment cut short by the exit is dropped: the program was winding down, not
     // making progress as usual.
     if (stop_requested_.load(std::memory_order_acquire)) break;
@@ -225,6 +215,8 @@ void CausalRuntime::stop() {
     record.mode = format::ExperimentMode::end_to_end;
     queue(std::move(record));
   }
+  dispatch::set_trapping(false);
+  queue_futex_counts();
   for (size_t i = 0; i < progress_.size(); ++i) {
     const ProgressPoint* p = progress_.at(i);
     const RegionStats stats = p->region();
@@ -240,6 +232,23 @@ void CausalRuntime::stop() {
     r.dropped = p->dropped_durations();
     queue(std::move(r));
   }
+}
+
+void CausalRuntime::queue_futex_counts() {
+  const FutexCounts& c = futex_counts();
+  const auto n = [](const std::atomic<uint64_t>& v) { return std::to_string(v.load()); };
+  const auto via = static_cast<unsigned>(FutexPath::syscall_function);
+  const auto trapped = static_cast<unsigned>(FutexPath::dispatch);
+  if (c.waits[via] + c.wakes[via] + c.waits[trapped] + c.wakes[trapped] == 0 && !dispatch::active()) {
+    return;
+  }
+  // Parsed by the tests: keep the "futex waits intercepted: N" prefix.
+  queue_message(format::MessageLevel::info,
+                "futex waits intercepted: " + std::to_string(c.waits[via] + c.waits[trapped]) +
+                    " (syscall(): " + n(c.waits[via]) + " waits, " + n(c.wakes[via]) +
+                    " wakes; Syscall User Dispatch, " + dispatch::describe() + ": " +
+                    n(c.waits[trapped]) + " waits, " + n(c.wakes[trapped]) + " wakes, " +
+                    n(c.other_syscalls) + " other system calls)");
 }
 
 void CausalRuntime::queue(format::Record record) {
@@ -292,6 +301,9 @@ void CausalRuntime::hook_on_sample(sampler::ThreadState& ts, const uint64_t* fra
 void CausalRuntime::hook_thread_registered(sampler::ThreadState& ts) {
   CausalRuntime* rt = instance();
   if (rt == nullptr) return;
+  // On the new thread itself (adopted threads are registered from the main thread and
+  // asked by signal instead).
+  if (ts.tid == gettid()) dispatch::thread_started();
   auto* t = new CausalThread;
   rt->delays_.thread_started(t->delay);
   ts.extension = t;
@@ -320,6 +332,8 @@ void CausalRuntime::hook_thread_freed(sampler::ThreadState& ts) {
 void CausalRuntime::hook_fork_child() {
   CausalRuntime* rt = instance();
   if (rt == nullptr) return;
+  dispatch::fork_child();
+  dispatch::set_trapping(false);  // the parent's experiment does not go on here
   // Only the forking thread exists; the controller thread and any lock it held did not
   // come along. The child runs experiments of its own, written to its own file.
   rt->queue_ = new Queue;  // the parent's may be locked; its records are the parent's
@@ -336,6 +350,10 @@ void CausalRuntime::hook_fork_child() {
     rt->make_controller(std::move(config));
   }
   rt->start_controller();
+}
+
+void CausalRuntime::hook_modules_changed() {
+  if (CausalRuntime* rt = instance()) rt->start_dispatch();
 }
 
 void CausalRuntime::hook_drain(format::ResultsWriter& writer) {
@@ -374,6 +392,7 @@ const sampler::RuntimeHooks* hooks_table() {
       .on_thread_exit = &CausalRuntime::hook_thread_exit,
       .on_thread_freed = &CausalRuntime::hook_thread_freed,
       .on_fork_child = &CausalRuntime::hook_fork_child,
+      .on_modules_changed = &CausalRuntime::hook_modules_changed,
       .on_drain = &CausalRuntime::hook_drain,
   };
   return &hooks;

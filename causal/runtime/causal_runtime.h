@@ -57,6 +57,9 @@ class CausalRuntime {
   // process cannot run experiments; progress points still count.
   static CausalRuntime* start(uint64_t period_ns);
   static CausalRuntime* instance();
+  // After the sampling runtime started: Syscall User Dispatch for libraries that make
+  // inline futex calls (syscall_dispatch.h), if one is loaded.
+  void start_dispatch();
   // After the sampling runtime started: starts the controller thread.
   void start_controller();
   // At exit, before the sampling runtime stops: ends the experiments and queues the last
@@ -79,6 +82,7 @@ class CausalRuntime {
   static void hook_thread_exit(sampler::ThreadState& ts);
   static void hook_thread_freed(sampler::ThreadState& ts);
   static void hook_fork_child();
+  static void hook_modules_changed();
   static void hook_drain(format::ResultsWriter& writer);
 
  private:
@@ -91,6 +95,8 @@ class CausalRuntime {
   void run_experiment(const ExperimentPlan& plan);
   void queue(format::Record record);
   void queue_message(format::MessageLevel level, std::string text);
+  // The end-of-run count of the futex calls seen outside pthread (an info message).
+  void queue_futex_counts();
 
 
   CausalSettings settings_;

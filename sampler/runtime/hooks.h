@@ -38,6 +38,9 @@ struct RuntimeHooks {
   void (*on_thread_freed)(ThreadState& thread) = nullptr;
   // In a forked child, once the runtime runs again there (new file, new writer thread).
   void (*on_fork_child)() = nullptr;
+  // After dlopen/dlclose, on the calling thread, once the module list is refreshed and
+  // before the new modules' records are written.
+  void (*on_modules_changed)() = nullptr;
   // With the results writer locked (the writer thread's drain, before exec, at stop):
   // add the hook's own records.
   void (*on_drain)(format::ResultsWriter& writer) = nullptr;

@@ -87,6 +87,7 @@ void Runtime::after_failed_exec() {
 
 void Runtime::modules_changed() {
   modules_.refresh();
+  if (const RuntimeHooks* h = runtime_hooks(); h && h->on_modules_changed) h->on_modules_changed();
   drain(false);
 }
 

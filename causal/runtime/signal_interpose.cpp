@@ -1,0 +1,107 @@
+// Keeps SIGSYS usable for Syscall User Dispatch (syscall_dispatch.h) while it is on: the
+// program can neither block SIGSYS in a thread that traps (the kernel would kill the
+// process at the next trap, docs/causal.md) nor replace the handler; the SIGSYS action it
+// installs is kept aside and run for the SIGSYS that dispatch did not raise. With
+// dispatch off (no libgomp) every call is forwarded unchanged. Each forwards faithfully
+// to the next definition (RTLD_NEXT): same arguments, result and errno.
+
+#include <dlfcn.h>
+#include <signal.h>
+
+#include <atomic>
+#include <cerrno>
+
+#include "causal/runtime/real_calls.h"
+#include "causal/runtime/syscall_dispatch.h"
+
+namespace cprof::causal {
+namespace {
+
+template <typename Fn>
+Fn next_definition(std::atomic<Fn>& cache, const char* name) {
+  Fn fn = cache.load(std::memory_order_relaxed);
+  if (fn == nullptr) {
+    fn = reinterpret_cast<Fn>(dlsym(RTLD_NEXT, name));
+    cache.store(fn, std::memory_order_relaxed);
+  }
+  return fn;
+}
+
+using SigactionFn = int (*)(int, const struct sigaction*, struct sigaction*);
+using MaskFn = int (*)(int, const sigset_t*, sigset_t*);
+using SignalFn = sighandler_t (*)(int, sighandler_t);
+std::atomic<SigactionFn> g_sigaction{nullptr};
+std::atomic<MaskFn> g_pthread_sigmask{nullptr};
+std::atomic<MaskFn> g_sigprocmask{nullptr};
+std::atomic<SignalFn> g_signal{nullptr};
+
+// `set` without SIGSYS when the calling thread traps and the call would block it.
+const sigset_t* keep_sigsys(int how, const sigset_t* set, sigset_t& copy) {
+  if (set == nullptr || how == SIG_UNBLOCK || !dispatch::thread_on() || !sigismember(set, SIGSYS)) {
+    return set;
+  }
+  copy = *set;
+  sigdelset(&copy, SIGSYS);
+  return &copy;
+}
+
+}  // namespace
+
+int real_sigaction_call(int sig, const struct sigaction* action, struct sigaction* old) {
+  return next_definition(g_sigaction, "sigaction")(sig, action, old);
+}
+
+int real_pthread_sigmask_call(int how, const sigset_t* set, sigset_t* old) {
+  return next_definition(g_pthread_sigmask, "pthread_sigmask")(how, set, old);
+}
+
+}  // namespace cprof::causal
+
+namespace causal = cprof::causal;
+namespace dispatch = cprof::causal::dispatch;
+
+#define CPROF_EXPORT extern "C" __attribute__((visibility("default")))
+
+CPROF_EXPORT int sigaction(int sig, const struct sigaction* action, struct sigaction* old) {
+  if (sig == SIGSYS && dispatch::active()) {
+    // Ours stays installed; the program's is what it sees and what chain() runs.
+    if (old != nullptr) dispatch::program_action(old);
+    if (action != nullptr) dispatch::set_program_action(*action);
+    return 0;
+  }
+  struct sigaction copy;
+  if (action != nullptr && dispatch::active() && sigismember(&action->sa_mask, SIGSYS)) {
+    // A handler that blocks SIGSYS while it runs would die at its first trap.
+    copy = *action;
+    sigdelset(&copy.sa_mask, SIGSYS);
+    action = &copy;
+  }
+  return causal::real_sigaction_call(sig, action, old);
+}
+
+CPROF_EXPORT sighandler_t signal(int sig, sighandler_t handler) {
+  if (sig != SIGSYS || !dispatch::active()) {
+    return causal::next_definition(causal::g_signal, "signal")(sig, handler);
+  }
+  // glibc's signal(): BSD semantics (restart, the signal blocked while it runs).
+  struct sigaction action {};
+  action.sa_handler = handler;
+  action.sa_flags = SA_RESTART;
+  sigemptyset(&action.sa_mask);
+  sigaddset(&action.sa_mask, sig);
+  struct sigaction old {};
+  dispatch::program_action(&old);
+  dispatch::set_program_action(action);
+  return old.sa_handler;
+}
+
+CPROF_EXPORT int pthread_sigmask(int how, const sigset_t* set, sigset_t* old) {
+  sigset_t copy;
+  return causal::real_pthread_sigmask_call(how, causal::keep_sigsys(how, set, copy), old);
+}
+
+CPROF_EXPORT int sigprocmask(int how, const sigset_t* set, sigset_t* old) {
+  sigset_t copy;
+  return causal::next_definition(causal::g_sigprocmask, "sigprocmask")(
+      how, causal::keep_sigsys(how, set, copy), old);
+}
