@@ -34,6 +34,10 @@ CausalModel build_causal_model(const std::vector<ProcessProfile>& processes) {
   }));
   causal::PredictionOptions options;
   m.predictions = causal::predict_all(all, options);
+  // predict_all sorts by name; stable_sort keeps that as the tie order.
+  std::stable_sort(m.predictions.begin(), m.predictions.end(), [](const auto& a, const auto& b) {
+    return causal_impact(a) > causal_impact(b);
+  });
   for (const auto& [name, s] : regions) {
     m.regions.push_back(CausalRegion{name, s.count(), s.mean(), s.stddev(),
                                      static_cast<uint64_t>(s.min()),
@@ -49,6 +53,62 @@ const causal::PredictionPoint* best_point(const causal::LocationPrediction& p) {
     if (best == nullptr || pt.program_speedup > best->program_speedup + 1e-12) best = &pt;
   }
   return best;
+}
+
+double causal_impact(const causal::LocationPrediction& p) {
+  // Points are ascending by speedup; the curve starts at (0, 0) when no 0% point is there.
+  double area = 0, best = 0, prev_s = 0, prev_y = 0;
+  for (const auto& pt : p.points) {
+    if (pt.speedup <= 0) {
+      prev_y = pt.program_speedup;
+      continue;
+    }
+    area += (prev_y + pt.program_speedup) / 2 * (pt.speedup - prev_s);
+    best = std::max(best, area / pt.speedup);
+    prev_s = pt.speedup;
+    prev_y = pt.program_speedup;
+  }
+  return best;
+}
+
+namespace {
+
+struct Evidence {
+  uint32_t baseline = 0;      // experiments at 0%
+  uint32_t experiments = 0;   // at non-zero speedups
+  size_t speedups = 0;        // distinct non-zero speedups
+  size_t strong_speedups = 0; // of those, with kMinExperimentsPerPoint experiments
+};
+
+Evidence evidence(const causal::LocationPrediction& p) {
+  Evidence e;
+  for (const auto& pt : p.points) {
+    if (pt.speedup <= 0) {
+      e.baseline += pt.experiments;
+      continue;
+    }
+    e.experiments += pt.experiments;
+    ++e.speedups;
+    if (pt.experiments >= kMinExperimentsPerPoint) ++e.strong_speedups;
+  }
+  return e;
+}
+
+}  // namespace
+
+bool meets_minimum_evidence(const causal::LocationPrediction& p) {
+  const Evidence e = evidence(p);
+  return e.baseline >= kMinExperimentsPerPoint && e.strong_speedups >= kMinSpeedups;
+}
+
+std::string evidence_note(const causal::LocationPrediction& p) {
+  const Evidence e = evidence(p);
+  return fmt::format(
+      "{} experiment{} at {} speedup{}, baseline {}: {} the minimum evidence of {} per speedup "
+      "and baseline at {} speedups",
+      e.experiments, e.experiments == 1 ? "" : "s", e.speedups, e.speedups == 1 ? "" : "s",
+      e.baseline, meets_minimum_evidence(p) ? "meets" : "below", kMinExperimentsPerPoint,
+      kMinSpeedups);
 }
 
 std::string causal_verdict(const causal::LocationPrediction& p, const causal::PredictionPoint& pt) {

@@ -22,10 +22,18 @@ struct CausalRegion {
   uint64_t max_ns = 0;
 };
 
+// Minimum evidence for a curve to be trusted, stated next to every curve (docs/report.md):
+// a point needs this many experiments at its speedup (and the baseline as many), and a
+// curve this many non-zero speedups with such points. Below either, the curve is shown
+// with a note rather than hidden: a short run still says where to look.
+inline constexpr uint32_t kMinExperimentsPerPoint = 3;
+inline constexpr size_t kMinSpeedups = 3;
+
 struct CausalModel {
   size_t experiments = 0;
   size_t end_to_end_runs = 0;
-  std::vector<causal::LocationPrediction> predictions;  // by location, then progress point
+  // Ranked by impact (causal_impact), highest first; ties by location, then point.
+  std::vector<causal::LocationPrediction> predictions;
   std::vector<format::ProgressPointRecord> progress_points;  // distinct by name
   std::vector<CausalRegion> regions;
 
@@ -37,6 +45,14 @@ CausalModel build_causal_model(const std::vector<ProcessProfile>& processes);
 // The prediction point with the largest program speedup (ties: the smaller speedup), or
 // null for an empty curve.
 const causal::PredictionPoint* best_point(const causal::LocationPrediction& p);
+// Coz's ranking ("impact", viewer/ts/profile.ts max_normalized_area): the area under the
+// curve from 0 to s divided by s, maximised over the curve's speedups s. Rewards a curve
+// that rises early and stays up over one that has a single lucky point.
+double causal_impact(const causal::LocationPrediction& p);
+// Whether the curve meets the minimum evidence above, and a one-line note saying what it
+// rests on ("12 experiments at 4 speedups, baseline 5; meets the minimum evidence ...").
+bool meets_minimum_evidence(const causal::LocationPrediction& p);
+std::string evidence_note(const causal::LocationPrediction& p);
 // "speeding up foo.cpp:42 by 20% would speed up the program by about 9%".
 std::string causal_verdict(const causal::LocationPrediction& p, const causal::PredictionPoint& point);
 

@@ -36,6 +36,9 @@ void json_causal(JsonWriter& j, const Report& r) {
     } else {
       j.field("progress_point", p.progress_point);
     }
+    j.field("impact", causal_impact(p));
+    j.field("meets_minimum_evidence", meets_minimum_evidence(p));
+    j.field("evidence", evidence_note(p));
     j.key("points").begin_array();
     for (const auto& pt : p.points) {
       j.begin_object(true)
@@ -88,6 +91,7 @@ void text_causal(std::string& out, const Report& r) {
       fmt::format_to(o, "  no prediction: no location has both baseline (0%) and sped-up "
                         "experiments with progress yet; run longer\n");
     } else {
+      fmt::format_to(o, "  ranked by impact (Coz's: the best mean height of the curve from 0)\n");
       fmt::format_to(o, "  {:<32} {:<24} {:>9} {:>16}\n", "location", "progress point",
                      "speedup", "program speedup");
       std::vector<std::string> verdicts;
@@ -101,6 +105,7 @@ void text_causal(std::string& out, const Report& r) {
         fmt::format_to(o, "  {:<32} {:<24} {:>8.0f}% {:>15.1f}%\n", p.location, point,
                        best->speedup * 100.0, best->program_speedup * 100.0);
         verdicts.push_back(causal_verdict(p, *best));
+        verdicts.push_back("  (" + evidence_note(p) + ")");
       }
       for (const auto& v : verdicts) fmt::format_to(o, "  {}\n", v);
     }

@@ -19,6 +19,13 @@ namespace fs = std::filesystem;
 std::vector<ResultsFile> find_results_files(const fs::path& dir, int max_depth) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) {
+  if (fs::is_regular_file(dir, ec)) {  // one file named on the command line
+    const InputKind kind = input_kind_of(dir);
+    if (kind == InputKind::results && !format::looks_like_results_file(dir)) {
+      throw std::runtime_error(dir.string() + ": not a results, Coz, TSV or JSON-lines file");
+    }
+    return {ResultsFile{.path = dir, .run = "", .bytes = fs::file_size(dir, ec), .kind = kind}};
+  }
     throw std::runtime_error(dir.string() + ": " +
                              (fs::exists(dir, ec) ? "not a directory" : "no such directory"));
   }
@@ -31,10 +38,13 @@ std::vector<ResultsFile> find_results_files(const fs::path& dir, int max_depth) 
       if (it.depth() >= max_depth) it.disable_recursion_pending();
       continue;
     }
-    if (!it->is_regular_file(ec) || !format::looks_like_results_file(it->path())) continue;
+    if (!it->is_regular_file(ec)) continue;
+    const InputKind kind = input_kind_of(it->path());
+    if (kind == InputKind::results && !format::looks_like_results_file(it->path())) continue;
     ResultsFile f;
     f.path = it->path();
     const auto parent = it->path().parent_path().lexically_relative(dir);
+    f.kind = kind;
     f.run = parent == "." ? "" : parent.string();
     f.bytes = it->file_size(ec);
     files.push_back(std::move(f));
@@ -200,6 +210,18 @@ ProcessProfile load_process_file(const ResultsFile& file, std::vector<std::strin
   if (!p.has_process_record) {
     warnings.push_back(file.path.string() +
                        ": no process record (damaged start?); pid and settings unknown");
+  if (file.kind != InputKind::results) {
+    read_text_input(file.path, file.kind, [&](format::Record&& r) { builder(std::move(r)); },
+                    warnings);
+    builder.finish();
+    // Text inputs may leave out the process row: the file stands for one process.
+    if (!p.has_process_record) {
+      p.has_process_record = true;
+      p.process.executable = file.path.filename().string();
+      p.process.engine = input_kind_name(file.kind);
+    }
+    return p;
+  }
   }
   return p;
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "report/load/process_profile.h"
+#include "report/load/text_input.h"
 
 namespace cprof::report {
 
@@ -16,12 +17,14 @@ struct ResultsFile {
   std::filesystem::path path;
   std::string run;  // subdirectory relative to the scanned directory, "" at the top
   uint64_t bytes = 0;
+  InputKind kind = InputKind::results;  // or a Coz, TSV or JSON-lines file (text_input.h)
 };
 
 // Results files in dir and in its subdirectories down to max_depth levels (a results
 // directory of several runs: results/run1/..., results/run2/...), sorted by path.
-// Identified by their header, not their name. Throws std::runtime_error naming dir when it
-// is not a readable directory.
+// Identified by their header, not their name; Coz (*.coz), TSV (*.tsv) and JSON-lines
+// (*.jsonl) inputs by their extension. `dir` may also be one such file. Throws
+// std::runtime_error naming dir when it is neither a readable directory nor a file.
 std::vector<ResultsFile> find_results_files(const std::filesystem::path& dir, int max_depth = 2);
 
 // Loads one file. Throws format::FormatError for a file that is not a results file or is

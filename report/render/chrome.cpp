@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "report/profile/call_tree.h"
+#include "report/render/chrome_causal.h"
 #include "report/render/json_writer.h"
 #include "report/render/render.h"
 
@@ -119,6 +120,7 @@ std::string render_chrome(const Report& r, uint64_t max_events) {
     }
     // Samples per thread, in time order.
     std::vector<uint32_t> order(p.timeline.size());
+    chrome_causal_events(j, p, pid, us);  // experiments, progress rates, regions
     for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
       const auto& x = p.timeline[a];

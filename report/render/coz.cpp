@@ -1,6 +1,7 @@
-// `--format coz`: the report as a Coz profile (coz_writer.h). Without experiments (a
-// sampling run) it holds the startup and runtime lines and the samples per source line;
-// Coz's viewer then says the profile has no experiments, as it does for Coz's own.
+// `--format coz`: the report as a Coz profile (coz_writer.h): startup, every experiment
+// with its progress points (coz_experiments.cpp), the samples per source line, runtime.
+// Without experiments (a sampling run) Coz's viewer says the profile has no experiments,
+// as it does for Coz's own.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -24,7 +25,7 @@ void CozWriter::startup(uint64_t time_ns) {
 void CozWriter::experiment(std::string_view selected, double speedup, uint64_t duration_ns,
                            uint64_t selected_samples) {
   fmt::format_to(std::back_inserter(out_),
-                 "experiment\tselected={}\tspeedup={:.2f}\tduration={}\tselected-samples={}\n",
+                 "experiment\tselected={}\tspeedup={}\tduration={}\tselected-samples={}\n",
                  coz_field(selected), speedup, duration_ns, selected_samples);
 }
 
@@ -59,7 +60,7 @@ std::string render_coz(const Report& r) {
     runtime = std::max(runtime, p.duration_ns());
   }
   coz.startup(start == UINT64_MAX ? 0 : start);
-  // (report/causal/ adds its experiments and progress points here.)
+  coz_experiments(coz, r);
   // Coz counts samples per source line where the line is the innermost frame (self).
   const auto& table = r.symbols.table;
   for (const auto& row : r.flat.lines) {

@@ -9,8 +9,8 @@
 //   samples           location=FILE:LINE  count=N
 //   runtime           time=NS
 //
-// render_coz() writes the sampled part; the causal part (report/causal/) adds experiments
-// with experiment() and its points right after it, before runtime().
+// render_coz() writes the sampled part; coz_experiments() the experiments and their
+// points, between startup() and runtime().
 
 #include <cstdint>
 #include <string>
@@ -37,5 +37,12 @@ class CozWriter {
 
 // Tabs and newlines would split a field: they become spaces.
 std::string coz_field(std::string_view s);
+
+struct Report;
+// Every experiment of every process, in load order, as Coz writes them: its duration net
+// of the delays inserted, then a throughput-point line per throughput point and a
+// latency-point line per latency point. End-to-end runs become a throughput point named
+// "end-to-end" with one visit, which gives the same prediction (whole-run time per run).
+void coz_experiments(CozWriter& coz, const Report& r);
 
 }  // namespace cprof::report

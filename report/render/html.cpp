@@ -7,6 +7,8 @@
 
 #include <algorithm>
 
+#include "report/render/html_causal_plot.h"
+#include "report/render/html_escape.h"
 #include "report/render/render.h"
 #include "report/render/text_util.h"
 #include "report/render/text_views.h"
@@ -20,32 +22,7 @@ constexpr double kRowHeight = 17;
 constexpr double kMinBoxWidth = 0.8;  // narrower boxes (and their subtrees) are left out
 constexpr double kCharWidth = 6.6;    // 11px monospace, for cutting labels to fit
 
-std::string esc(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (const char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
+std::string esc(std::string_view s) { return html_escape(s); }
 
 std::string pct(double f) { return fmt::format("{:.2f}%", 100 * f); }
 
@@ -312,9 +289,9 @@ std::string render_html(const Report& r, const RenderOptions& o) {
       "symbols: {}</p>\n",
       r.processes.size(), r.processes.size() == 1 ? "" : "es", with_commas(r.threads()),
       with_commas(r.samples()), human_duration(r.flat.all.time_ns), esc(r.symbols.table.source));
-  // The causal profile (report/causal/) goes here: one SVG plot per location with its
+  // The causal profile: one SVG plot per location and progress point with its
   // confidence band. Kept first, because it is the answer when experiments exist.
-  out += "<section id=\"causal\"></section>\n";
+  html_causal_section(out, r.causal);
   out += "<section id=\"profile\">\n";
   processes(out, r);
   flat_table(out, r, o, false);

@@ -10,6 +10,8 @@
 #include <system_error>
 
 #include "report/render/render.h"
+#include "report/render/sqlite_causal.h"
+#include "report/render/sqlite_db.h"
 
 namespace cprof::report {
 namespace {
@@ -71,73 +73,6 @@ CREATE VIEW function_self AS
   JOIN functions f ON f.id = lf.function_id
   GROUP BY f.id ORDER BY time_ns DESC, samples DESC;
 )sql";
-
-class Db {
- public:
-  explicit Db(const std::string& path) {
-    if (sqlite3_open(path.c_str(), &db_) != SQLITE_OK)
-      error_ = db_ ? sqlite3_errmsg(db_) : "cannot open";
-  }
-  ~Db() {
-    for (auto* s : statements_) sqlite3_finalize(s);
-    sqlite3_close(db_);
-  }
-  Db(const Db&) = delete;
-  Db& operator=(const Db&) = delete;
-
-  bool ok() const { return error_.empty(); }
-  const std::string& error() const { return error_; }
-
-  void exec(const char* sql) {
-    if (!ok()) return;
-    char* message = nullptr;
-    if (sqlite3_exec(db_, sql, nullptr, nullptr, &message) != SQLITE_OK) {
-      error_ = message ? message : "SQL error";
-      sqlite3_free(message);
-    }
-  }
-
-  // A prepared INSERT; bind values in order with row(...).
-  sqlite3_stmt* prepare(const char* sql) {
-    sqlite3_stmt* s = nullptr;
-    if (ok() && sqlite3_prepare_v2(db_, sql, -1, &s, nullptr) != SQLITE_OK)
-      error_ = sqlite3_errmsg(db_);
-    statements_.push_back(s);
-    return s;
-  }
-
-  template <typename... Values>
-  void row(sqlite3_stmt* s, const Values&... values) {
-    if (!ok() || !s) return;
-    int i = 0;
-    (bind(s, ++i, values), ...);
-    if (sqlite3_step(s) != SQLITE_DONE) error_ = sqlite3_errmsg(db_);
-    sqlite3_reset(s);
-  }
-
- private:
-  static void bind(sqlite3_stmt* s, int i, const std::string& v) {
-    sqlite3_bind_text(s, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
-  }
-  static void bind(sqlite3_stmt* s, int i, const char* v) {
-    sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT);
-  }
-  static void bind(sqlite3_stmt* s, int i, double v) { sqlite3_bind_double(s, i, v); }
-  static void bind(sqlite3_stmt* s, int i, std::nullptr_t) { sqlite3_bind_null(s, i); }
-  static void bind(sqlite3_stmt* s, int i, const std::optional<double>& v) {
-    v ? sqlite3_bind_double(s, i, *v) : sqlite3_bind_null(s, i);
-  }
-  template <typename Int>
-  requires std::is_integral_v<Int>
-  static void bind(sqlite3_stmt* s, int i, Int v) {
-    // SQLite integers are signed 64-bit; addresses above 2^63 wrap, as in rocpd.
-    sqlite3_bind_int64(s, i, static_cast<sqlite3_int64>(v));
-  }
-
-  sqlite3* db_ = nullptr;
-  std::string error_;
-  std::vector<sqlite3_stmt*> statements_;
-};
 
 const char* status_name(format::EventStatus s) {
   switch (s) {
@@ -256,6 +191,7 @@ std::string write_sqlite(const Report& r, const std::string& path) {
     thread_base += p.threads.size();
     stack_base += p.stacks.size();
   }
+  write_sqlite_causal(db, r);  // experiments, progress, regions (sqlite_causal.cpp)
   db.exec("CREATE INDEX samples_stack ON samples(stack_id); COMMIT;");
   return db.ok() ? "" : db.error();
 }
