@@ -13,6 +13,7 @@
 #include "report/profile/call_tree.h"
 #include "report/profile/counters.h"
 #include "report/profile/flat_profile.h"
+#include "report/profile/gpu_profile.h"
 #include "report/symbols/symbol_table.h"
 
 namespace cprof::report {
@@ -24,6 +25,7 @@ struct Report {
   Breakdown breakdown;       // per thread, process and rank; process metrics (if built)
   CounterProfile counters;   // -e event values per function (empty without counters)
   std::optional<CallTree> tree;  // only when BuildOptions::call_tree
+  GpuProfile gpu;                // kernels, launch sites, devices, copies (empty without GPU records)
   CausalModel causal;            // experiments' predictions, progress points, timed regions
   std::vector<std::string> warnings;  // load and symbolization warnings, in order
   size_t files_found = 0;

@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "format/reader.h"
+#include "report/load/gpu_load.h"
 
 namespace cprof::report {
 namespace fs = std::filesystem;
@@ -140,6 +141,16 @@ class Builder {
   void add(format::ProgressPointRecord&& r) { p_.progress_points.push_back(std::move(r)); }
   void add(format::RegionRecord&& r) { p_.regions.push_back(std::move(r)); }
 
+  void add(format::KernelRecord&& r) {
+    saw_time(r.time_ns);
+    gpu_.add(std::move(r));
+  }
+  void add(format::CopyRecord&& r) {
+    saw_time(r.time_ns);
+    gpu_.add(std::move(r));
+  }
+  void add(format::GpuDeviceRecord&& r) { gpu_.add(std::move(r)); }
+
   // Record types this part does not use yet (causal experiments, GPU activity) are
   // read and ignored, so a newer writer never breaks the sampled profile.
   template <typename Other>
@@ -187,6 +198,7 @@ class Builder {
   int64_t last_tid_ = 0;
   uint32_t last_thread_ = ~uint32_t{0};
   IndexMap counts_;
+  GpuActivityBuilder gpu_{p_.gpu};
 };
 
 }  // namespace
@@ -271,6 +283,7 @@ LoadResult load_results(const std::vector<ResultsFile>& files, const LoadOptions
       ++result.files_failed;
     }
   }
+  merge_gpu_companions(result.processes);  // a .gpu.cprof file is its sampler's process
   return result;
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "format/records.h"
+#include "report/load/gpu_activity.h"
 #include "report/load/stack_table.h"
 
 namespace cprof::report {
@@ -61,6 +62,8 @@ struct ProcessProfile {
   std::vector<format::ExperimentRecord> experiments;
   std::vector<format::ProgressPointRecord> progress_points;
   std::vector<format::RegionRecord> regions;
+  // GPU kernels, copies and devices (docs/gpu.md), its companion .gpu.cprof files included.
+  GpuActivity gpu;
 
   StackTable stacks;
   std::vector<StackCount> counts;

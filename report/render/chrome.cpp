@@ -13,6 +13,7 @@
 
 #include "report/profile/call_tree.h"
 #include "report/render/chrome_causal.h"
+#include "report/render/gpu_render.h"
 #include "report/render/json_writer.h"
 #include "report/render/render.h"
 
@@ -176,6 +177,7 @@ std::string render_chrome(const Report& r, uint64_t max_events) {
       track.close_to(0, last_end);
     }
   }
+  chrome_gpu(j, r, max_events);
   j.end_array();
   j.end_object();
   return out;

@@ -9,6 +9,7 @@
 
 #include "report/render/html_causal_plot.h"
 #include "report/render/html_escape.h"
+#include "report/render/gpu_render.h"
 #include "report/render/render.h"
 #include "report/render/text_util.h"
 #include "report/render/text_views.h"
@@ -300,7 +301,9 @@ std::string render_html(const Report& r, const RenderOptions& o) {
   threads(out, r, o);
   ranks(out, r);
   counters(out, r, o);
-  out += "</section>\n</body></html>\n";
+  out += "</section>\n";
+  html_gpu(out, r, o);
+  out += "</body></html>\n";
   return out;
 }
 

@@ -1,6 +1,7 @@
 // `--format json`: the whole report as one JSON document. The schema is documented in
 // docs/report.md; the `profile` fields are a contract (../shared/design.md).
 #include "report/render/json_views.h"
+#include "report/render/gpu_render.h"
 #include "report/causal/causal_render.h"
 #include "report/render/json_writer.h"
 #include "report/render/render.h"
@@ -169,6 +170,7 @@ std::string render_json(const Report& r, const RenderOptions& o) {
   json_profile_views(j, r, o);
   j.end_object();
   json_causal(j, r);
+  json_gpu(j, r, o);
   j.end_object();
   return out;
 }

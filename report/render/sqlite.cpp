@@ -9,6 +9,7 @@
 #include <optional>
 #include <system_error>
 
+#include "report/render/gpu_render.h"
 #include "report/render/render.h"
 #include "report/render/sqlite_causal.h"
 #include "report/render/sqlite_db.h"
@@ -192,6 +193,7 @@ std::string write_sqlite(const Report& r, const std::string& path) {
     stack_base += p.stacks.size();
   }
   write_sqlite_causal(db, r);  // experiments, progress, regions (sqlite_causal.cpp)
+  write_sqlite_gpu(db, r);     // kernels, copies, GPU devices (gpu_sqlite.cpp)
   db.exec("CREATE INDEX samples_stack ON samples(stack_id); COMMIT;");
   return db.ok() ? "" : db.error();
 }

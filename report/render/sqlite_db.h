@@ -67,6 +67,9 @@ class Db {
   static void bind(sqlite3_stmt* s, int i, const std::optional<double>& v) {
     v ? sqlite3_bind_double(s, i, *v) : sqlite3_bind_null(s, i);
   }
+  static void bind(sqlite3_stmt* s, int i, const std::optional<int64_t>& v) {
+    v ? sqlite3_bind_int64(s, i, *v) : sqlite3_bind_null(s, i);
+  }
   template <typename Int>
   requires std::is_integral_v<Int>
   static void bind(sqlite3_stmt* s, int i, Int v) {

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "report/causal/causal_render.h"
+#include "report/render/gpu_render.h"
 #include "report/render/render.h"
 #include "report/render/text_util.h"
 #include "report/render/text_views.h"
@@ -187,6 +188,7 @@ std::string render_text(const Report& report, const RenderOptions& options) {
     text_breakdown(out, report, options);
   }
   text_counters(out, report, options);
+  text_gpu(out, report, options);
   text_causal(out, report);
   return out;
 }

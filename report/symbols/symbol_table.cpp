@@ -26,26 +26,35 @@ struct ProcessAddresses {
   std::vector<uint32_t> module;        // global module id per lookup, kNoModule when unmapped
   std::vector<uint64_t> elf;           // ELF address per lookup
   std::vector<uint32_t> frame_lookup;  // per frame of the stack table: index into lookups
+  std::vector<uint32_t> launch_frame_lookup;  // the same for the GPU launch stacks
 };
 
-ProcessAddresses collect_addresses(const ProcessProfile& p, const std::vector<uint32_t>& global_module) {
-  ProcessAddresses out;
-  const auto& st = p.stacks;
-  // One hash probe per frame gives both the distinct addresses and each frame's index.
-  IndexMap index;
-  out.frame_lookup.resize(st.all_frames().size());
+// Adds the frames of one stack table. all_returns: every frame is a return address (GPU
+// launch stacks); otherwise frame 0 is an interrupted PC (samples).
+void add_stack_addresses(const StackTable& st, bool all_returns, IndexMap& index,
+                         std::vector<uint64_t>& lookups, std::vector<uint32_t>& frame_lookup) {
+  frame_lookup.resize(st.all_frames().size());
   for (uint32_t s = 0; s < st.size(); ++s) {
     const auto frames = st.frames(s);
     const uint64_t base = st.offset(s);
     for (size_t i = 0; i < frames.size(); ++i) {
-      const uint64_t lookup = i == 0 || frames[i] == 0 ? frames[i] : frames[i] - 1;
+      const uint64_t lookup =
+          (i == 0 && !all_returns) || frames[i] == 0 ? frames[i] : frames[i] - 1;
       bool inserted = false;
       const uint32_t k =
-          index.find_or_insert(lookup, static_cast<uint32_t>(out.lookups.size()), inserted);
-      if (inserted) out.lookups.push_back(lookup);
-      out.frame_lookup[base + i] = k;
+          index.find_or_insert(lookup, static_cast<uint32_t>(lookups.size()), inserted);
+      if (inserted) lookups.push_back(lookup);
+      frame_lookup[base + i] = k;
     }
   }
+}
+
+ProcessAddresses collect_addresses(const ProcessProfile& p, const std::vector<uint32_t>& global_module) {
+  ProcessAddresses out;
+  // One hash probe per frame gives both the distinct addresses and each frame's index.
+  IndexMap index;
+  add_stack_addresses(p.stacks, false, index, out.lookups, out.frame_lookup);
+  add_stack_addresses(p.gpu.launch_stacks, true, index, out.lookups, out.launch_frame_lookup);
   // Modules are sorted by start; max_end[k] (the highest end among modules[0..k]) lets the
   // backward scan stop early. Overlaps (a range reused after dlclose): the latest wins.
   const auto& mods = p.modules;
@@ -198,6 +207,7 @@ SymbolizedProfiles symbolize_profiles(const std::vector<ProcessProfile>& process
 
   // 5. Every frame of every stack table -> its location.
   out.frame_locations.resize(processes.size());
+  out.launch_frame_locations.resize(processes.size());
   tbb::parallel_for(size_t{0}, processes.size(), [&](size_t p) {
     auto& pa = addresses[p];
     std::vector<uint32_t> location_of(pa.lookups.size(), 0);
@@ -210,6 +220,9 @@ SymbolizedProfiles symbolize_profiles(const std::vector<ProcessProfile>& process
     auto& locations = out.frame_locations[p];
     locations.resize(pa.frame_lookup.size());
     for (size_t k = 0; k < locations.size(); ++k) locations[k] = location_of[pa.frame_lookup[k]];
+    auto& launch = out.launch_frame_locations[p];
+    launch.resize(pa.launch_frame_lookup.size());
+    for (size_t k = 0; k < launch.size(); ++k) launch[k] = location_of[pa.launch_frame_lookup[k]];
     pa = {};  // done with it: free it while the other processes finish
   });
   return out;

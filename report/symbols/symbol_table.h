@@ -63,6 +63,8 @@ struct SymbolizedProfiles {
   SymbolTable table;
   // Per process, parallel to its StackTable::all_frames(): the location of each frame.
   std::vector<std::vector<uint32_t>> frame_locations;
+  // The same for the GPU launch stacks (ProcessProfile::gpu.launch_stacks).
+  std::vector<std::vector<uint32_t>> launch_frame_locations;
   std::vector<std::string> warnings;
 };
 

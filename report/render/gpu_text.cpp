@@ -1,0 +1,228 @@
+// The text report's GPU tables: shown only when the results hold GPU records, each
+// table fitting `width` columns; `--top` limits the kernel and launch-site rows.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "report/render/gpu_render.h"
+#include "report/render/text_util.h"
+#include "report/render/text_views.h"
+
+namespace cprof::report {
+namespace {
+
+constexpr double kTreeMinFraction = 0.005;  // launch-tree nodes under 0.5% are hidden
+constexpr size_t kTreeMaxIndent = 40;
+
+void line(std::string& out, size_t width, const std::string& text) {
+  out += fit_right(text, width);
+  out += '\n';
+}
+
+size_t shown(size_t rows, size_t top) { return top == 0 ? rows : std::min(top, rows); }
+
+std::string percent(double f) { return fmt::format("{:>6.2f}%", 100 * f); }
+
+std::string ns(double v) { return human_duration(static_cast<uint64_t>(v + 0.5)); }
+
+std::string plural(uint64_t n, const char* word) {
+  return fmt::format("{} {}{}", with_commas(n), word, n == 1 ? "" : "s");
+}
+
+void summary(std::string& out, const Report& r, const RenderOptions& o) {
+  const auto& g = r.gpu;
+  std::string engines;
+  for (const auto& e : g.engines) engines += (engines.empty() ? "" : ", ") + e;
+  std::string s = fmt::format("GPU: {} ({} timed, {} of kernel time)", plural(g.kernels, "kernel"),
+                              with_commas(g.timed_kernels), human_duration(g.kernel_ns));
+  s += fmt::format(", {} cop{} ({})", with_commas(g.copies), g.copies == 1 ? "y" : "ies",
+                   human_bytes(g.copy_bytes));
+  s += fmt::format(" on {}", plural(g.devices.size(), "device"));
+  if (!engines.empty()) s += "; recorded by " + engines;
+  line(out, o.width, s);
+}
+
+void kernels(std::string& out, const Report& r, const RenderOptions& o) {
+  const auto& rows = r.gpu.kernel_rows;
+  if (rows.empty()) return;
+  const size_t n = shown(rows.size(), o.top);
+  out += '\n';
+  line(out, o.width, fmt::format("GPU kernels by total time (top {} of {})", n, with_commas(rows.size())));
+  // Fixed columns take 70; the kernel name gets the rest.
+  const size_t rest = o.width > 90 ? o.width - 70 : 20;
+  line(out, o.width,
+       fmt::format("{:>7} {:>9} {:>10} {:>9} {:>9} {:>9} {:>9}  {}", "time%", "total", "calls",
+                   "mean", "min", "max", "stddev", "kernel"));
+  uint64_t untimed = 0;
+  for (const auto& row : rows) untimed += row.untimed;
+  for (size_t i = 0; i < n; ++i) {
+    const auto& k = rows[i];
+    const auto& d = k.duration_ns;
+    line(out, o.width,
+         fmt::format("{} {:>9} {:>10} {:>9} {:>9} {:>9} {:>9}  {}",
+                     percent(r.gpu.fraction({k.calls, k.total_ns})), human_duration(k.total_ns),
+                     with_commas(k.calls), ns(d.mean()), ns(d.min()), ns(d.max()), ns(d.stddev()),
+                     compact_function_name(gpu_kernel_label(k.name), rest)));
+  }
+  if (untimed) {
+    line(out, o.width,
+         fmt::format("  ({} without device times: counted in calls, not in time)",
+                     plural(untimed, "call")));
+  }
+}
+
+void launch_sites(std::string& out, const Report& r, const RenderOptions& o) {
+  const auto& table = r.symbols.table;
+  const bool by_line = o.by == RowKind::line;
+  const auto& rows = by_line ? r.gpu.launch_lines : r.gpu.launch_functions;
+  if (rows.empty()) return;
+  const size_t n = shown(rows.size(), o.top);
+  out += '\n';
+  line(out, o.width,
+       fmt::format("GPU kernel time by launching {} (top {} of {}; self = the launch site, the "
+                   "innermost frame outside the GPU runtime)",
+                   by_line ? "line" : "function", n, with_commas(rows.size())));
+  constexpr size_t kFixed = 38;
+  const size_t rest = o.width > kFixed + 20 ? o.width - kFixed : 20;
+  const size_t where_width = std::min<size_t>(30, rest / 2);
+  line(out, o.width,
+       fmt::format("{:>7} {:>7} {:>9} {:>10}  {}", "self%", "total%", "self", "calls",
+                   by_line ? "location (function)" : "function (location)"));
+  for (size_t i = 0; i < n; ++i) {
+    const auto& row = rows[i];
+    std::string name, where;
+    if (row.id == GpuLaunchRow::kNoSite) {
+      name = "[no launch stack]";
+    } else if (by_line) {
+      const auto& l = table.lines[row.id];
+      name = l.file.empty() ? table.line_label(row.id)
+                            : fmt::format("{}:{}", base_name(l.file), l.line);
+      if (!l.file.empty()) where = table.functions[l.function].name;
+    } else {
+      const auto& f = table.functions[row.id];
+      name = f.name;
+      if (!f.file.empty()) where = fmt::format("{}:{}", base_name(f.file), f.line);
+    }
+    std::string cells;
+    if (by_line) {
+      const std::string loc = fit_left(name, where_width);
+      cells = where.empty() ? loc : loc + "  " + fit_right(where, rest - loc.size() - 2);
+    } else {
+      const std::string loc = fit_left(where, where_width);
+      const size_t name_width = loc.empty() ? rest : rest - loc.size() - 2;
+      cells = compact_function_name(name, name_width);
+      if (!loc.empty()) cells += std::string(name_width - cells.size() + 2, ' ') + loc;
+    }
+    line(out, o.width,
+         fmt::format("{} {} {:>9} {:>10}  {}", percent(r.gpu.fraction(row.self)),
+                     percent(r.gpu.fraction(row.total)), human_duration(row.self.time_ns),
+                     with_commas(row.self.calls), cells));
+  }
+}
+
+void launch_tree(std::string& out, const Report& r, const RenderOptions& o) {
+  const auto& nodes = r.gpu.launch_tree;
+  if (nodes.size() <= 1) return;
+  const double min_fraction = o.top == 0 ? 0.0 : kTreeMinFraction;
+  const size_t max_lines = o.top == 0 ? SIZE_MAX : o.top;
+  out += '\n';
+  line(out, o.width,
+       fmt::format("GPU kernel time by launch stack, top-down ({} nodes{})",
+                   with_commas(nodes.size() - 1),
+                   o.top == 0 ? "" : fmt::format("; at most {} lines; under 0.5% hidden", max_lines)));
+  line(out, o.width,
+       fmt::format("{:>7} {:>7} {:>9} {:>10}  {}", "total%", "self%", "total", "calls", "function"));
+  const size_t rest = o.width > 60 ? o.width - 38 : 20;
+  size_t lines = 0, hidden = 0;
+  std::vector<uint32_t> todo(nodes[0].children.rbegin(), nodes[0].children.rend());
+  while (!todo.empty()) {
+    const uint32_t id = todo.back();
+    todo.pop_back();
+    const auto& n = nodes[id];
+    if (r.gpu.fraction(n.total) < min_fraction || lines == max_lines) {
+      ++hidden;
+      continue;
+    }
+    const size_t depth = n.depth - 1;
+    std::string indent(std::min(2 * depth, kTreeMaxIndent), ' ');
+    if (2 * depth > kTreeMaxIndent) indent += fmt::format("[{}] ", depth);
+    const std::string name = gpu_site_function(r, {.function = n.function});
+    line(out, o.width,
+         fmt::format("{} {} {:>9} {:>10}  {}{}", percent(r.gpu.fraction(n.total)),
+                     percent(r.gpu.fraction(n.self)), human_duration(n.total.time_ns),
+                     with_commas(n.total.calls), indent,
+                     fit_right(name, rest > indent.size() + 10 ? rest - indent.size() : 10)));
+    ++lines;
+    for (auto it = n.children.rbegin(); it != n.children.rend(); ++it) todo.push_back(*it);
+  }
+  if (hidden) line(out, o.width, fmt::format("  ({} subtrees hidden)", with_commas(hidden)));
+}
+
+void devices(std::string& out, const Report& r, const RenderOptions& o) {
+  std::vector<const GpuDeviceRow*> rows;
+  for (const auto& d : r.gpu.devices) {
+    if (d.kernels) rows.push_back(&d);
+  }
+  if (rows.empty()) return;
+  out += '\n';
+  line(out, o.width,
+       "GPU devices (busy = the union of kernel times over the span from the first kernel's "
+       "start to the last one's end)");
+  const size_t rest = o.width > 70 ? o.width - 54 : 16;
+  line(out, o.width,
+       fmt::format("{:>7} {:>9} {:>9} {:>10} {:>7} {:>7}  {}", "busy%", "busy", "span", "kernels",
+                   "queues", "gaps", "device"));
+  for (const auto* d : rows) {
+    line(out, o.width,
+         fmt::format("{} {:>9} {:>9} {:>10} {:>7} {:>7}  {}", percent(d->busy.busy_fraction()),
+                     human_duration(d->busy.busy_ns), human_duration(d->busy.span_ns()),
+                     with_commas(d->kernels), d->queues, with_commas(d->busy.gaps),
+                     fit_right(gpu_device_label(*d), rest)));
+  }
+  out += '\n';
+  line(out, o.width, "Idle gaps between kernels, by length (count)");
+  std::string head;
+  static constexpr const char* kBuckets[kIdleGapBuckets] = {
+      "<10us", "10-20us", "20-50us", "50-100us", ".1-1ms", "1-10ms", "10-100ms", ">=100ms"};
+  for (const char* b : kBuckets) head += fmt::format("{:>9}", b);
+  line(out, o.width, head + "  device");
+  const size_t name_width = o.width > 9 * kIdleGapBuckets + 12 ? o.width - 9 * kIdleGapBuckets - 2 : 10;
+  for (const auto* d : rows) {
+    std::string s;
+    for (const uint64_t c : d->busy.gap_counts) s += fmt::format("{:>9}", short_count(c));
+    line(out, o.width, s + "  " + fit_right(gpu_device_label(*d), name_width));
+  }
+}
+
+void copies(std::string& out, const Report& r, const RenderOptions& o) {
+  const auto& rows = r.gpu.copy_rows;
+  if (rows.empty()) return;
+  out += '\n';
+  line(out, o.width, "GPU copies by direction (GB/s over the timed copies)");
+  line(out, o.width,
+       fmt::format("{:<18} {:>10} {:>10} {:>9} {:>9} {:>9} {:>9}", "direction", "copies", "bytes",
+                   "time", "mean", "GB/s", "untimed"));
+  for (const auto& c : rows) {
+    line(out, o.width,
+         fmt::format("{:<18} {:>10} {:>10} {:>9} {:>9} {:>9} {:>9}", copy_direction_name(c.direction),
+                     with_commas(c.count), human_bytes(c.bytes), human_duration(c.time_ns),
+                     ns(c.duration_ns.mean()),
+                     c.timed ? fmt::format("{:.2f}", c.gb_per_s()) : std::string("-"),
+                     with_commas(c.count - c.timed)));
+  }
+}
+
+}  // namespace
+
+void text_gpu(std::string& out, const Report& r, const RenderOptions& o) {
+  if (r.gpu.empty()) return;  // no section at all: nothing was recorded, nothing to say
+  out += '\n';
+  summary(out, r, o);
+  kernels(out, r, o);
+  launch_sites(out, r, o);
+  if (o.view == View::tree) launch_tree(out, r, o);
+  devices(out, r, o);
+  copies(out, r, o);
+}
+
+}  // namespace cprof::report
