@@ -8,27 +8,31 @@
 #   plain          the program alone
 #   sr             sample-run (CPU sampling only, no --gpu): the sampler's share
 #   sr-gpu         sample-run --gpu: CPU sampling + the CUDA tool with launch stacks
+#                  (driver API callbacks, the default)
+#   sr-gpu-both    the same with CPROF_CUDA_API=both (runtime and driver callbacks)
 #   sr-gpu-nostk   sample-run --gpu with CPROF_GPU_STACKS=0: the tool without stacks
+#   sr-gpu-act     CPROF_CUDA_API=none: CUPTI's activity records only, no callbacks
 # Each run is timed from outside (cprof-bench-time: wall of the whole command, CUDA's and
 # the tools' start and exit included) and inside (the program's launch loop, wall_ms).
 # Ratios are per round against that round's plain run; the table shows the median and
 # [min..max] over the rounds. Target: sr-gpu command wall at most 1.05.
 #
-# Environment: BENCH_ARGS (default "100000 10": 100k launches, a stream synchronize after
-# every 10), KEEP=1 keeps the temp dir.
+# Environment: BENCH_ARGS (default "100000 10 0": 100k launches, a stream synchronize
+# after every 10, kernels that return at once; a third number makes each kernel spin that
+# many ns), KEEP=1 keeps the temp dir.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../sampler/common.sh"
 find_build_tools "${1:-}" cprof-bench-cuda-launches cprof-bench-time sample-run
 rounds=${2:-7}
 ((rounds >= 5)) || { echo "$0: at least 5 rounds" >&2; exit 1; }
-bench_args=${BENCH_ARGS:-100000 10}
+bench_args=${BENCH_ARGS:-100000 10 0}
 program=$BIN/cprof-bench-cuda-launches
 
 tmp=$(mktemp -d /tmp/cprof-cuda-overhead.XXXXXX)
 if [[ ${KEEP:-0} != 1 ]]; then trap 'rm -rf "$tmp"' EXIT; fi
 data=$tmp/data  # config round cmd_wall_s loop_ms kernels_recorded
-configs=(plain sr sr-gpu sr-gpu-nostk)
+configs=(plain sr sr-gpu sr-gpu-both sr-gpu-nostk sr-gpu-act)
 
 run_one() {  # run_one CONFIG ROUND
   local config=$1 round=$2 res=$tmp/res
@@ -40,7 +44,11 @@ run_one() {  # run_one CONFIG ROUND
       "$program" $bench_args >"$tmp/out" ;;
     sr-gpu) "$BIN/cprof-bench-time" "$tmp/time" -- "$BIN/sample-run" -q --gpu -o "$res" -- \
       "$program" $bench_args >"$tmp/out" ;;
+    sr-gpu-both) CPROF_CUDA_API=both "$BIN/cprof-bench-time" "$tmp/time" -- "$BIN/sample-run" \
+      -q --gpu -o "$res" -- "$program" $bench_args >"$tmp/out" ;;
     sr-gpu-nostk) CPROF_GPU_STACKS=0 "$BIN/cprof-bench-time" "$tmp/time" -- "$BIN/sample-run" \
+      -q --gpu -o "$res" -- "$program" $bench_args >"$tmp/out" ;;
+    sr-gpu-act) CPROF_CUDA_API=none "$BIN/cprof-bench-time" "$tmp/time" -- "$BIN/sample-run" \
       -q --gpu -o "$res" -- "$program" $bench_args >"$tmp/out" ;;
   esac
   local kernels=NA

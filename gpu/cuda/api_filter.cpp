@@ -24,4 +24,12 @@ ApiKind classify_api(std::string_view name) {
   return ApiKind::none;
 }
 
+std::optional<ApiDomains> parse_api_domains(std::string_view value) {
+  if (value.empty() || value == "driver") return ApiDomains{false, true};
+  if (value == "runtime") return ApiDomains{true, false};
+  if (value == "both") return ApiDomains{true, true};
+  if (value == "none") return ApiDomains{false, false};
+  return std::nullopt;
+}
+
 }  // namespace cprof::gpu::cuda

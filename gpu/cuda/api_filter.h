@@ -5,6 +5,7 @@
 // functions added by later toolkits are caught without a list of ids.
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 namespace cprof::gpu::cuda {
@@ -18,5 +19,15 @@ enum class ApiKind : uint8_t {
 
 // Runtime (cuda*) and driver (cu*) names alike.
 ApiKind classify_api(std::string_view name);
+
+// Which callback domains to watch (CPROF_CUDA_API): "driver" (the default: the runtime
+// calls the driver, so driver callbacks see runtime launches too, one callback per launch
+// instead of two), "runtime", "both", or "none" (activity only: no launch stacks, threads
+// or submission times). Anything else: nullopt.
+struct ApiDomains {
+  bool runtime = false;
+  bool driver = true;
+};
+std::optional<ApiDomains> parse_api_domains(std::string_view value);
 
 }  // namespace cprof::gpu::cuda

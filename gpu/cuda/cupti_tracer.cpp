@@ -39,6 +39,11 @@ std::string CuptiTracer::start() {
     std::lock_guard lock(activity_mutex_);
     calibrate_locked();
   }
+  const char* api = std::getenv("CPROF_CUDA_API");
+  const auto domains = parse_api_domains(api != nullptr ? api : "");
+  if (!domains) {
+    return std::string("CPROF_CUDA_API=") + api + ": expected driver, runtime, both or none";
+  }
   g_tracer = this;
   std::string err;
   if (const CUptiResult r = cuptiSubscribe(&subscriber_, &CuptiTracer::on_api, this);
@@ -47,11 +52,11 @@ std::string CuptiTracer::start() {
     err = cupti_error("cuptiSubscribe", r);
     subscriber_ = nullptr;
   }
-  if (err.empty()) {
+  if (err.empty() && domains->runtime) {
     err = enable_callbacks(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE,
                            runtime_kinds_);
   }
-  if (err.empty()) {
+  if (err.empty() && domains->driver) {
     err = enable_callbacks(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE,
                            driver_kinds_);
   }

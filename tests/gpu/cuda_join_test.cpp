@@ -50,6 +50,18 @@ TEST(CudaApiFilter, WatchesLaunchesAndCopiesOfBothApis) {
   EXPECT_EQ(classify_api(""), ApiKind::none);
 }
 
+TEST(CudaApiFilter, DomainsFromTheEnvironment) {
+  const auto d = parse_api_domains("");
+  ASSERT_TRUE(d.has_value());
+  EXPECT_TRUE(d->driver);
+  EXPECT_FALSE(d->runtime);
+  EXPECT_TRUE(parse_api_domains("runtime")->runtime);
+  EXPECT_FALSE(parse_api_domains("runtime")->driver);
+  EXPECT_TRUE(parse_api_domains("both")->runtime && parse_api_domains("both")->driver);
+  EXPECT_FALSE(parse_api_domains("none")->runtime || parse_api_domains("none")->driver);
+  EXPECT_FALSE(parse_api_domains("Driver").has_value());
+}
+
 TEST(CudaLaunchJoin, OneRecordTakesItsLaunchOnce) {
   LaunchJoin join;
   join.add(7, launch_at(100, 42, {1, 2}), false);
