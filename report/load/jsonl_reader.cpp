@@ -26,7 +26,16 @@ class JsonFields : public RowFields {
   }
   uint64_t u64(std::string_view field) const override {
     const JsonValue* v = scalar(field);
-    return v == nullptr ? 0 : parse_u64_field(field, v->text);
+    if (v == nullptr) return 0;
+    // JSON writers may spell a whole number 1e9 or 1000.0: taken when it is one.
+    if (v->kind == Kind::number && v->text.find_first_of(".eE") != std::string::npos) {
+      const double d = parse_f64_field(field, v->text);
+      if (d < 0 || d >= 18446744073709551616.0 || d != static_cast<double>(static_cast<uint64_t>(d))) {
+        throw RowError(std::string(field) + ": not an unsigned integer: '" + v->text + "'");
+      }
+      return static_cast<uint64_t>(d);
+    }
+    return parse_u64_field(field, v->text);
   }
   int64_t i64(std::string_view field) const override {
     const JsonValue* v = scalar(field);

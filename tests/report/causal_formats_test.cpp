@@ -1,0 +1,206 @@
+// The causal profile in every format that shows it (causal_fixture.h): text and json
+// ranked by impact with the evidence note, the HTML plots loaded in headless Chromium,
+// the SQLite tables queried with sqlite3, the Chrome trace's experiment track. A
+// missing tool skips its test with a message saying which.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <regex>
+
+#include "report/render/html_causal_plot.h"
+#include "report/render/render.h"
+#include "tests/report/causal_fixture.h"
+#include "tests/report/tool_shell.h"
+
+namespace cprof::report {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::run_shell;
+using testing::TempDir;
+
+void write_file(const fs::path& path, const std::string& data) {
+  std::ofstream out(path, std::ios::binary);
+  out << data;
+}
+
+size_t count(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+  return n;
+}
+
+// The numbers in an SVG coordinate list ("x,y x,y ..." or "Mx,y Lx,y ...").
+std::vector<double> coordinates(const std::string& list) {
+  std::vector<double> out;
+  static const std::regex number(R"(-?[0-9]+(\.[0-9]+)?)");
+  for (auto it = std::sregex_iterator(list.begin(), list.end(), number); it != std::sregex_iterator();
+       ++it) {
+    out.push_back(std::stod(it->str()));
+  }
+  return out;
+}
+
+TEST(CausalFormats, RankedByImpactWithVerdictAndEvidence) {
+  TempDir dir;
+  const Report r = testing::causal_report(dir.path());
+  ASSERT_EQ(r.causal.predictions.size(), 4u);
+  // hot (half the line's speedup) before cold (a tenth), though "cold" sorts first.
+  EXPECT_EQ(r.causal.predictions[0].location, testing::kHotLocation);
+  EXPECT_EQ(r.causal.predictions[3].location, testing::kColdLocation);
+  EXPECT_GT(causal_impact(r.causal.predictions[0]), causal_impact(r.causal.predictions[3]));
+  EXPECT_TRUE(meets_minimum_evidence(r.causal.predictions[0]));
+  const std::string text = render_text(r, {});
+  EXPECT_NE(text.find("  speeding up hot<int>::run by 75% would speed up the program by about 3"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("    (9 experiments at 3 speedups, baseline 4: meets the minimum evidence of "
+                      "3 per speedup and baseline at 3 speedups)"),
+            std::string::npos)
+      << text;
+  EXPECT_LT(text.find("speeding up hot<int>::run"), text.find("speeding up cold.cpp:7"));
+  const std::string json = render_json(r, {});
+  EXPECT_NE(json.find("\"meets_minimum_evidence\": true"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"impact\": "), std::string::npos);
+}
+
+TEST(CausalFormats, EvidenceBelowTheMinimumIsSaid) {
+  causal::LocationPrediction p{"f.cpp:1", "ops", {{0, 0, NAN, NAN, 2}, {0.5, 0.2, NAN, NAN, 1}}};
+  EXPECT_FALSE(meets_minimum_evidence(p));
+  EXPECT_EQ(evidence_note(p), "1 experiment at 1 speedup, baseline 2: below the minimum evidence "
+                              "of 3 per speedup and baseline at 3 speedups");
+  // Coz's impact: the best mean height from 0: 0.1 (the triangle up to 0.5 over 0.5).
+  EXPECT_NEAR(causal_impact(p), 0.1, 1e-12);
+}
+
+TEST(CausalFormats, PlotSvgHasBandCurvePointsAndAxes) {
+  TempDir dir;
+  const Report r = testing::causal_report(dir.path());
+  const auto& hot = r.causal.predictions[0];
+  const std::string svg = causal_plot_svg(hot);
+  EXPECT_EQ(count(svg, "<circle class=\"pt\""), hot.points.size());
+  EXPECT_EQ(count(svg, "<polygon class=\"ci\""), 1u);
+  EXPECT_EQ(count(svg, "<path class=\"curve\""), 1u);
+  EXPECT_NE(svg.find(">line speedup</text>"), std::string::npos);
+  EXPECT_NE(svg.find(">program speedup</text>"), std::string::npos);
+  EXPECT_NE(svg.find(">100%</text>"), std::string::npos);
+  EXPECT_NE(svg.find("<title>hot&lt;int&gt;::run</title>"), std::string::npos);
+  EXPECT_EQ(svg.find("hot<int>"), std::string::npos) << "a name not escaped";
+}
+
+TEST(CausalFormats, HtmlPlotsRenderInHeadlessChromium) {
+  TempDir dir;
+  const Report r = testing::causal_report(dir.path());
+  const std::string html = render_html(r, {.top = 0});
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("hot<int>"), std::string::npos) << "a name not escaped";
+  EXPECT_NE(html.find("<p class=\"verdict\">speeding up hot&lt;int&gt;::run by 75%"),
+            std::string::npos);
+  EXPECT_NE(html.find("<table id=\"regions\">"), std::string::npos);
+  const auto file = dir.path() / "causal.html";
+  write_file(file, html);
+  const std::string chromium = testing::find_chromium();
+  if (chromium.empty()) {
+    GTEST_SKIP() << "chromium not installed (Debian package chromium, scripts/install-deps.sh): "
+                    "the page was not loaded";
+  }
+  const std::string flags = testing::chromium_flags((dir.path() / "chromium-profile").string());
+  const auto dom = run_shell("HOME=" + dir.path().string() + " timeout 120 " + chromium + flags +
+                             "--dump-dom file://" + file.string() + " 2>/dev/null");
+  ASSERT_EQ(dom.status, 0) << dom.out;
+  // The parsed DOM holds, per curve in rank order, the band with an upper and a lower
+  // bound per point, the curve through every point, and the points.
+  static const std::regex figure(R"re(<figure class="causal" id="causal-(\d+)">)re");
+  static const std::regex polygon(R"re(<polygon class="ci"[^>]* points="([^"]+)")re");
+  static const std::regex path(R"re(<path class="curve"[^>]* d="([^"]+)")re");
+  std::vector<std::string> figures;
+  for (auto it = std::sregex_iterator(dom.out.begin(), dom.out.end(), figure);
+       it != std::sregex_iterator(); ++it) {
+    figures.push_back((*it)[1]);
+  }
+  EXPECT_EQ(figures, (std::vector<std::string>{"0", "1", "2", "3"})) << dom.out;
+  size_t bands = 0, curves = 0;
+  for (auto it = std::sregex_iterator(dom.out.begin(), dom.out.end(), polygon);
+       it != std::sregex_iterator(); ++it, ++bands) {
+    const auto xy = coordinates((*it)[1]);
+    ASSERT_EQ(xy.size(), 4u * 4) << (*it)[1];  // 4 points (0, 25, 50, 75%), 2 bounds, x and y
+    for (size_t i = 0; i < xy.size(); i += 2) {
+      EXPECT_GE(xy[i], 64);  // inside the plot area
+      EXPECT_LE(xy[i], 520 - 16);
+    }
+    // The upper bound is above (smaller y than) the lower bound at the last point.
+    EXPECT_LT(xy[7], xy[9]);
+  }
+  for (auto it = std::sregex_iterator(dom.out.begin(), dom.out.end(), path);
+       it != std::sregex_iterator(); ++it, ++curves) {
+    EXPECT_EQ(coordinates((*it)[1]).size(), 8u) << (*it)[1];
+  }
+  EXPECT_EQ(bands, 4u);
+  EXPECT_EQ(curves, 4u);
+  EXPECT_EQ(count(dom.out, "<circle class=\"pt\""), 16u);
+  // The hot curve rises: its last point is higher (smaller y) than its first.
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(dom.out, m, path));
+  const auto hot = coordinates(m[1]);
+  EXPECT_LT(hot[7], hot[1] - 50);
+  // And the page paints: a screenshot is written and is not blank.
+  const auto png = dir.path() / "shot.png";
+  const auto shot = run_shell("HOME=" + dir.path().string() + " timeout 120 " + chromium + flags +
+                              "--window-size=900,1200 --screenshot=" + png.string() + " file://" +
+                              file.string() + " >/dev/null 2>&1");
+  EXPECT_EQ(shot.status, 0);
+  ASSERT_TRUE(fs::exists(png));
+  EXPECT_GT(fs::file_size(png), 20'000u);
+}
+
+TEST(CausalFormats, SqliteCausalTablesQueriedWithTheShell) {
+  TempDir dir;
+  const auto db = dir.path() / "causal.db";
+  ASSERT_EQ(write_sqlite(testing::causal_report(dir.path()), db.string()), "");
+  if (!testing::have_tool("sqlite3")) GTEST_SKIP() << "sqlite3 not installed: database not queried";
+  const auto q = [&](const std::string& sql) {
+    return run_shell("sqlite3 " + db.string() + " \"" + sql + "\" 2>&1").out;
+  };
+  EXPECT_EQ(q("SELECT COUNT(*), SUM(speedup = 0), MIN(process_id), MAX(process_id) FROM experiments"),
+            "26|8|0|0\n");
+  EXPECT_EQ(q("SELECT location, speedup, duration_ns, delay_ns, effective_ns, selected_samples, mode "
+              "FROM experiments WHERE id = 17"),
+            "hot<int>::run|0.25|1000000000|50000000|950000000|40|progress\n");
+  EXPECT_EQ(q("SELECT kind, COUNT(*), SUM(arrivals - departures) FROM progress GROUP BY name "
+              "ORDER BY name"),
+            "throughput|26|0\nlatency|26|26\n");
+  EXPECT_EQ(q("SELECT e.location, p.visits > 900 FROM progress p JOIN experiments e ON e.id = "
+              "p.experiment_id WHERE p.name = 'ops' AND e.id = 0"),
+            "cold.cpp:7|1\n");
+  EXPECT_EQ(q("SELECT name, count, mean_ns, min_ns, max_ns, ROUND(stddev_ns) FROM regions"),
+            "req|4|2500000.0|1000000|4000000|1290994.0\n");
+  EXPECT_EQ(q("SELECT DISTINCT rank, location, progress_point FROM predictions ORDER BY rank"),
+            "0|hot<int>::run|req\n1|hot<int>::run|ops\n2|cold.cpp:7|req\n3|cold.cpp:7|ops\n");
+  EXPECT_EQ(q("SELECT COUNT(*) FROM predictions WHERE ci_low IS NULL"), "0\n");
+}
+
+TEST(CausalFormats, ChromeTraceHasTheExperimentTrack) {
+  TempDir dir;
+  const std::string trace = render_chrome(testing::causal_report(dir.path(), true));
+  EXPECT_NE(trace.find("\"name\": \"thread_name\", \"args\": {\"name\": \"causal experiments\"}"),
+            std::string::npos)
+      << trace.substr(0, 2000);
+  EXPECT_EQ(count(trace, "\"cat\": \"experiment\""), 26u);
+  // The first experiment starts 0.1 s after the process (1.1 s vs 1.0 s monotonic).
+  EXPECT_NE(trace.find("\"ph\": \"X\", \"pid\": 1, \"tid\": 1000000001, \"ts\": 100000, \"dur\": "
+                       "1000000, \"name\": \"cold.cpp:7 +0%\""),
+            std::string::npos)
+      << trace.substr(0, 3000);
+  EXPECT_EQ(count(trace, "\"name\": \"progress ops per s\""), 2u * 26);
+  EXPECT_EQ(count(trace, "\"name\": \"region req\""), 1u);
+  const auto file = dir.path() / "trace.json";
+  write_file(file, trace);
+  if (!testing::have_tool("python3")) GTEST_SKIP() << "python3 not installed: JSON not parsed";
+  const auto parsed = run_shell("python3 -c 'import json,sys; t=json.load(open(sys.argv[1])); "
+                                "print(sum(e.get(\"cat\")==\"experiment\" for e in t[\"traceEvents\"]))' " +
+                                file.string() + " 2>&1");
+  EXPECT_EQ(parsed.out, "26\n");
+}
+
+}  // namespace
+}  // namespace cprof::report

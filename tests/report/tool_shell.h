@@ -1,0 +1,48 @@
+#pragma once
+// Running the tools users read our outputs with (sqlite3, chromium, python3) from a test.
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <string>
+
+namespace cprof::report::testing {
+
+struct ShellResult {
+  int status = -1;
+  std::string out;
+};
+
+// Runs `command` with /bin/sh; its standard output and exit status.
+inline ShellResult run_shell(const std::string& command) {
+  ShellResult r;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (!pipe) return r;
+  std::array<char, 4096> buf;
+  for (size_t n; (n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0;) r.out.append(buf.data(), n);
+  const int status = ::pclose(pipe);
+  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+inline bool have_tool(const std::string& tool) {
+  return run_shell("command -v " + tool + " >/dev/null 2>&1").status == 0;
+}
+
+// Debian's chromium (scripts/install-deps.sh), or another name it goes by; "" if none.
+inline std::string find_chromium() {
+  for (const char* c : {"chromium", "chromium-browser", "google-chrome"}) {
+    if (have_tool(c)) return c;
+  }
+  return "";
+}
+
+// Flags for a headless run that touches nothing outside `profile_dir` and the network.
+inline std::string chromium_flags(const std::string& profile_dir) {
+  return " --headless --no-sandbox --disable-gpu --disable-background-networking "
+         "--disable-component-update --disable-sync --no-first-run --user-data-dir=" +
+         profile_dir + " ";
+}
+
+}  // namespace cprof::report::testing
