@@ -1,0 +1,208 @@
+// End-to-end: causal-run on an OpenMP program (tests/causal/programs/openmp.cpp). libgomp
+// waits and wakes with inline futex system calls, caught by Syscall User Dispatch
+// (causal/runtime/syscall_dispatch.h): the runtime must see them (its end-of-run message
+// counts them), record no "not interposed" warning, and leave the program's output and
+// exit status as they are, with its own SIGSYS handler, blocked signals, fork and exec.
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "tests/support/results_loader.h"
+
+namespace {
+
+using cprof::testing::fresh_directory;
+using cprof::testing::load_results;
+using cprof::testing::run_command;
+
+const std::string kRun = CAUSAL_RUN;
+const std::string kProgram = std::string(CAUSAL_PROGRAMS) + "/causal_openmp";
+// Passive waits: libgomp sleeps in the kernel at once instead of spinning first, so the
+// futex waits are there to be seen on any machine.
+const std::string kEnv = "CPROF_CAUSAL_DURATION_MS=100 OMP_WAIT_POLICY=passive ";
+const std::string kRounds = "3000";
+
+int hot_line() {
+  std::ifstream in(std::string(CAUSAL_SOURCES) + "/openmp.cpp");
+  std::string text;
+  for (int n = 1; std::getline(in, text); ++n) {
+    if (text.find("// LINE_HOT") != std::string::npos) return n;
+  }
+  return 0;
+}
+
+// The program's own lines of a file of its stdout (causal-run's summary goes there too).
+std::string program_output(const std::string& path) {
+  std::ifstream in(path);
+  std::string out;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("causal-run: ", 0) != 0) out += line + "\n";
+  }
+  return out;
+}
+
+struct OmpRun {
+  int status = 0;
+  std::string out;     // the program's stdout
+  std::string output;  // everything else (causal-run's lines, errors)
+  std::string dir;
+};
+
+OmpRun plain(const std::string& name, const std::string& args) {
+  OmpRun r;
+  r.dir = fresh_directory("openmp-plain-" + name);
+  r.status = run_command(kEnv + kProgram + " " + args + " > " + r.dir + "/stdout", r.output);
+  r.out = program_output(r.dir + "/stdout");
+  return r;
+}
+
+OmpRun profiled(const std::string& name, const std::string& args, const std::string& env = "") {
+  OmpRun r;
+  r.dir = fresh_directory("openmp-" + name);
+  const std::string line = "openmp.cpp:" + std::to_string(hot_line());
+  r.status = run_command(kEnv + env + " " + kRun + " -o " + r.dir + " --line " + line +
+                             " --fixed-speedup 50 --seed 2 -- " + kProgram + " " + args + " > " +
+                             r.dir + ".stdout",
+                         r.output);
+  r.out = program_output(r.dir + ".stdout");
+  return r;
+}
+
+// Every message of every process of the run, one a line.
+std::string messages(const std::string& dir) {
+  std::string all;
+  for (const auto& p : load_results(dir)) {
+    for (const auto& m : p.messages) all += m.text + "\n";
+  }
+  return all;
+}
+
+// The sum of "futex waits intercepted: N" over the processes of the run.
+uint64_t intercepted_waits(const std::string& text) {
+  const std::string key = "futex waits intercepted: ";
+  uint64_t total = 0;
+  for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + 1)) {
+    total += std::stoull(text.substr(at + key.size()));
+  }
+  return total;
+}
+
+#define SKIP_WITHOUT_OPENMP() \
+  if (!CAUSAL_HAVE_OPENMP) GTEST_SKIP() << "no OpenMP compiler support"
+
+TEST(CausalRunOpenMP, LibgompFutexWaitsAreTrappedAndTheProgramRunsUnchanged) {
+  SKIP_WITHOUT_OPENMP();
+  const OmpRun p = plain("unchanged", kRounds);
+  const OmpRun r = profiled("unchanged", kRounds);
+  EXPECT_EQ(p.status, 3) << p.output;
+  EXPECT_EQ(r.status, 3) << r.output;
+  EXPECT_EQ(r.out, p.out);
+  const std::string m = messages(r.dir);
+  EXPECT_EQ(m.find("not interposed"), std::string::npos) << m;
+  EXPECT_NE(m.find("Syscall User Dispatch, inclusive mode on "), std::string::npos) << m;
+  EXPECT_NE(m.find("libgomp.so"), std::string::npos) << m;
+  EXPECT_GT(intercepted_waits(m), 0u) << m;
+}
+
+// The fallback for kernels before 6.16: every system call from outside libc traps.
+TEST(CausalRunOpenMP, ExclusiveModeWorksToo) {
+  SKIP_WITHOUT_OPENMP();
+  const OmpRun p = plain("exclusive", kRounds);
+  const OmpRun r = profiled("exclusive", kRounds, "CPROF_CAUSAL_DISPATCH=exclusive");
+  EXPECT_EQ(r.status, 3) << r.output;
+  EXPECT_EQ(r.out, p.out);
+  const std::string m = messages(r.dir);
+  EXPECT_EQ(m.find("not interposed"), std::string::npos) << m;
+  EXPECT_NE(m.find("exclusive mode (libc allowed)"), std::string::npos) << m;
+  EXPECT_GT(intercepted_waits(m), 0u) << m;
+}
+
+// Where dispatch is unavailable (here: turned off) one warning says so.
+TEST(CausalRunOpenMP, WithoutDispatchOneWarningSaysWaitsAreNotInterposed) {
+  SKIP_WITHOUT_OPENMP();
+  const OmpRun r = profiled("off", "500", "CPROF_CAUSAL_DISPATCH=off");
+  EXPECT_EQ(r.status, 3) << r.output;
+  const std::string m = messages(r.dir);
+  const std::string warning = "OpenMP (libgomp) futex waits are not interposed";
+  ASSERT_NE(m.find(warning), std::string::npos) << m;
+  EXPECT_EQ(m.find(warning, m.find(warning) + 1), std::string::npos) << m;
+}
+
+// A program with its own SIGSYS handler that blocks every signal: its handler still runs
+// for its own SIGSYS, sigaction still reports it, and the traps go on (SIGSYS stays
+// unblocked in trapping threads).
+TEST(CausalRunOpenMP, OwnSigsysHandlerAndBlockedSignals) {
+  SKIP_WITHOUT_OPENMP();
+  const OmpRun p = plain("sigsys", kRounds + " sigsys");
+  const OmpRun r = profiled("sigsys", kRounds + " sigsys");
+  EXPECT_EQ(p.status, 0) << p.output;
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(p.out.find("own SIGSYS handler ran: 1, still installed: yes"), std::string::npos) << p.out;
+  EXPECT_EQ(r.out, p.out);
+  const std::string m = messages(r.dir);
+  EXPECT_GT(intercepted_waits(m), 0u) << m;
+}
+
+TEST(CausalRunOpenMP, ForkedChildTrapsToo) {
+  SKIP_WITHOUT_OPENMP();
+  const OmpRun p = plain("fork", kRounds + " fork");
+  const OmpRun r = profiled("fork", kRounds + " fork");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(p.out.find("child exit 7"), std::string::npos) << p.out;
+  EXPECT_EQ(r.out, p.out);
+  const auto processes = load_results(r.dir);
+  ASSERT_EQ(processes.size(), 2u);
+  for (const auto& proc : processes) {
+    std::string m;
+    for (const auto& msg : proc.messages) m += msg.text + "\n";
+    EXPECT_NE(m.find("futex waits intercepted: "), std::string::npos) << proc.file << "\n" << m;
+    EXPECT_EQ(m.find("not interposed"), std::string::npos) << m;
+  }
+}
+
+// Nothing survives exec: the new image starts its own runtime (execv, profiled) or runs
+// without one (the raw system call with LD_PRELOAD removed) and must not die of a stale
+// dispatch range or selector.
+TEST(CausalRunOpenMP, ExecedImagesRunWithAndWithoutTheRuntime) {
+  SKIP_WITHOUT_OPENMP();
+  for (const std::string mode : {"exec", "exec-unprofiled"}) {
+    const OmpRun p = plain(mode, kRounds + " " + mode);
+    const OmpRun r = profiled(mode, kRounds + " " + mode, "CPROF_CAUSAL_DISPATCH_TRAP=always");
+    EXPECT_EQ(p.status, 5) << p.output;
+    EXPECT_EQ(r.status, 5) << mode << "\n" << r.output;
+    EXPECT_EQ(r.out, p.out) << mode;
+    // The first image's count is lost with it (exec); the profiled new image counts.
+    if (mode == "exec") {
+      EXPECT_GT(intercepted_waits(messages(r.dir)), 0u) << mode;
+    }
+  }
+}
+
+TEST(CausalRuntime, ExportsOnlyTheFunctionsItInterposes) {
+  std::string out;
+  ASSERT_EQ(run_command(std::string("nm -D --defined-only ") + CAUSAL_RUNTIME_LIBRARY, out), 0);
+  std::set<std::string> exported;
+  std::istringstream lines(out);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.size() > 19 && line[17] != 'U') exported.insert(line.substr(19));
+  }
+  const std::set<std::string> expected{
+      "pthread_create", "dlopen", "dlclose", "execve", "execv", "execvp", "execvpe", "execl",
+      "execlp", "execle", "pthread_mutex_lock", "pthread_mutex_trylock", "pthread_mutex_timedlock",
+      "pthread_mutex_unlock", "pthread_cond_wait", "pthread_cond_timedwait",
+      "pthread_cond_clockwait", "pthread_cond_signal", "pthread_cond_broadcast", "pthread_join",
+      "pthread_timedjoin_np", "pthread_barrier_wait", "pthread_rwlock_rdlock",
+      "pthread_rwlock_wrlock", "pthread_rwlock_timedrdlock", "pthread_rwlock_timedwrlock",
+      "pthread_rwlock_unlock", "pthread_spin_lock", "pthread_spin_unlock", "pthread_kill",
+      "sem_wait", "sem_timedwait", "sem_clockwait", "sem_post", "sigwait", "sigwaitinfo",
+      "sigtimedwait", "nanosleep", "clock_nanosleep", "usleep", "sleep", "read", "poll", "ppoll",
+      "select", "pselect", "epoll_wait", "epoll_pwait", "syscall", "sigaction", "signal",
+      "sigprocmask", "pthread_sigmask", "_coz_get_counter", "cprof_progress_api_v1"};
+  EXPECT_EQ(exported, expected) << out;
+}
+
+}  // namespace

@@ -1,0 +1,114 @@
+// OpenMP rounds (libgomp waits and wakes with inline futex system calls, which only
+// Syscall User Dispatch catches): per round a parallel for over two iterations on two
+// threads, iteration 0 twice the work of iteration 1, then libgomp's barrier; a progress
+// point per round. Its output and exit status must be the same under causal-run.
+//   openmp ROUNDS [MODE]
+// MODE:
+//   (none)             exit status 3
+//   sigsys             installs its own SIGSYS handler and blocks every signal first;
+//                      then raises SIGSYS once (unblocked): its handler must run
+//   fork               a forked child runs rounds too (exit(7), reported by the parent)
+//   exec               execs itself (mode "child", exit 5) through execv
+//   exec-unprofiled    the same through the raw execve system call, LD_PRELOAD removed:
+//                      the new image runs without the runtime (nothing inherited)
+//   child              rounds, exit 5
+#include <omp.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "causal/progress.h"
+
+namespace {
+
+__attribute__((noinline)) uint64_t work(uint64_t n) {
+  uint64_t x = 0;
+  for (uint64_t i = 0; i < n; ++i) {
+    x += i * i;
+    asm volatile("" : "+r"(x));
+  }
+  return x;
+}
+
+uint64_t rounds(long n) {
+  constexpr uint64_t kUnit = 100000;
+  uint64_t total = 0;
+  for (long r = 0; r < n; ++r) {
+#pragma omp parallel for num_threads(2) schedule(static, 1) reduction(+ : total)
+    for (int i = 0; i < 2; ++i) {
+      total += work(i == 0 ? 2 * kUnit : kUnit);  // LINE_HOT
+    }
+    CAUSAL_PROGRESS;
+  }
+  return total;
+}
+
+volatile sig_atomic_t g_sigsys = 0;
+void on_sigsys(int, siginfo_t* info, void*) { g_sigsys = g_sigsys + (info->si_code == SI_TKILL ? 1 : 100); }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const long n = argc > 1 ? std::atol(argv[1]) : 1000;
+  const char* mode = argc > 2 ? argv[2] : "";
+  if (std::strcmp(mode, "sigsys") == 0) {
+    struct sigaction sa {};
+    sa.sa_sigaction = on_sigsys;
+    sa.sa_flags = SA_SIGINFO;
+    sigfillset(&sa.sa_mask);
+    if (sigaction(SIGSYS, &sa, nullptr) != 0) return 10;
+    sigset_t all;
+    sigfillset(&all);
+    sigprocmask(SIG_BLOCK, &all, nullptr);
+    std::printf("rounds=%ld total=%llu\n", n, static_cast<unsigned long long>(rounds(n)));
+    struct sigaction now {};
+    sigaction(SIGSYS, nullptr, &now);
+    sigset_t sys;
+    sigemptyset(&sys);
+    sigaddset(&sys, SIGSYS);
+    sigprocmask(SIG_UNBLOCK, &sys, nullptr);
+    raise(SIGSYS);
+    std::printf("own SIGSYS handler ran: %d, still installed: %s\n", static_cast<int>(g_sigsys),
+                now.sa_sigaction == on_sigsys ? "yes" : "no");
+    return 0;
+  }
+  if (std::strcmp(mode, "fork") == 0) {
+    std::fflush(stdout);
+    const pid_t pid = fork();
+    if (pid == 0) {
+      std::printf("child rounds=%ld total=%llu\n", n, static_cast<unsigned long long>(rounds(n)));
+      std::exit(7);  // the runtime's exit path runs in the child too
+    }
+    const uint64_t total = rounds(n);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    std::printf("parent rounds=%ld total=%llu child exit %d\n", n,
+                static_cast<unsigned long long>(total), WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    return 0;
+  }
+  if (std::strcmp(mode, "exec") == 0 || std::strcmp(mode, "exec-unprofiled") == 0) {
+    std::printf("before exec total=%llu\n", static_cast<unsigned long long>(rounds(n / 4)));
+    std::fflush(stdout);
+    char* args[] = {argv[0], argv[1], const_cast<char*>("child"), nullptr};
+    if (std::strcmp(mode, "exec") == 0) {
+      execv("/proc/self/exe", args);
+    } else {
+      std::vector<char*> env;
+      for (char** e = environ; *e != nullptr; ++e) {
+        if (std::strncmp(*e, "LD_PRELOAD=", 11) != 0) env.push_back(*e);
+      }
+      env.push_back(nullptr);
+      syscall(SYS_execve, "/proc/self/exe", args, env.data());
+    }
+    return 20;
+  }
+  std::printf("rounds=%ld total=%llu\n", n, static_cast<unsigned long long>(rounds(n)));
+  return std::strcmp(mode, "child") == 0 ? 5 : 3;
+}
