@@ -79,8 +79,8 @@ void launch_sites(std::string& out, const Report& r, const RenderOptions& o) {
   const size_t n = shown(rows.size(), o.top);
   out += '\n';
   line(out, o.width,
-       fmt::format("GPU kernel time by launching {} (top {} of {}; self = the launch site, the "
-                   "innermost frame outside the GPU runtime)",
+       fmt::format("GPU kernel time by launching {} (top {} of {}; self: innermost frame "
+                   "outside the runtime)",
                    by_line ? "line" : "function", n, with_commas(rows.size())));
   constexpr size_t kFixed = 38;
   const size_t rest = o.width > kFixed + 20 ? o.width - kFixed : 20;
@@ -166,8 +166,7 @@ void devices(std::string& out, const Report& r, const RenderOptions& o) {
   if (rows.empty()) return;
   out += '\n';
   line(out, o.width,
-       "GPU devices (busy = the union of kernel times over the span from the first kernel's "
-       "start to the last one's end)");
+       "GPU devices (busy = union of kernel times over the span, first kernel start to last end)");
   const size_t rest = o.width > 70 ? o.width - 54 : 16;
   line(out, o.width,
        fmt::format("{:>7} {:>9} {:>9} {:>10} {:>7} {:>7}  {}", "busy%", "busy", "span", "kernels",
