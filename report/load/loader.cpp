@@ -19,7 +19,6 @@ namespace fs = std::filesystem;
 
 std::vector<ResultsFile> find_results_files(const fs::path& dir, int max_depth) {
   std::error_code ec;
-  if (!fs::is_directory(dir, ec)) {
   if (fs::is_regular_file(dir, ec)) {  // one file named on the command line
     const InputKind kind = input_kind_of(dir);
     if (kind == InputKind::results && !format::looks_like_results_file(dir)) {
@@ -27,6 +26,7 @@ std::vector<ResultsFile> find_results_files(const fs::path& dir, int max_depth) 
     }
     return {ResultsFile{.path = dir, .run = "", .bytes = fs::file_size(dir, ec), .kind = kind}};
   }
+  if (!fs::is_directory(dir, ec)) {
     throw std::runtime_error(dir.string() + ": " +
                              (fs::exists(dir, ec) ? "not a directory" : "no such directory"));
   }
@@ -44,8 +44,8 @@ std::vector<ResultsFile> find_results_files(const fs::path& dir, int max_depth) 
     if (kind == InputKind::results && !format::looks_like_results_file(it->path())) continue;
     ResultsFile f;
     f.path = it->path();
-    const auto parent = it->path().parent_path().lexically_relative(dir);
     f.kind = kind;
+    const auto parent = it->path().parent_path().lexically_relative(dir);
     f.run = parent == "." ? "" : parent.string();
     f.bytes = it->file_size(ec);
     files.push_back(std::move(f));
@@ -210,18 +210,6 @@ ProcessProfile load_process_file(const ResultsFile& file, std::vector<std::strin
   p.run = file.run;
   p.file_bytes = file.bytes;
   Builder builder(p, keep_timeline);
-  const auto summary =
-      format::read_results_file(file.path, [&](format::Record&& r) { builder(std::move(r)); });
-  builder.finish();
-  p.unknown_records = summary.unknown_records;
-  p.skipped_bytes = summary.skipped_bytes;
-  for (const auto& issue : summary.issues) {
-    warnings.push_back(file.path.string() + ": offset " + std::to_string(issue.offset) + ": " +
-                       issue.message);
-  }
-  if (!p.has_process_record) {
-    warnings.push_back(file.path.string() +
-                       ": no process record (damaged start?); pid and settings unknown");
   if (file.kind != InputKind::results) {
     read_text_input(file.path, file.kind, [&](format::Record&& r) { builder(std::move(r)); },
                     warnings);
@@ -234,6 +222,18 @@ ProcessProfile load_process_file(const ResultsFile& file, std::vector<std::strin
     }
     return p;
   }
+  const auto summary =
+      format::read_results_file(file.path, [&](format::Record&& r) { builder(std::move(r)); });
+  builder.finish();
+  p.unknown_records = summary.unknown_records;
+  p.skipped_bytes = summary.skipped_bytes;
+  for (const auto& issue : summary.issues) {
+    warnings.push_back(file.path.string() + ": offset " + std::to_string(issue.offset) + ": " +
+                       issue.message);
+  }
+  if (!p.has_process_record) {
+    warnings.push_back(file.path.string() +
+                       ": no process record (damaged start?); pid and settings unknown");
   }
   return p;
 }

@@ -119,9 +119,9 @@ std::string render_chrome(const Report& r, uint64_t max_events) {
       j.key("args").begin_object().field("name", t.name.empty() ? std::to_string(t.tid) : t.name);
       j.end_object().end_object();
     }
+    chrome_causal_events(j, p, pid, us);  // experiments, progress rates, regions
     // Samples per thread, in time order.
     std::vector<uint32_t> order(p.timeline.size());
-    chrome_causal_events(j, p, pid, us);  // experiments, progress rates, regions
     for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
       const auto& x = p.timeline[a];
