@@ -105,6 +105,11 @@ int main(int argc, char** argv) {
         if (std::strncmp(*e, "LD_PRELOAD=", 11) != 0) env.push_back(*e);
       }
       env.push_back(nullptr);
+      // The raw system call skips the runtime's exec preparation, so a sampling signal
+      // may be pending: blocked, it stays pending in the new image instead of killing it.
+      sigset_t all;
+      sigfillset(&all);
+      sigprocmask(SIG_BLOCK, &all, nullptr);
       syscall(SYS_execve, "/proc/self/exe", args, env.data());
     }
     return 20;
