@@ -104,6 +104,11 @@ uint64_t DelayAccounting::pay(ThreadDelay& thread) {
 }
 
 uint64_t DelayAccounting::before_block(ThreadDelay& thread) {
+  // Pay first. In virtual time the thread paused when the delays were inserted, so it
+  // reaches this blocking call only after them; a debt kept through the block would be
+  // paid later, often inside the critical section it is about to enter (a mutex), where
+  // the pause holds every other thread back too and the prediction comes out too low.
+  pay(thread);
   const uint64_t g = global_ns();
   thread.global_at_block_ns = g;
   return g;

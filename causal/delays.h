@@ -11,9 +11,10 @@
 // is the maximum of the local counts, not their sum, because two threads running the
 // selected code at the same time are sped up together and owe each other nothing.
 //
-// Blocking: a thread woken by another thread is credited with the delays inserted while it
-// was blocked (its waker paid them before waking it); a thread that wakes by itself (a
-// sleep, an I/O wait, a timeout) was not held back by anyone and pays them.
+// Blocking: a thread pays its debt before it blocks; woken by another thread it is credited
+// with the delays inserted while it was blocked (its waker paid them before waking it); a
+// thread that wakes by itself (a sleep, an I/O wait, a timeout) was not held back by
+// anyone and pays them.
 //
 // Signal-safety contract (the sampling signal handler and the interposed blocking calls
 // use this class):
@@ -84,7 +85,7 @@ class DelayAccounting {
   uint64_t pay(ThreadDelay& thread);
 
   // The thread is about to block (mutex lock, cond wait, join, futex wait, sleep, read):
-  // remembers the global count. Returns it.
+  // pays what it owes, then remembers the global count. Returns it.
   uint64_t before_block(ThreadDelay& thread);
   // The thread is about to wake another (unlock, signal, broadcast, futex wake, post):
   // it pays what it owes first, so the woken thread, credited below, is not ahead of it.

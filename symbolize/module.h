@@ -27,6 +27,13 @@ struct FunctionRanges {
   bool inlined = false;  // ranges of copies inlined into other functions
 };
 
+// Code of one source line found by the reverse lookup of every line.
+struct LineRanges {
+  std::string file;  // as the line table names it, lexically normalized
+  uint32_t line = 0;
+  std::vector<AddressRange> ranges;  // merged, sorted
+};
+
 class Module {
  public:
   // Never fails: a module that cannot be read answers every address with a Reason.
@@ -40,6 +47,8 @@ class Module {
   // Functions whose demangled name (or mangled, without demangling) matches `pattern`
   // as a whole (std::regex_search), with their out-of-line and inlined ranges.
   Result<std::vector<FunctionRanges>> function_ranges(const std::string& pattern);
+  // Every source line with code, with its ranges, sorted by file and line.
+  Result<std::vector<LineRanges>> all_line_ranges();
 
   Reason status() const { return status_; }
   // One line per problem found while opening or reading (never per address).

@@ -99,6 +99,35 @@ Result<std::vector<AddressRange>> Module::line_ranges(std::string_view file, uin
   return merge(std::move(ranges));
 }
 
+Result<std::vector<LineRanges>> Module::all_line_ranges() {
+  std::lock_guard lock(mu_);
+  std::string where = ref_.path;
+  if (status_ != Reason::ok) return Error{where + ": " + std::string(to_string(status_))};
+  if (!dwarf_) return Error{where + ": no DWARF line information"};
+  load_all_units();
+  std::map<std::pair<std::string, uint32_t>, std::vector<AddressRange>> by_line;
+  for (size_t u = 0; u < dwarf_->unit_count(); ++u) {
+    const UnitDetail* d = dwarf_->unit(u);
+    if (!d->lines) continue;
+    std::vector<std::string> names;
+    for (const char* f : d->lines->files()) names.push_back(f != nullptr ? normal(f) : std::string());
+    auto rows = d->lines->rows();
+    for (size_t i = 0; i + 1 < rows.size(); ++i) {
+      const LineRow& r = rows[i];
+      // As in line_ranges(): a row covers up to the next address.
+      if (r.end_sequence || r.line == 0 || r.file >= names.size() || rows[i + 1].addr <= r.addr) continue;
+      by_line[{names[r.file], r.line}].push_back({r.addr, rows[i + 1].addr});
+    }
+  }
+  std::vector<LineRanges> out;
+  out.reserve(by_line.size());
+  for (auto& [key, ranges] : by_line) {
+    if (key.first.empty()) continue;
+    out.push_back(LineRanges{key.first, key.second, merge(std::move(ranges))});
+  }
+  return out;
+}
+
 Result<std::vector<FunctionRanges>> Module::function_ranges(const std::string& pattern) {
   std::regex re;
   try {

@@ -76,6 +76,10 @@ Result<std::vector<FunctionRanges>> Symbolizer::ranges_for_function(const Module
   return module(ref)->function_ranges(pattern);
 }
 
+Result<std::vector<LineRanges>> Symbolizer::all_lines(const ModuleRef& ref) {
+  return module(ref)->all_line_ranges();
+}
+
 Reason Symbolizer::status(const ModuleRef& ref) { return module(ref)->status(); }
 
 std::vector<std::string> Symbolizer::diagnostics(const ModuleRef& ref) {

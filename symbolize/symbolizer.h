@@ -57,6 +57,8 @@ class Symbolizer {
   // out-of-line body and the inlined copies listed separately.
   Result<std::vector<FunctionRanges>> ranges_for_function(const ModuleRef& module,
                                                           const std::string& pattern);
+  // Every source line that has code, with its ranges (automatic selection by line).
+  Result<std::vector<LineRanges>> all_lines(const ModuleRef& module);
 
   // Problems met with a module so far (unreadable file, missing .dwo, rebuilt binary,
   // corrupt units), one line each. Empty for a module not yet used.

@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -36,11 +37,8 @@ constexpr const char* kRuntimeLibrary = "libcprof-causal.so";
 }
 
 struct Options {
-  std::vector<std::string> lines;
-  std::string function;
-  std::string mode = "line";
-  std::string binary_scope;
-  std::string source_scope;
+  cprof::causal::Selection selection;
+  std::string resolve_only;  // --resolve-only OUT: write the locations file and exit
   std::string speedups;
   double fixed_speedup = -1;
   uint64_t seed = 0;
@@ -82,6 +80,43 @@ ExperimentSummary summarize_experiments(const std::string& dir, const std::set<s
   return s;
 }
 
+// This launcher's own path, for the runtime to run it again (--resolve-only).
+std::string self_path() {
+  std::error_code ec;
+  return std::filesystem::read_symlink("/proc/self/exe", ec).string();
+}
+
+// --resolve-only OUT: the runtime of an exec'd program asks for its locations. Writes
+// OUT atomically (a temporary file renamed) and prints the error line, if any, on stderr.
+int resolve_only(const std::string& program, const cprof::causal::Selection& selection,
+                 const std::string& out_path) {
+  cprof::causal::LocationResolver resolver(program, selection);
+  std::vector<cprof::causal::LocationLine> locations;
+  std::vector<std::string> notes;
+  std::string err = resolver.check_debug_info();
+  if (err.empty()) err = resolver.resolve(locations, notes);
+  if (!err.empty()) {
+    fmt::print(stderr, "{}\n", err);
+    return 1;
+  }
+  const std::string tmp = out_path + ".tmp";
+  {
+    std::ofstream out(tmp);
+    for (const auto& l : locations) out << cprof::causal::format_location_line(l) << '\n';
+    if (!out) {
+      fmt::print(stderr, "cannot write {}\n", tmp);
+      return 1;
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, out_path, ec);
+  if (ec) {
+    fmt::print(stderr, "cannot write {}: {}\n", out_path, ec.message());
+    return 1;
+  }
+  return 0;
+}
+
 std::string write_locations_file(const std::vector<cprof::causal::LocationLine>& locations) {
   char path[] = "/tmp/causal-run-locations-XXXXXX";
   const int fd = mkstemp(path);
@@ -102,15 +137,22 @@ int main(int argc, char** argv) {
       "Read the predictions with causal-report DIR.",
       kTool};
   Options o;
-  app.add_option("--line", o.lines, "speed up FILE:LINE (repeatable)");
-  app.add_option("--function", o.function, "speed up the functions matching this regular expression");
-  app.add_option("--mode", o.mode, "automatic selection by line or function")
+  auto& sel = o.selection;
+  app.add_option("--line", sel.lines, "speed up FILE:LINE (repeatable)");
+  app.add_option("--function", sel.function, "speed up the functions matching this regular expression");
+  app.add_option("--mode", sel.mode, "automatic selection by line or function")
       ->check(CLI::IsMember({"line", "function"}))
       ->default_val("line");
-  app.add_option("--binary-scope", o.binary_scope,
-                 "binaries whose code may be selected (default: the main executable)");
-  app.add_option("--source-scope", o.source_scope,
-                 "source files whose code may be selected (default: the program's own)");
+  app.add_option("--binary-scope", sel.binary_scope,
+                 "binaries whose code may be selected: MAIN (the executable; default) and "
+                 "patterns of libraries it loads at start, e.g. '%libfoo%' (repeatable, "
+                 "comma-separated)");
+  app.add_option("--source-scope", sel.source_scope,
+                 "source files whose code may be selected, as path patterns, e.g. '%/src/%' "
+                 "(default: the program's own, not system headers)");
+  app.add_option("--resolve-only", o.resolve_only,
+                 "write the resolved locations to this file and exit (used by the runtime "
+                 "for exec'd programs)")->group("");
   app.add_option("--speedups", o.speedups,
                  "virtual speedups to draw from, percentages (default 0,5,...,100)");
   app.add_option("--fixed-speedup", o.fixed_speedup, "use this speedup (percent) in every experiment "
@@ -137,6 +179,7 @@ int main(int argc, char** argv) {
   if (std::string err = cprof::launch::check_program(o.command[0], program); !err.empty()) fail(1, err);
   std::error_code ec;
   program = std::filesystem::canonical(program, ec).string();
+  if (!o.resolve_only.empty()) return resolve_only(program, o.selection, o.resolve_only);
   std::string results_dir;
   if (std::string err = cprof::launch::prepare_results_dir(o.output, results_dir); !err.empty()) {
     fail(1, err);
@@ -144,12 +187,6 @@ int main(int argc, char** argv) {
   std::string library;
   if (std::string err = cprof::launch::find_runtime_library(kRuntimeLibrary, library); !err.empty()) {
     fail(1, err);
-  }
-  if (!o.binary_scope.empty() && o.binary_scope != "MAIN") {
-    fail(1, "--binary-scope: only the main executable (MAIN) is supported so far");
-  }
-  if (!o.source_scope.empty() && o.source_scope != "%") {
-    fail(1, "--source-scope: only the default scope (the program's own code) is supported so far");
   }
   if (o.progress.size() > 4) fail(1, "--progress: at most 4 points (x86 has four debug registers)");
   std::string speedup_error;
@@ -161,23 +198,14 @@ int main(int argc, char** argv) {
   }
 
   // What to speed up, as ELF addresses of the executable.
-  cprof::causal::LocationResolver resolver(program);
+  cprof::causal::LocationResolver resolver(program, o.selection);
   if (std::string err = resolver.check_debug_info(); !err.empty()) fail(1, err);
   std::vector<cprof::causal::LocationLine> locations;
-  bool automatic = false;
-  if (!o.lines.empty()) {
-    if (std::string err = resolver.add_lines(o.lines, locations); !err.empty()) fail(1, err);
-  }
-  if (!o.function.empty()) {
-    if (std::string err = resolver.add_functions(o.function, locations); !err.empty()) fail(1, err);
-  }
-  if (locations.empty()) {
-    automatic = true;
-    if (o.mode == "line" && !o.quiet) {
-      fmt::print(stderr, "{}: automatic selection works by function so far; use --line FILE:LINE "
-                 "for lines\n", kTool);
-    }
-    if (std::string err = resolver.add_all_functions(locations); !err.empty()) fail(1, err);
+  std::vector<std::string> notes;
+  const bool automatic = o.selection.automatic();
+  if (std::string err = resolver.resolve(locations, notes); !err.empty()) fail(1, err);
+  if (!o.quiet) {
+    for (const auto& n : notes) fmt::print(stderr, "{}: {}\n", kTool, n);
   }
   std::string breakpoints;
   for (const auto& spec : o.progress) {
@@ -206,6 +234,10 @@ int main(int argc, char** argv) {
   child_env.set.emplace_back(senv::kClock, "cpu");
   child_env.set.emplace_back(cenv::kLocations, locations_file);
   child_env.set.emplace_back(cenv::kExecutable, program);
+  // For programs it execs: resolve the same selection for them (exec_resolve.h).
+  child_env.set.emplace_back(cenv::kResolver, self_path());
+  child_env.set.emplace_back(cenv::kSelectionArgs,
+                             fmt::format("{}", fmt::join(cprof::causal::selection_arguments(o.selection), "\t")));
   child_env.set.emplace_back(cenv::kSelection, automatic ? "auto" : "fixed");
   if (!o.speedups.empty()) child_env.set.emplace_back(cenv::kSpeedups, o.speedups);
   if (o.fixed_speedup >= 0) {

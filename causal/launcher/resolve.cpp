@@ -1,37 +1,100 @@
 #include "causal/launcher/resolve.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <map>
+#include <set>
 
 namespace cprof::causal {
 namespace {
 
 std::vector<AddressRange> to_ranges(const std::vector<symbolize::AddressRange>& in) {
   std::vector<AddressRange> out;
+  out.reserve(in.size());
   for (const auto& r : in) out.push_back(AddressRange{r.low, r.high});
   return out;
 }
 
-// Code the user did not write: the C++ library's inlined templates, the compiler's and
-// libc's start-up code.
-bool outside_source_scope(const std::string& name) {
+// Functions the user did not write even when their code sits in the program's own
+// files: the C++ library's inlined templates, the compiler's and libc's start-up code.
+bool library_function_name(const std::string& name) {
   static const char* const kPrefixes[] = {"std::", "__gnu_cxx::", "__cxx", "_start", "__libc",
                                           "_init", "_fini", "frame_dummy", "register_tm_clones",
                                           "deregister_tm_clones", "__do_global", "operator new",
                                           "operator delete", "_GLOBAL__", "__static_initialization"};
-  for (const char* p : kPrefixes) {
-    if (name.rfind(p, 0) == 0) return true;
-  }
-  return false;
+  return std::any_of(std::begin(kPrefixes), std::end(kPrefixes),
+                     [&](const char* p) { return name.rfind(p, 0) == 0; });
+}
+
+std::string shell_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// Names for automatically selected lines: "file.cpp:42" where the file name is unique
+// among the files in scope, the full path where it is not.
+std::map<std::string, std::string> display_names(const std::set<std::string>& files) {
+  std::map<std::string, size_t> basename_count;
+  auto base = [](const std::string& f) {
+    const size_t slash = f.rfind('/');
+    return slash == std::string::npos ? f : f.substr(slash + 1);
+  };
+  for (const auto& f : files) ++basename_count[base(f)];
+  std::map<std::string, std::string> out;
+  for (const auto& f : files) out[f] = basename_count[base(f)] == 1 ? base(f) : f;
+  return out;
 }
 
 }  // namespace
 
-LocationResolver::LocationResolver(std::string executable)
-    : executable_(std::move(executable)), module_{executable_, ""} {}
+std::vector<std::string> selection_arguments(const Selection& s) {
+  std::vector<std::string> args;
+  for (const auto& l : s.lines) args.insert(args.end(), {"--line", l});
+  if (!s.function.empty()) args.insert(args.end(), {"--function", s.function});
+  args.insert(args.end(), {"--mode", s.mode});
+  for (const auto& b : s.binary_scope) args.insert(args.end(), {"--binary-scope", b});
+  for (const auto& f : s.source_scope) args.insert(args.end(), {"--source-scope", f});
+  return args;
+}
+
+std::vector<std::string> startup_libraries(const std::string& executable) {
+  std::vector<std::string> out;
+  const std::string command = "ldd " + shell_quote(executable) + " 2>/dev/null";
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return out;
+  char buf[4096];
+  while (std::fgets(buf, sizeof buf, pipe) != nullptr) {
+    // "\tlibfoo.so.1 => /usr/lib/libfoo.so.1 (0x...)"
+    const std::string line(buf);
+    const size_t arrow = line.find("=> /");
+    if (arrow == std::string::npos) continue;
+    const size_t start = arrow + 3;
+    const size_t end = line.find(" (", start);
+    out.push_back(line.substr(start, end == std::string::npos ? std::string::npos : end - start));
+  }
+  pclose(pipe);
+  return out;
+}
+
+LocationResolver::LocationResolver(std::string executable, const Selection& selection)
+    : executable_(std::move(executable)),
+      selection_(selection),
+      binary_scope_(split_scope_list(selection.binary_scope)),
+      source_scope_(split_scope_list(selection.source_scope)) {
+  if (binary_scope_.includes_main()) binaries_.push_back(Binary{executable_, ""});
+  const bool libraries = std::any_of(binary_scope_.patterns().begin(), binary_scope_.patterns().end(),
+                                     [](const std::string& p) { return p != "MAIN"; });
+  if (libraries) {
+    for (const auto& lib : startup_libraries(executable_)) {
+      if (binary_scope_.includes_library(lib)) binaries_.push_back(Binary{lib, lib});
+    }
+  }
+}
 
 std::string LocationResolver::check_debug_info() {
   // A lookup of a file no program has tells apart "no such file" from "no DWARF at all".
-  auto r = symbolizer_.ranges_for_line(module_, "cprof-no-such-file.none", 1);
+  auto r = symbolizer_.ranges_for_line({executable_, ""}, "cprof-no-such-file.none", 1);
   if (!r.ok() && r.error().message.find("no DWARF line information") != std::string::npos) {
     return executable_ + " has no debug information: rebuild it with -g (e.g. -O2 -g)";
   }
@@ -41,45 +104,126 @@ std::string LocationResolver::check_debug_info() {
   return {};
 }
 
-std::string LocationResolver::add_lines(const std::vector<std::string>& specs,
-                                        std::vector<LocationLine>& out) {
-  for (const auto& spec : specs) {
+std::string LocationResolver::resolve(std::vector<LocationLine>& out,
+                                      std::vector<std::string>& notes) {
+  if (binaries_.empty()) {
+    return "--binary-scope: no binary of " + executable_ + " matches (MAIN is the executable; " +
+           "other patterns match the libraries it loads at start)";
+  }
+  if (!selection_.lines.empty()) {
+    if (std::string err = add_lines(out); !err.empty()) return err;
+  }
+  if (!selection_.function.empty()) {
+    const size_t before = out.size();
+    std::string first_error;
+    for (const auto& b : binaries_) {
+      std::string err = add_functions(selection_.function, b, false, out);
+      if (!err.empty() && first_error.empty()) first_error = err;
+    }
+    if (out.size() == before) return "--function " + selection_.function + ": " + first_error;
+  }
+  if (!selection_.automatic()) return {};
+
+  for (const auto& b : binaries_) {
+    const size_t before = out.size();
+    std::string err = selection_.mode == "function" ? add_functions(".", b, true, out)
+                                                    : add_all_lines(b, out);
+    if (!err.empty() && !b.module.empty()) notes.push_back(b.path + ": " + err + "; left out");
+    if (!err.empty() && b.module.empty()) return err;
+    if (out.size() == before && !b.module.empty()) {
+      notes.push_back(b.path + ": no code in the source scope; left out");
+    }
+  }
+  if (out.empty()) {
+    return executable_ + ": no code of its own to experiment on (see --binary-scope and " +
+           "--source-scope)";
+  }
+  return {};
+}
+
+std::string LocationResolver::add_lines(std::vector<LocationLine>& out) {
+  for (const auto& spec : selection_.lines) {
     auto parsed = symbolize::parse_source_line(spec);
     if (!parsed.ok()) return "--line " + spec + ": " + parsed.error().message;
-    auto ranges = symbolizer_.ranges_for_line(module_, parsed->file, parsed->line);
-    if (!ranges.ok()) return "--line " + spec + ": " + ranges.error().message;
-    out.push_back(LocationLine{spec, to_ranges(*ranges)});
+    // The first binary in scope that has the line (the executable first).
+    std::string first_error;
+    bool found = false;
+    for (const auto& b : binaries_) {
+      auto ranges = symbolizer_.ranges_for_line({b.path, ""}, parsed->file, parsed->line);
+      if (ranges.ok()) {
+        out.push_back(LocationLine{spec, to_ranges(*ranges), b.module});
+        found = true;
+        break;
+      }
+      if (first_error.empty() ||
+          first_error.find("no source file matches") != std::string::npos) {
+        first_error = ranges.error().message;  // prefer "has no code" over "no such file"
+      }
+    }
+    if (!found) return "--line " + spec + ": " + first_error;
   }
   return {};
 }
 
-std::string LocationResolver::add_functions(const std::string& pattern,
-                                            std::vector<LocationLine>& out) {
-  auto found = symbolizer_.ranges_for_function(module_, pattern);
-  if (!found.ok()) return "--function " + pattern + ": " + found.error().message;
+std::string LocationResolver::add_functions(const std::string& pattern, const Binary& binary,
+                                            bool in_scope_only, std::vector<LocationLine>& out) {
+  auto found = symbolizer_.ranges_for_function({binary.path, ""}, pattern);
+  if (!found.ok()) return found.error().message;
+  // A function is in the source scope when some of its code comes from a file in scope.
+  std::vector<symbolize::AddressRange> scoped;
+  if (in_scope_only && !source_scope_.is_default()) {
+    auto lines = symbolizer_.all_lines({binary.path, ""});
+    if (!lines.ok()) return lines.error().message;
+    for (const auto& l : *lines) {
+      if (source_scope_.includes(l.file)) scoped.insert(scoped.end(), l.ranges.begin(), l.ranges.end());
+    }
+    std::sort(scoped.begin(), scoped.end(), [](const auto& a, const auto& b) { return a.low < b.low; });
+  }
+  auto overlaps_scope = [&](const symbolize::AddressRange& r) {
+    auto it = std::upper_bound(scoped.begin(), scoped.end(), r.low,
+                               [](uint64_t v, const auto& s) { return v < s.low; });
+    if (it != scoped.begin() && std::prev(it)->high > r.low) return true;
+    return it != scoped.end() && it->low < r.high;
+  };
   std::map<std::string, std::vector<AddressRange>> by_name;
+  std::set<std::string> in_scope;
   for (const auto& f : *found) {
+    if (in_scope_only && library_function_name(f.function)) continue;
     auto& ranges = by_name[f.function];
-    for (const auto& r : f.ranges) ranges.push_back(AddressRange{r.low, r.high});
+    for (const auto& r : f.ranges) {
+      ranges.push_back(AddressRange{r.low, r.high});
+      if (scoped.empty() || overlaps_scope(r)) in_scope.insert(f.function);
+    }
   }
-  for (auto& [name, ranges] : by_name) out.push_back(LocationLine{name, std::move(ranges)});
+  const bool filter = in_scope_only && !source_scope_.is_default();
+  for (auto& [name, ranges] : by_name) {
+    if (filter && in_scope.count(name) == 0) continue;
+    out.push_back(LocationLine{name, std::move(ranges), binary.module});
+  }
   return {};
 }
 
-std::string LocationResolver::add_all_functions(std::vector<LocationLine>& out) {
-  std::vector<LocationLine> all;
-  if (std::string err = add_functions(".", all); !err.empty()) return err;
-  for (auto& l : all) {
-    if (!outside_source_scope(l.name)) out.push_back(std::move(l));
+std::string LocationResolver::add_all_lines(const Binary& binary, std::vector<LocationLine>& out) {
+  auto lines = symbolizer_.all_lines({binary.path, ""});
+  if (!lines.ok()) return lines.error().message;
+  std::set<std::string> files;
+  for (const auto& l : *lines) {
+    if (source_scope_.includes(l.file)) files.insert(l.file);
   }
-  if (out.empty()) return executable_ + ": no function of its own to experiment on";
+  const auto names = display_names(files);
+  for (const auto& l : *lines) {
+    auto name = names.find(l.file);
+    if (name == names.end()) continue;
+    out.push_back(LocationLine{name->second + ":" + std::to_string(l.line), to_ranges(l.ranges),
+                               binary.module});
+  }
   return {};
 }
 
 std::string LocationResolver::breakpoint_address(const std::string& spec, uint64_t& address) {
   auto parsed = symbolize::parse_source_line(spec);
   if (!parsed.ok()) return "--progress " + spec + ": " + parsed.error().message;
-  auto ranges = symbolizer_.ranges_for_line(module_, parsed->file, parsed->line);
+  auto ranges = symbolizer_.ranges_for_line({executable_, ""}, parsed->file, parsed->line);
   if (!ranges.ok()) return "--progress " + spec + ": " + ranges.error().message;
   address = ranges->front().low;
   return {};

@@ -1,37 +1,66 @@
 #pragma once
 // causal-run's reverse lookups: --line FILE:LINE, --function REGEX, automatic selection
-// and --progress FILE:LINE, resolved with the symbolizer to ELF address ranges of the
-// executable (the runtime adds the load bias). Errors are one line for the user.
+// (by line or by function, within --binary-scope and --source-scope) and --progress
+// FILE:LINE, resolved with the symbolizer to ELF address ranges of the executable or of a
+// library in scope (the runtime adds each one's load bias). Errors are one line for the
+// user.
 
 #include <string>
 #include <vector>
 
+#include "causal/launcher/scope.h"
 #include "causal/runtime/settings.h"
 #include "symbolize/symbolizer.h"
 
 namespace cprof::causal {
 
+// What the user asked to speed up. Also passed to the runtime (selection_arguments()) so
+// that an exec'd program can be resolved the same way.
+struct Selection {
+  std::vector<std::string> lines;  // FILE:LINE
+  std::string function;            // regex; empty: none
+  std::string mode = "line";       // automatic selection: "line" or "function"
+  std::vector<std::string> binary_scope;
+  std::vector<std::string> source_scope;
+
+  bool automatic() const { return lines.empty() && function.empty(); }
+};
+
+// The selection as causal-run arguments (--line ..., --mode ..., ...).
+std::vector<std::string> selection_arguments(const Selection& selection);
+
+// The shared libraries the program loads at start (as the dynamic loader resolves them,
+// from `ldd`). Empty when it cannot tell.
+std::vector<std::string> startup_libraries(const std::string& executable);
+
 class LocationResolver {
  public:
-  explicit LocationResolver(std::string executable);
+  LocationResolver(std::string executable, const Selection& selection);
 
   // "" when the executable has DWARF line information; else the one-line error.
   std::string check_debug_info();
-  // Appends the location of each FILE:LINE. Returns "" or the first error.
-  std::string add_lines(const std::vector<std::string>& specs, std::vector<LocationLine>& out);
-  // Appends one location per function matching the regex (out-of-line and inlined code
-  // together). Returns "" or the error.
-  std::string add_functions(const std::string& pattern, std::vector<LocationLine>& out);
-  // Automatic selection: every function of the executable's own code (not the C++
-  // library's templates or the compiler's start-up code).
-  std::string add_all_functions(std::vector<LocationLine>& out);
-  // --progress FILE:LINE: the address of the line's first instruction.
+  // Resolves the selection into `out`. Returns "" or the first error. `notes` gets lines
+  // worth telling the user (libraries in scope without debug information).
+  std::string resolve(std::vector<LocationLine>& out, std::vector<std::string>& notes);
+  // --progress FILE:LINE: the address of the line's first instruction (main executable).
   std::string breakpoint_address(const std::string& spec, uint64_t& address);
 
  private:
+  struct Binary {
+    std::string path;
+    std::string module;  // "" for the main executable (LocationLine::module)
+  };
+  std::string add_lines(std::vector<LocationLine>& out);
+  std::string add_functions(const std::string& pattern, const Binary& binary, bool in_scope_only,
+                            std::vector<LocationLine>& out);
+  std::string add_all_lines(const Binary& binary, std::vector<LocationLine>& out);
+
   std::string executable_;
+  Selection selection_;
+  BinaryScope binary_scope_;
+  SourceScope source_scope_;
+  std::vector<Binary> binaries_;  // in scope: the executable (when MAIN is) and libraries
   symbolize::Symbolizer symbolizer_;
-  symbolize::ModuleRef module_;
 };
 
 }  // namespace cprof::causal

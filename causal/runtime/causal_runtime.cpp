@@ -11,8 +11,11 @@
 #include <cstring>
 #include <cstdio>
 #include <fstream>
+#include <map>
+#include <set>
 
 #include "causal/runtime/breakpoints.h"
+#include "causal/runtime/exec_resolve.h"
 #include "causal/runtime/real_calls.h"
 #include "causal/runtime/syscall_dispatch.h"
 #include "format/writer.h"
@@ -45,6 +48,22 @@ std::string self_executable() {
   return buf;
 }
 
+// Load bias of every loaded library, by path (as the loader named it, and resolved).
+std::map<std::string, uint64_t> library_load_biases() {
+  std::map<std::string, uint64_t> out;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* p) {
+        auto& m = *static_cast<std::map<std::string, uint64_t>*>(p);
+        if (info->dlpi_name == nullptr || info->dlpi_name[0] == '\0') return 0;
+        m.emplace(info->dlpi_name, info->dlpi_addr);
+        char buf[PATH_MAX];
+        if (realpath(info->dlpi_name, buf) != nullptr) m.emplace(buf, info->dlpi_addr);
+        return 0;
+      },
+      &out);
+  return out;
+}
+
 const sampler::RuntimeHooks* hooks_table();
 
 }  // namespace
@@ -63,14 +82,22 @@ CausalRuntime* CausalRuntime::start(uint64_t period_ns) {
   std::vector<std::string> problems;
   CausalSettings settings = causal_settings_from_environment(problems);
   auto* rt = new CausalRuntime(std::move(settings), std::move(problems));
-  // Oversleeping a delay shifts every thread (delays.h): keep the kernel's slack small.
-  prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
   rt->load_bias_ = main_load_bias();
-  std::string error;
-  rt->experiments_enabled_ = rt->load_locations(error);
-  if (!error.empty()) rt->problems_.push_back(error);
   rt->end_to_end_ = rt->settings_.end_to_end_speedup.has_value();
-  if (rt->experiments_enabled_) {
+  std::string error;
+  const std::string exe = self_executable();
+  if (!rt->settings_.executable.empty() && exe != rt->settings_.executable &&
+      !rt->settings_.locations_file.empty() && !rt->settings_.resolver.empty() && !rt->end_to_end_) {
+    // An exec'd program: its locations are resolved by the controller thread, so that
+    // the program starts without waiting (exec_resolve.h).
+    rt->resolve_for_ = exe;
+    rt->experiments_enabled_ = true;
+    rt->settings_.experiments.period_ns = period_ns;
+  } else {
+    rt->experiments_enabled_ = rt->load_locations(error);
+  }
+  if (!error.empty()) rt->problems_.push_back(error);
+  if (rt->experiments_enabled_ && rt->resolve_for_.empty()) {
     // The experiments record the sampling period: s * period is the delay per sample.
     rt->settings_.experiments.period_ns = period_ns;
     rt->make_controller(rt->settings_.experiments);
@@ -102,27 +129,70 @@ bool CausalRuntime::load_locations(std::string& error) {
             settings_.executable;
     return false;
   }
-  std::ifstream in(settings_.locations_file);
+  return load_locations_file(settings_.locations_file, error);
+}
+
+bool CausalRuntime::load_locations_file(const std::string& path, std::string& error) {
+  std::ifstream in(path);
   if (!in) {
-    error = "cannot read the locations file " + settings_.locations_file;
+    error = "cannot read the locations file " + path;
     return false;
   }
+  const std::map<std::string, uint64_t> biases = library_load_biases();
+  std::set<std::string> not_loaded;
   std::string text;
   while (std::getline(in, text)) {
     auto line = parse_location_line(text);
     if (!line) continue;
-    std::vector<AddressRange> ranges;
-    for (const auto& r : line->ranges) {
-      ranges.push_back(AddressRange{r.start + load_bias_, r.end + load_bias_});
+    uint64_t bias = load_bias_;
+    if (!line->module.empty()) {
+      auto it = biases.find(line->module);
+      if (it == biases.end()) {
+        not_loaded.insert(line->module);
+        continue;
+      }
+      bias = it->second;
     }
+    std::vector<AddressRange> ranges;
+    for (const auto& r : line->ranges) ranges.push_back(AddressRange{r.start + bias, r.end + bias});
     const uint32_t id = table_.add(line->name, std::move(ranges));
     if (!settings_.automatic) fixed_.push_back(id);
   }
+  for (const auto& m : not_loaded) {
+    problems_.push_back("no experiments on code in " + m + ": not loaded when the program started");
+  }
   table_.finish();
   if (table_.size() == 0) {
-    error = "the locations file " + settings_.locations_file + " lists no location";
+    error = "the locations file " + path + " lists no location";
     return false;
   }
+  return true;
+}
+
+bool CausalRuntime::resolve_exec_locations() {
+  char path[] = "/tmp/cprof-causal-exec-XXXXXX";
+  const int fd = mkstemp(path);
+  if (fd < 0) {
+    queue_message(format::MessageLevel::warning, "no experiments in " + resolve_for_ +
+                  ": cannot create a temporary file in /tmp for its locations");
+    resolve_for_.clear();
+    experiments_enabled_ = false;
+    return false;
+  }
+  ::close(fd);
+  std::string error = resolve_locations_for(settings_.resolver, settings_.selection_args, resolve_for_, path);
+  const bool ok = error.empty() && load_locations_file(path, error);
+  std::remove(path);
+  const std::string program = resolve_for_;
+  resolve_for_.clear();  // done (a forked child keeps the result)
+  experiments_enabled_ = ok;
+  for (auto& p : problems_) queue_message(format::MessageLevel::warning, p);
+  problems_.clear();
+  if (!ok) {
+    queue_message(format::MessageLevel::warning, "no experiments in " + program + ": " + error);
+    return false;
+  }
+  make_controller(settings_.experiments);
   return true;
 }
 
@@ -173,6 +243,7 @@ void* CausalRuntime::controller_main(void* self) {
 
 void CausalRuntime::controller_loop() {
   const Sleeper sleeper = real_sleeper();
+  if (!resolve_for_.empty() && !resolve_exec_locations()) return;
   ExperimentController* const controller = this->controller();
   constexpr uint64_t kSliceNs = 10000000;  // stop requests are seen within 10 ms
   while (!stop_requested_.load(std::memory_order_acquire)) {
@@ -343,7 +414,7 @@ void CausalRuntime::hook_fork_child() {
     rt->breakpoints_->forget_all();
     if (sampler::ThreadState* ts = sampler::ThreadRegistry::current()) rt->breakpoints_->arm(ts->tid);
   }
-  if (rt->experiments_enabled_) {
+  if (rt->experiments_enabled_ && rt->controller() != nullptr) {
     // A fresh controller (the old one is left: a handler may still read it); its own seed.
     auto config = rt->controller()->config();
     config.seed = config.seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(getpid());

@@ -90,6 +90,10 @@ class CausalRuntime {
   ExperimentController* controller() const { return controller_.load(std::memory_order_acquire); }
   void make_controller(ExperimentConfig config);
   bool load_locations(std::string& error);
+  bool load_locations_file(const std::string& path, std::string& error);
+  // An exec'd program (resolve_for_): resolves its locations with causal-run, loads them
+  // and makes the controller. Controller thread.
+  bool resolve_exec_locations();
   static void* controller_main(void* self);
   void controller_loop();
   void run_experiment(const ExperimentPlan& plan);
@@ -102,6 +106,7 @@ class CausalRuntime {
   CausalSettings settings_;
   std::vector<std::string> problems_;
   bool experiments_enabled_ = false;
+  std::string resolve_for_;  // an exec'd program whose locations are still to resolve
   bool end_to_end_ = false;
   LocationTable table_;
   std::vector<uint32_t> fixed_;

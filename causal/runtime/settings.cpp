@@ -42,6 +42,17 @@ CausalSettings causal_settings_from_environment(std::vector<std::string>& proble
   CausalSettings s;
   if (const char* v = get(env::kLocations)) s.locations_file = v;
   if (const char* v = get(env::kExecutable)) s.executable = v;
+  if (const char* v = get(env::kResolver)) s.resolver = v;
+  if (const char* v = get(env::kSelectionArgs)) {
+    std::string all = v;
+    size_t start = 0;
+    while (start < all.size()) {
+      const size_t tab = all.find('\t', start);
+      s.selection_args.push_back(all.substr(start, tab == std::string::npos ? tab : tab - start));
+      if (tab == std::string::npos) break;
+      start = tab + 1;
+    }
+  }
   if (const char* v = get(env::kSelection)) s.automatic = std::string_view(v) == "auto";
   if (const char* v = get(env::kSpeedups)) {
     std::string error;
@@ -88,15 +99,22 @@ std::string format_location_line(const LocationLine& line) {
                   static_cast<unsigned long long>(line.ranges[i].end));
     out += buf;
   }
+  if (!line.module.empty()) out += "\t" + line.module;
   return out;
 }
 
 std::optional<LocationLine> parse_location_line(const std::string& text) {
-  const size_t tab = text.rfind('\t');
+  // Names have no TAB: the first one ends the name, a second one starts the module.
+  const size_t tab = text.find('\t');
   if (tab == std::string::npos || tab == 0) return std::nullopt;
   LocationLine line;
   line.name = text.substr(0, tab);
-  const char* p = text.c_str() + tab + 1;
+  const size_t module_tab = text.find('\t', tab + 1);
+  if (module_tab != std::string::npos) line.module = text.substr(module_tab + 1);
+  const std::string ranges = text.substr(tab + 1, module_tab == std::string::npos
+                                                      ? std::string::npos
+                                                      : module_tab - tab - 1);
+  const char* p = ranges.c_str();
   while (*p != '\0') {
     char* end = nullptr;
     const uint64_t start = std::strtoull(p, &end, 16);
@@ -107,6 +125,7 @@ std::optional<LocationLine> parse_location_line(const std::string& text) {
     if (stop > start) line.ranges.push_back(AddressRange{start, stop});
     p = end;
     if (*p == ',') ++p;
+    else if (*p != '\0') return std::nullopt;
   }
   if (line.ranges.empty()) return std::nullopt;
   return line;

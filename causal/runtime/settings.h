@@ -13,11 +13,16 @@
 namespace cprof::causal {
 
 namespace env {
-// A file of locations (one a line: "NAME<TAB>START-END[,START-END...]", hex ELF addresses
-// of the executable named below). Written by causal-run, read at start.
+// A file of locations (one a line: "NAME<TAB>START-END[,START-END...][<TAB>MODULE]", hex
+// ELF addresses of the executable named below, or of the library MODULE). Written by
+// causal-run, read at start.
 inline constexpr const char* kLocations = "CPROF_CAUSAL_LOCATIONS";
 // The executable the locations' addresses belong to (absolute path).
 inline constexpr const char* kExecutable = "CPROF_CAUSAL_EXECUTABLE";
+// For an exec'd program other than that executable: causal-run's path and the selection
+// as its arguments (TAB-separated), to resolve the same selection for the new program.
+inline constexpr const char* kResolver = "CPROF_CAUSAL_RESOLVER";
+inline constexpr const char* kSelectionArgs = "CPROF_CAUSAL_SELECTION_ARGS";
 // "fixed": experiments draw from every location of the file (--line, --function);
 // "auto": from the locations the samples fall in.
 inline constexpr const char* kSelection = "CPROF_CAUSAL_SELECTION";
@@ -36,6 +41,8 @@ inline constexpr const char* kBreakpoints = "CPROF_CAUSAL_BREAKPOINTS";
 struct CausalSettings {
   std::string locations_file;
   std::string executable;
+  std::string resolver;
+  std::vector<std::string> selection_args;
   bool automatic = false;
   ExperimentConfig experiments;
   std::optional<double> end_to_end_speedup;  // a fraction
@@ -50,10 +57,11 @@ struct CausalSettings {
 // and the defaults kept.
 CausalSettings causal_settings_from_environment(std::vector<std::string>& problems);
 
-// One line of the locations file.
+// One line of the locations file: "NAME<TAB>START-END[,START-END...][<TAB>MODULE]".
 struct LocationLine {
   std::string name;
-  std::vector<AddressRange> ranges;  // ELF addresses
+  std::vector<AddressRange> ranges;  // ELF addresses of the module
+  std::string module;                // a library's path; "" for the executable
 };
 std::string format_location_line(const LocationLine& line);
 std::optional<LocationLine> parse_location_line(const std::string& text);

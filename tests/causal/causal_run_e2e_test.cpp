@@ -146,16 +146,69 @@ TEST(CausalRun, HardwareBreakpointProgressPoint) {
 // syscall()), joins and sleeps, all interposed: the program runs to the end with its own
 // output, and automatic selection finds the function that does the work.
 TEST(CausalRun, BlockingProgramRunsUnchangedInAutomaticMode) {
-  const auto r = causal_run("threads", "--seed 5", kPrograms + "/causal_threads 300000");
+  const auto r = causal_run("threads", "--mode function --seed 5", kPrograms + "/causal_threads 300000");
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("300000 items"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("automatic selection works by function"), std::string::npos);
   const std::string json = report_json(r.dir);
   EXPECT_EQ(json.find("\"experiments\": 0,"), std::string::npos) << json.substr(json.find("\"causal\""));
   EXPECT_NE(json.find("work(unsigned long)"), std::string::npos) << json.substr(json.find("\"causal\""));
   // Every call of the timed region on the worker threads, counted once.
   EXPECT_NE(json.find("{\"name\": \"work\", \"count\": 300000,"), std::string::npos)
       << json.substr(json.find("\"regions\""));
+}
+
+// Automatic selection by line (the default mode): the experiments are on the program's
+// own source lines, and the lines that do the work are among them.
+TEST(CausalRun, AutomaticSelectionByLine) {
+  const auto r = causal_run("auto-line", "--seed 6", kPrograms + "/causal_serial 20000");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const std::string json = report_json(r.dir);
+  bool work_line = false;
+  for (const char* marker : {"LINE_A", "LINE_B", "x += i * i"}) {
+    const std::string loc = "serial.cpp:" + std::to_string(line_of("serial.cpp", marker));
+    work_line |= json.find("\"location\": \"" + loc + "\"") != std::string::npos;
+  }
+  EXPECT_TRUE(work_line) << json.substr(json.find("\"causal\""));
+  // Lines, not functions, and none from system headers.
+  EXPECT_EQ(json.find("\"location\": \"main\""), std::string::npos);
+  EXPECT_EQ(json.find("\"location\": \"/usr/include"), std::string::npos);
+}
+
+// A program that execs another one: the new image resolves the same (automatic)
+// selection for itself and runs experiments on its own lines, written to its own file.
+TEST(CausalRun, ExecdProgramRunsItsOwnExperiments) {
+  const auto r = causal_run("exec", "--seed 7",
+                            kPrograms + "/causal_exec_wrapper " + kPrograms + "/causal_serial 30000");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("wrapper "), std::string::npos) << r.output;  // its output, unchanged
+  const std::string json = report_json(r.dir);
+  EXPECT_NE(json.find("\"location\": \"serial.cpp:"), std::string::npos)
+      << json.substr(json.find("\"causal\""));
+  EXPECT_EQ(json.find("no experiments in"), std::string::npos) << json;
+}
+
+// --binary-scope takes a library the program loads at start: its function is selected
+// (its code is found at the library's own load address).
+TEST(CausalRun, BinaryScopeSelectsCodeInALibrary) {
+  const auto r = causal_run("binary-scope", "--binary-scope '%libcausal_work%' --mode function --seed 8",
+                            kPrograms + "/causal_lib_user 3000");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const std::string json = report_json(r.dir);
+  EXPECT_NE(json.find("\"location\": \"lib_work\""), std::string::npos)
+      << json.substr(json.find("\"causal\""));
+  EXPECT_EQ(json.find("\"location\": \"main\""), std::string::npos);  // MAIN not in scope
+}
+
+TEST(CausalRunErrors, SourceScopeThatMatchesNothing) {
+  const auto r = causal_run("scope-none", "--source-scope '%no-such-dir%'", kPrograms + "/causal_serial 10");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find("no code of its own to experiment on"), std::string::npos) << r.output;
+}
+
+TEST(CausalRunErrors, BinaryScopeThatMatchesNothing) {
+  const auto r = causal_run("binary-none", "--binary-scope '%no-such-lib%'", kPrograms + "/causal_serial 10");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find("--binary-scope: no binary"), std::string::npos) << r.output;
 }
 
 TEST(CausalRunErrors, ExperimentsWithoutProgressPointSaySo) {

@@ -137,14 +137,18 @@ TEST_F(Delays, WakerPaysWhatItOwesBeforeWaking) {
   EXPECT_EQ(delays.owed(c), 0u);
 }
 
-// The debt a thread had before it blocked stays owed; the credit never puts it ahead.
-TEST_F(Delays, CreditKeepsOldDebtAndNeverGetsAhead) {
+// A thread pays its debt before it blocks (not later, inside whatever it blocked for);
+// the credit for the time blocked never puts it ahead of the global count.
+TEST_F(Delays, DebtIsPaidBeforeBlockingAndCreditNeverGetsAhead) {
   delays.begin_experiment(0.5, kP);
   delays.on_sample_in_selected(a, 0.5, kP);  // b owes 0.5 ms
   const uint64_t at_block = delays.before_block(b);
+  ASSERT_EQ(time.sleeps.size(), 1u);
+  EXPECT_EQ(time.sleeps[0], 500000u);
+  EXPECT_EQ(at_block, 500000u);
   delays.on_sample_in_selected(a, 0.5, kP);  // inserted while b is blocked
   EXPECT_EQ(delays.after_woken_by_other(b, at_block), 500000u);
-  EXPECT_EQ(delays.owed(b), 500000u);
+  EXPECT_EQ(delays.owed(b), 0u);
   // A stale snapshot (from before an earlier delay) cannot credit past the global count.
   EXPECT_EQ(delays.after_woken_by_other(c, 0), 1000000u);
   EXPECT_EQ(delays.owed(c), 0u);

@@ -1,0 +1,61 @@
+#include "causal/launcher/scope.h"
+
+#include <fnmatch.h>
+
+#include <algorithm>
+
+namespace cprof::causal {
+
+std::vector<std::string> split_scope_list(const std::vector<std::string>& values) {
+  std::vector<std::string> out;
+  for (const auto& v : values) {
+    size_t start = 0;
+    while (start <= v.size()) {
+      const size_t comma = v.find(',', start);
+      const size_t end = comma == std::string::npos ? v.size() : comma;
+      if (end > start) out.push_back(v.substr(start, end - start));
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
+  return out;
+}
+
+bool scope_pattern_matches(const std::string& pattern, const std::string& text) {
+  std::string glob = pattern;
+  std::replace(glob.begin(), glob.end(), '%', '*');
+  return fnmatch(glob.c_str(), text.c_str(), 0) == 0;
+}
+
+BinaryScope::BinaryScope(std::vector<std::string> patterns) : patterns_(std::move(patterns)) {
+  if (patterns_.empty()) patterns_.push_back("MAIN");
+}
+
+bool BinaryScope::includes_main() const {
+  return std::find(patterns_.begin(), patterns_.end(), "MAIN") != patterns_.end();
+}
+
+bool BinaryScope::includes_library(const std::string& path) const {
+  const size_t slash = path.rfind('/');
+  const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  return std::any_of(patterns_.begin(), patterns_.end(), [&](const std::string& p) {
+    return p != "MAIN" && (scope_pattern_matches(p, path) || scope_pattern_matches(p, name));
+  });
+}
+
+SourceScope::SourceScope(std::vector<std::string> patterns) : patterns_(std::move(patterns)) {}
+
+bool SourceScope::includes(const std::string& file) const {
+  if (patterns_.empty()) return !is_system_source(file);
+  return std::any_of(patterns_.begin(), patterns_.end(),
+                     [&](const std::string& p) { return scope_pattern_matches(p, file); });
+}
+
+bool is_system_source(std::string_view file) {
+  static constexpr std::string_view kPrefixes[] = {"/usr/include/", "/usr/lib/", "/usr/local/include/",
+                                                   "/usr/src/", "../", "<built-in>"};
+  return file.empty() || std::any_of(std::begin(kPrefixes), std::end(kPrefixes),
+                                     [&](std::string_view p) { return file.substr(0, p.size()) == p; });
+}
+
+}  // namespace cprof::causal

@@ -1,0 +1,49 @@
+#pragma once
+// Which code causal-run may select: --binary-scope (which binaries) and --source-scope
+// (which source files). Patterns are globs (fnmatch: * ? [..]) in which Coz's wildcard
+// '%' also stands for any text; a list may be comma-separated and options repeated.
+//   binary scope: "MAIN" is the program's executable; any other pattern matches a
+//     library's full path or its file name. Default: MAIN.
+//   source scope: patterns match a source file's full path. Default (no pattern): the
+//     program's own sources, i.e. every file that is not a system header or the C/C++
+//     library's code (docs/causal.md lists the prefixes).
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cprof::causal {
+
+// "a,b" and repeated options -> {"a", "b"}; empty items dropped.
+std::vector<std::string> split_scope_list(const std::vector<std::string>& values);
+
+// fnmatch with '%' read as '*'.
+bool scope_pattern_matches(const std::string& pattern, const std::string& text);
+
+class BinaryScope {
+ public:
+  explicit BinaryScope(std::vector<std::string> patterns);  // empty: {"MAIN"}
+  bool includes_main() const;
+  bool includes_library(const std::string& path) const;
+  const std::vector<std::string>& patterns() const { return patterns_; }
+
+ private:
+  std::vector<std::string> patterns_;
+};
+
+class SourceScope {
+ public:
+  explicit SourceScope(std::vector<std::string> patterns);  // empty: the program's own
+  bool includes(const std::string& file) const;
+  bool is_default() const { return patterns_.empty(); }
+
+ private:
+  std::vector<std::string> patterns_;
+};
+
+// A system header or library source: /usr/include, /usr/lib (the compiler's own
+// headers), /usr/local/include, /usr/src, and the relative paths glibc and libstdc++ are
+// built with ("../sysdeps/...").
+bool is_system_source(std::string_view file);
+
+}  // namespace cprof::causal

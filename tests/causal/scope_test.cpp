@@ -1,0 +1,49 @@
+// --binary-scope and --source-scope patterns (causal/launcher/scope.h).
+#include "causal/launcher/scope.h"
+
+#include <gtest/gtest.h>
+
+namespace cprof::causal {
+namespace {
+
+TEST(Scope, ListsSplitOnCommasAcrossRepeatedOptions) {
+  EXPECT_EQ(split_scope_list({"MAIN,%libfoo%", "", "a,,b"}),
+            (std::vector<std::string>{"MAIN", "%libfoo%", "a", "b"}));
+}
+
+TEST(Scope, PercentIsCozsWildcard) {
+  EXPECT_TRUE(scope_pattern_matches("%/src/%", "/home/u/app/src/main.cpp"));
+  EXPECT_TRUE(scope_pattern_matches("*/src/*.cpp", "/home/u/app/src/main.cpp"));
+  EXPECT_FALSE(scope_pattern_matches("%/src/%", "/home/u/app/include/x.h"));
+}
+
+TEST(Scope, BinaryScopeDefaultsToTheExecutable) {
+  const BinaryScope def({});
+  EXPECT_TRUE(def.includes_main());
+  EXPECT_FALSE(def.includes_library("/usr/lib/libfoo.so.1"));
+  const BinaryScope libs({"%libfoo%"});
+  EXPECT_FALSE(libs.includes_main());
+  EXPECT_TRUE(libs.includes_library("/usr/lib/libfoo.so.1"));
+  EXPECT_FALSE(libs.includes_library("/usr/lib/libbar.so.1"));
+  // A file-name pattern matches wherever the library lies.
+  EXPECT_TRUE(BinaryScope({"libbar.so*"}).includes_library("/opt/x/libbar.so.2"));
+}
+
+TEST(Scope, DefaultSourceScopeLeavesOutSystemAndLibraryCode) {
+  const SourceScope own({});
+  EXPECT_TRUE(own.includes("/home/u/app/main.cpp"));
+  EXPECT_TRUE(own.includes("main.cpp"));
+  EXPECT_FALSE(own.includes("/usr/include/c++/12/bits/stl_vector.h"));
+  EXPECT_FALSE(own.includes("/usr/lib/gcc/x86_64-linux-gnu/12/include/avxintrin.h"));
+  EXPECT_FALSE(own.includes("../sysdeps/x86_64/start.S"));
+  EXPECT_FALSE(own.includes(""));
+  const SourceScope only_src({"%/src/%"});
+  EXPECT_FALSE(only_src.is_default());
+  EXPECT_TRUE(only_src.includes("/app/src/a.cpp"));
+  EXPECT_FALSE(only_src.includes("/app/test/a.cpp"));
+  // An explicit pattern may take system headers in.
+  EXPECT_TRUE(SourceScope({"/usr/include/%"}).includes("/usr/include/stdio.h"));
+}
+
+}  // namespace
+}  // namespace cprof::causal
