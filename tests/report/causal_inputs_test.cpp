@@ -10,6 +10,7 @@
 #include "report/load/loader.h"
 #include "report/render/render.h"
 #include "tests/report/causal_fixture.h"
+#include "tests/report/tool_shell.h"
 
 namespace cprof::report {
 namespace {
@@ -187,6 +188,66 @@ TEST(CozFormat, WrittenProfileReadsBackToTheSamePredictions) {
   ASSERT_EQ(back.model.progress_points.size(), 2u);
   EXPECT_EQ(back.model.progress_points[1].kind, format::ProgressPointKind::latency);
   EXPECT_EQ(back.model.progress_points[1].source, format::ProgressPointSource::coz);
+}
+
+// JSON string literal of `text`, for putting a profile into a page's script.
+std::string js_string(const std::string& text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '<': out += "\\u003c"; break;  // never "</script>" inside the script
+      default: out += c;
+    }
+  }
+  return out + "\"";
+}
+
+size_t count(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+  return n;
+}
+
+TEST(CozFormat, WrittenProfilePlotsInCozsViewer) {
+  // Coz's own viewer (Debian coz-profiler: /usr/share/coz-profiler/viewer), driven as its
+  // ui.js does after a file is opened: new Profile(text, ...), then update().
+  const fs::path viewer = "/usr/share/coz-profiler/viewer";
+  if (!fs::exists(viewer / "index.htm")) GTEST_SKIP() << "Coz's viewer not installed (coz-profiler)";
+  const std::string chromium = testing::find_chromium();
+  if (chromium.empty()) GTEST_SKIP() << "chromium not installed: Coz's viewer not run";
+  TempDir dir;
+  const std::string profile = render_coz(testing::causal_report(dir.path()));
+  const fs::path copy = dir.path() / "viewer";
+  fs::copy(viewer, copy, fs::copy_options::recursive);
+  std::string page;
+  {
+    std::ifstream in(copy / "index.htm");
+    page.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const size_t body = page.rfind("</body>");
+  ASSERT_NE(body, std::string::npos);
+  page.insert(body, "<script>\nd3.select('#minpoints_field').property('value', 0);\n"
+                    "current_profile = new Profile(" + js_string(profile) +
+                        ", d3.select('#plot-area'), d3.select('#legend'), get_min_points, "
+                        "display_warning);\nupdate();\n</script>\n");
+  write_file(copy / "test.htm", page);
+  const auto dom = testing::run_shell(
+      "HOME=" + dir.path().string() + " timeout 120 " + chromium +
+      testing::chromium_flags((dir.path() / "chromium-profile").string()) +
+      "--allow-file-access-from-files --dump-dom file://" + (copy / "test.htm").string() +
+      " 2>/dev/null");
+  ASSERT_EQ(dom.status, 0) << dom.out;
+  // One plot per location, each with both progress points' series; a point per speedup.
+  EXPECT_EQ(count(dom.out, "class=\"plot-title shortpath\""), 2u) << dom.out;
+  EXPECT_NE(dom.out.find("title=\"hot&lt;int&gt;::run\""), std::string::npos);
+  EXPECT_NE(dom.out.find("title=\"cold.cpp:7\""), std::string::npos);
+  EXPECT_EQ(count(dom.out, "<circle "), 2u * 2 * 4);
+  EXPECT_EQ(dom.out.find("Invalid Profile"), std::string::npos) << "the viewer rejected a line";
+  EXPECT_EQ(dom.out.find("Empty Profile"), std::string::npos);
 }
 
 TEST(CozFormat, RealCozProfileGivenAsAFileIsPredicted) {
