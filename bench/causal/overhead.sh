@@ -12,6 +12,9 @@
 #   causal  causal-run --line P.cpp:HOT --fixed-speedup 0 -o DIR -- cexp-P
 #   coz     coz run --fixed-line P.cpp:HOT --fixed-speedup 0 --- cexp-P-coz
 #           (the same code: only the debug information differs)
+#   trap    (TRAP=1) causal's run with CPROF_CAUSAL_DISPATCH_TRAP=always: Syscall User
+#           Dispatch traps libgomp's system calls even at 0% (openmp; the runtime's
+#           default traps only while an experiment inserts delays, docs/causal.md)
 # Each run is timed from outside (cprof-bench-time: wall, user+sys of the command and all
 # it waited for: launcher, program, the runtime's flush, Coz's Python launcher) and from
 # inside (first item to last: wall; CLOCK_PROCESS_CPUTIME_ID at the end: every thread of
@@ -19,7 +22,7 @@
 # round's plain run; the table shows their median and [min..max] over the rounds.
 # Target: causal-run <= 1.05 and below Coz.
 #
-# Environment: PROGRAMS, ITEMS (progress visits per run; default each program's own),
+# Environment: PROGRAMS (openmp too), TRAP, ITEMS (progress visits per run; default each program's own),
 # DURATION_MS (CPROF_CAUSAL_DURATION_MS, default: the runtime's 500), COZ (default coz;
 # COZ=none leaves it out), KEEP=1 keeps the temp dir.
 set -euo pipefail
@@ -31,6 +34,7 @@ programs=(${PROGRAMS:-serial forkjoin-std pipeline lock sleep})
 [[ -n ${DURATION_MS:-} ]] && export CPROF_CAUSAL_DURATION_MS=$DURATION_MS
 coz_bin=${COZ:-coz}
 configs=(plain causal)
+[[ ${TRAP:-0} == 1 ]] && configs+=(trap)
 if [[ $coz_bin != none ]] && command -v "$coz_bin" >/dev/null; then
   configs+=(coz)
 else
@@ -50,6 +54,8 @@ run_one() {  # run_one PROGRAM CONFIG ROUND
     plain) "$BIN/cprof-bench-time" "$tmp/time" -- "$prog" "${items[@]}" >"$tmp/out" ;;
     causal) "$BIN/cprof-bench-time" "$tmp/time" -- "$BIN/causal-run" --line "$loc" --fixed-speedup 0 \
       -o "$tmp/res" -- "$prog" "${items[@]}" >"$tmp/out" 2>"$tmp/err" ;;
+    trap) CPROF_CAUSAL_DISPATCH_TRAP=always "$BIN/cprof-bench-time" "$tmp/time" -- "$BIN/causal-run" \
+      --line "$loc" --fixed-speedup 0 -o "$tmp/res" -- "$prog" "${items[@]}" >"$tmp/out" 2>"$tmp/err" ;;
     coz) (cd "$tmp" && "$BIN/cprof-bench-time" "$tmp/time" -- "$coz_bin" run --fixed-line "$loc" \
       --fixed-speedup 0 -o "$tmp/profile.coz" --- "$prog-coz" "${items[@]}" >"$tmp/out" 2>"$tmp/err") ;;
   esac
