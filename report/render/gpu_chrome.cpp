@@ -53,8 +53,9 @@ struct Item {
 void chrome_gpu(JsonWriter& j, const Report& r, uint64_t max_events) {
   if (r.gpu.empty()) return;
   const Clock clock(r.processes);
-  // Up to four events per kernel or copy (slice, launch slice, two flow ends).
-  const uint64_t budget = std::max<uint64_t>(1, max_events / 4);
+  // A quarter of the trace's event budget, four events per kernel or copy (slice, launch
+  // slice, two flow ends): the samples keep the rest.
+  const uint64_t budget = std::max<uint64_t>(1, max_events / 16);
   std::vector<Item> items;
   for (uint32_t pi = 0; pi < r.processes.size(); ++pi) {
     const auto& g = r.processes[pi].gpu;
