@@ -51,7 +51,9 @@ int run_causal_report(int argc, char** argv) {
   std::string output;
   std::string symbols = "dwarf";
   bool quiet = false;
-  app.add_option("DIR", dir, "results directory written by sample-run or causal-run")
+  app.add_option("DIR", dir,
+                 "results directory written by sample-run or causal-run (also read: *.coz, "
+                 "*.tsv, *.jsonl), or one such file")
       ->required();
   app.add_option("--format,-f", format, "output format")
       ->check(CLI::IsMember({"text", "json", "html", "folded", "speedscope", "pprof", "chrome",

@@ -206,5 +206,44 @@ TEST(CausalReport, DamagedFileWarnsAndStillReports) {
   EXPECT_NE(r.out.find("170 samples"), std::string::npos) << r.out;  // 180 less the lost 10
 }
 
+// Other inputs (docs/report.md "Other inputs"): a Coz profile named on the command line,
+// a TSV file's bad row as one warning line, a file of no known kind as bad input.
+TEST(CausalReport, CozProfileGivenAsAFileIsPredicted) {
+  TempDir dir;
+  const auto file = dir.path() / "profile.coz";
+  std::ofstream(file) << "startup\ttime=1\n"
+                      << "experiment\tselected=a.c:1\tspeedup=0.00\tduration=1000\tselected-samples=1\n"
+                      << "throughput-point\tname=ops\tdelta=100\n"
+                      << "experiment\tselected=a.c:1\tspeedup=0.50\tduration=1000\tselected-samples=1\n"
+                      << "throughput-point\tname=ops\tdelta=125\n"
+                      << "runtime\ttime=3000\n";
+  const auto r = run(file.string());
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_NE(r.out.find("  speeding up a.c:1 by 50% would speed up the program by about 20%\n"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST(CausalReport, BadTsvRowIsOneWarningLineNamingFileAndLine) {
+  TempDir dir;
+  const auto file = dir.path() / "run.tsv";
+  std::ofstream(file) << "thread\t1\tmain\t5\nsample\t1\t5\tlots\t0x10\n";
+  const auto r = run(dir.path().string() + " --symbols none");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err, "causal-report: warning: " + file.string() +
+                       ":2: sample: weight_ns: not an unsigned integer: 'lots'\n");
+}
+
+TEST(CausalReport, FileOfNoKnownKindIsBadInput) {
+  TempDir dir;
+  const auto file = dir.path() / "notes.txt";
+  std::ofstream(file) << "hello\n";
+  const auto r = run(file.string());
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "causal-report: " + file.string() +
+                       ": not a results, Coz, TSV or JSON-lines file\n");
+}
+
 }  // namespace
 }  // namespace cprof::report
