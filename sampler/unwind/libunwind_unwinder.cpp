@@ -285,21 +285,34 @@ size_t unwind_with_libunwind(const ucontext_t* uc, StackBounds stack, uint64_t* 
   return 1;
 }
 
+const LibunwindUnwinder* default_unwinder() noexcept {
+  return g_default.load(std::memory_order_acquire);
+}
+
 size_t unwind(UnwindMethod method, const ucontext_t* uc, StackBounds stack, uint64_t* frames,
               size_t max) noexcept {
-  return method == UnwindMethod::kFramePointers
-             ? unwind_with_frame_pointers(uc, stack, frames, max)
-             : unwind_with_libunwind(uc, stack, frames, max);
+  switch (method) {
+    case UnwindMethod::kFramePointers: return unwind_with_frame_pointers(uc, stack, frames, max);
+    case UnwindMethod::kLibunwind: return unwind_with_libunwind(uc, stack, frames, max);
+    case UnwindMethod::kDwarf: break;
+  }
+  return unwind_with_dwarf(uc, stack, frames, max);
 }
 
 std::optional<UnwindMethod> parse_unwind_method(std::string_view name) noexcept {
-  if (name == "libunwind" || name == "dwarf") return UnwindMethod::kLibunwind;
+  if (name == "dwarf") return UnwindMethod::kDwarf;
+  if (name == "libunwind") return UnwindMethod::kLibunwind;
   if (name == "fp") return UnwindMethod::kFramePointers;
   return std::nullopt;
 }
 
 std::string_view to_string(UnwindMethod m) noexcept {
-  return m == UnwindMethod::kFramePointers ? "fp" : "libunwind";
+  switch (m) {
+    case UnwindMethod::kFramePointers: return "fp";
+    case UnwindMethod::kLibunwind: return "libunwind";
+    case UnwindMethod::kDwarf: break;
+  }
+  return "dwarf";
 }
 
 }  // namespace cprof::sampler

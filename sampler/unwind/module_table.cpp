@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "sampler/unwind/cfi_table.h"
+
 namespace cprof::sampler {
 namespace {
 
@@ -192,6 +194,25 @@ void ModuleTable::refresh() {
   snap->mapped_ = std::move(merged);
 
   std::lock_guard lock(writer_mutex_);
+  // Parse each module's .eh_frame once: reuse the table of a module already seen at the
+  // same address (dlopen of other libraries refreshes often; libc's table is ~2 ms).
+  std::vector<Module> cache;
+  for (Module& m : snap->modules_) {
+    auto same = [&](const Module& o) {
+      return o.load_bias == m.load_bias && o.eh.hdr == m.eh.hdr && o.path == m.path &&
+             o.build_id == m.build_id;
+    };
+    auto it = std::find_if(cfi_cache_.begin(), cfi_cache_.end(), same);
+    m.cfi = it != cfi_cache_.end() ? it->cfi : build_cfi_table(m);
+    Module key;
+    key.path = m.path;
+    key.build_id = m.build_id;
+    key.load_bias = m.load_bias;
+    key.eh = m.eh;
+    key.cfi = m.cfi;
+    cache.push_back(std::move(key));
+  }
+  cfi_cache_ = std::move(cache);  // unloaded modules' tables live on in old snapshots
   snap->generation_ = next_generation_++;
   const ModuleSnapshot* published = snap.get();
   all_.push_back(std::move(snap));

@@ -25,6 +25,8 @@
 
 namespace cprof::sampler {
 
+class CfiTable;  // cfi_table.h
+
 // Where a module's .eh_frame_hdr binary-search table lives, at run-time addresses.
 struct EhFrameHdr {
   uint64_t hdr = 0;        // address of .eh_frame_hdr (PT_GNU_EH_FRAME); 0 if none
@@ -48,6 +50,10 @@ struct Module {
   std::vector<AddressRange> code;   // executable PT_LOAD segments (run-time addresses)
   std::vector<AddressRange> mapped; // every PT_LOAD segment, widened to whole pages
   EhFrameHdr eh;
+  // .eh_frame as unwind rows for the fast DWARF unwinder, parsed once per module when the
+  // table first sees it (and shared by later snapshots); null if the module has no
+  // usable .eh_frame_hdr table.
+  std::shared_ptr<const CfiTable> cfi;
 };
 
 // One immutable view of the loaded modules. Built by ModuleTable::refresh.
@@ -82,7 +88,8 @@ class ModuleTable {
   ModuleTable(const ModuleTable&) = delete;
   ModuleTable& operator=(const ModuleTable&) = delete;
 
-  // Re-reads the loaded modules and publishes a new snapshot. Not async-signal-safe.
+  // Re-reads the loaded modules and publishes a new snapshot; parses the .eh_frame of
+  // each module not seen before (a CfiTable). Not async-signal-safe.
   void refresh();
 
   // The current snapshot (never null). Async-signal-safe.
@@ -104,6 +111,9 @@ class ModuleTable {
   // is destroyed. They are small (a few KiB) and refreshes happen only on dlopen/dlclose.
   std::vector<std::unique_ptr<ModuleSnapshot>> all_;
   uint64_t next_generation_ = 1;
+  // Parsed .eh_frame tables of the modules in the current snapshot, by (path, build-id,
+  // load bias), so a refresh parses only the modules it has not seen. Under writer_mutex_.
+  std::vector<Module> cfi_cache_;
 };
 
 // Decodes the header of an .eh_frame_hdr section mapped at `hdr`. Returns false if the

@@ -1,7 +1,7 @@
 #pragma once
 // Call-stack capture for the sampling signal handler.
 //
-// Frame convention (both unwinders): frames[0] is the interrupted PC, the exact
+// Frame convention (all unwinders): frames[0] is the interrupted PC, the exact
 // instruction; frames[1..] are return addresses (a symbolizer looks them up at addr - 1).
 // At most `max` frames are written; the return value is how many.
 //
@@ -12,8 +12,8 @@
 //     create libunwind address spaces. Call them from a normal context: init before arming
 //     any signal, register on the thread itself before arming its timer, unregister on the
 //     thread after disarming it, shutdown after disarming all.
-//   - unwind_with_libunwind(), unwind_with_frame_pointers(), unwind() and
-//     LibunwindUnwinder::unwind() are async-signal-safe and re-entrant across threads:
+//   - unwind_with_dwarf(), unwind_with_libunwind(), unwind_with_frame_pointers(), unwind()
+//     and LibunwindUnwinder::unwind() are async-signal-safe and re-entrant across threads:
 //     no malloc, no dl_iterate_phdr, no stdio. Every memory read is checked first against
 //     the thread's StackBounds or the ModuleTable snapshot, so a corrupt frame ends the
 //     stack early instead of faulting. They may be called concurrently from any number of
@@ -39,11 +39,13 @@
 namespace cprof::sampler {
 
 enum class UnwindMethod {
-  kLibunwind,      // DWARF CFI from .eh_frame: works on -O2 code without frame pointers
+  kDwarf,          // the default: .eh_frame rows parsed ahead of time (cfi_unwinder.h);
+                   // complex frames go to libunwind, so the frames are libunwind's
+  kLibunwind,      // DWARF CFI from .eh_frame interpreted by libunwind at every step
   kFramePointers,  // rbp chain: cheap, needs -fno-omit-frame-pointer everywhere
 };
 
-// "libunwind" (also "dwarf") or "fp". Returns nullopt for anything else.
+// "dwarf", "libunwind" or "fp". Returns nullopt for anything else.
 std::optional<UnwindMethod> parse_unwind_method(std::string_view name) noexcept;
 std::string_view to_string(UnwindMethod m) noexcept;
 
@@ -59,6 +61,7 @@ class LibunwindUnwinder {
   LibunwindUnwinder& operator=(const LibunwindUnwinder&) = delete;
 
   bool ok() const noexcept { return as_ != nullptr; }
+  const ModuleTable& modules() const noexcept { return modules_; }
   // Gives the calling thread its own libunwind address space (and rule cache), so its
   // unwinds never touch a lock another thread can hold. Threads that do not attach share
   // one address space. Not async-signal-safe; one unwinder per thread at a time.
@@ -87,6 +90,14 @@ void shutdown_unwinding() noexcept;
 bool register_unwind_thread() noexcept;
 void unregister_unwind_thread() noexcept;
 
+// The process-wide unwinder, or null before init_unwinding(). Async-signal-safe.
+const LibunwindUnwinder* default_unwinder() noexcept;
+
+// The fast DWARF unwinder over the init_unwinding() table's CfiTables, with the
+// process-wide LibunwindUnwinder as its fallback. Async-signal-safe. Returns only
+// frames[0] (the PC) if init_unwinding() was not called.
+size_t unwind_with_dwarf(const ucontext_t* uc, StackBounds stack, uint64_t* frames,
+                         size_t max) noexcept;
 // Async-signal-safe. Returns only frames[0] (the PC) if init_unwinding() was not called.
 size_t unwind_with_libunwind(const ucontext_t* uc, StackBounds stack, uint64_t* frames,
                              size_t max) noexcept;

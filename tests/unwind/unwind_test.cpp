@@ -207,7 +207,7 @@ TEST(Unwind, NullContextAndZeroMax) {
 TEST(Unwind, ParsesMethodNames) {
   EXPECT_EQ(parse_unwind_method("fp"), UnwindMethod::kFramePointers);
   EXPECT_EQ(parse_unwind_method("libunwind"), UnwindMethod::kLibunwind);
-  EXPECT_EQ(parse_unwind_method("dwarf"), UnwindMethod::kLibunwind);
+  EXPECT_EQ(parse_unwind_method("dwarf"), UnwindMethod::kDwarf);
   EXPECT_EQ(parse_unwind_method("lbr"), std::nullopt);
   EXPECT_EQ(to_string(UnwindMethod::kFramePointers), "fp");
 }

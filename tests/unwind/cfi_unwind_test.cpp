@@ -1,0 +1,406 @@
+// The fast DWARF unwinder (cfi_unwinder.h) against libunwind: in a real signal handler both
+// unwind the same interrupted context, and the frames must be identical.
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <thread>
+
+#include "sampler/unwind/cfi_table.h"
+#include "sampler/unwind/cfi_unwinder.h"
+#include "sampler/unwind/unwinder.h"
+#include "tests/unwind/signal_capture.h"
+
+namespace cprof::sampler::test {
+
+volatile int g_cfi_sink;
+
+__attribute__((noinline, noclone)) void cfi_spin_leaf(void* ctx) {
+  auto* stop = static_cast<std::atomic<bool>*>(ctx);
+  while (!stop->load(std::memory_order_relaxed)) g_cfi_sink = g_cfi_sink + 1;
+}
+
+namespace {
+
+ModuleTable& modules() {
+  static ModuleTable* table = [] {
+    auto* t = new ModuleTable();
+    EXPECT_TRUE(init_unwinding(*t));
+    return t;
+  }();
+  return *table;
+}
+
+// What the handler stores besides the capture: libunwind's frames for the same context.
+Capture g_reference;
+CfiWalkInfo g_info;
+
+size_t both_unwinders(const ucontext_t* uc, StackBounds s, uint64_t* f, size_t m) {
+  g_reference.n = unwind_with_libunwind(uc, s, g_reference.frames, m);
+  return unwind_with_cfi(*default_unwinder()->modules().snapshot(), default_unwinder(), uc, s,
+                         f, m, &g_info);
+}
+
+void expect_same_as_libunwind(const Capture& c) {
+  EXPECT_EQ(c.n, g_reference.n) << "dwarf:\n" << describe(c) << "libunwind:\n" << describe(g_reference);
+  for (size_t i = 0; i < std::min(c.n, g_reference.n); ++i) {
+    ASSERT_EQ(c.frames[i], g_reference.frames[i])
+        << "frame " << i << "\ndwarf:\n" << describe(c) << "libunwind:\n" << describe(g_reference);
+  }
+}
+
+Range range_of(const void* fn) { return function_range(fn); }
+
+TEST(DwarfUnwinder, MatchesLibunwindOnOmitFramePointerChain) {
+  modules();
+  Capture c = capture_in(both_unwinders, range_of(reinterpret_cast<void*>(&nofp::chain_d)),
+                         [] { nofp::chain_a(capture_stop()); });
+  ASSERT_GE(c.n, 10u) << describe(c);
+  EXPECT_TRUE(frame_in(c.frames[1], range_of(reinterpret_cast<void*>(&nofp::chain_c)), true));
+  EXPECT_TRUE(frame_in(c.frames[3], range_of(reinterpret_cast<void*>(&nofp::chain_a)), true));
+  expect_same_as_libunwind(c);
+  // The whole stack, gtest and libc included, came from the tables.
+  EXPECT_FALSE(g_info.handed_off) << g_info.table_frames << "\n" << describe(c);
+  EXPECT_EQ(g_info.table_frames, c.n);
+}
+
+TEST(DwarfUnwinder, MatchesLibunwindOnFramePointerChain) {
+  modules();  // rbp-based CFA rows (DW_CFA_def_cfa_register rbp)
+  Capture c = capture_in(both_unwinders, range_of(reinterpret_cast<void*>(&withfp::chain_d)),
+                         [] { withfp::chain_a(capture_stop()); });
+  ASSERT_GE(c.n, 10u) << describe(c);
+  expect_same_as_libunwind(c);
+}
+
+TEST(DwarfUnwinder, MatchesLibunwindOnRegisteredSecondaryThread) {
+  modules();
+  Capture c;
+  std::thread t([&] {
+    ASSERT_TRUE(register_unwind_thread());
+    c = capture_in(both_unwinders, range_of(reinterpret_cast<void*>(&nofp::chain_d)),
+                   [] { nofp::chain_a(capture_stop()); });
+    unregister_unwind_thread();
+  });
+  t.join();
+  ASSERT_GE(c.n, 6u) << describe(c);
+  expect_same_as_libunwind(c);  // down to start_thread and clone3 (outermost)
+  EXPECT_FALSE(g_info.handed_off) << describe(c);
+}
+
+TEST(DwarfUnwinder, MatchesLibunwindInDeepRecursionCappedAtMax) {
+  modules();
+  static std::atomic<bool>* stop = capture_stop();
+  Capture c = capture_in(both_unwinders, range_of(reinterpret_cast<void*>(&cfi_spin_leaf)),
+                         [] { nofp::recurse(200, cfi_spin_leaf, stop); });
+  ASSERT_EQ(c.n, Capture::kMax) << describe(c);
+  expect_same_as_libunwind(c);
+}
+
+TEST(DwarfUnwinder, MatchesLibunwindThroughDlopenedLibrary) {
+  modules();
+  void* h = dlopen(CPROF_TEST_DSO_PATH, RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(h, nullptr) << dlerror();
+  using Fn = int (*)(void (*)(void*), void*);
+  static Fn s_outer = reinterpret_cast<Fn>(dlsym(h, "cprof_test_dso_outer"));
+  ASSERT_NE(s_outer, nullptr);
+  modules().refresh();  // the table learns the library: its .eh_frame is parsed now
+  const Module* m = modules().find(reinterpret_cast<uint64_t>(s_outer));
+  ASSERT_NE(m, nullptr);
+  ASSERT_NE(m->cfi, nullptr);
+  static std::atomic<bool>* stop = capture_stop();
+  Capture c = capture_in(both_unwinders, range_of(reinterpret_cast<void*>(&cfi_spin_leaf)),
+                         [] { s_outer(cfi_spin_leaf, stop); g_cfi_sink = 0; });
+  ASSERT_GE(c.n, 8u) << describe(c);
+  expect_same_as_libunwind(c);
+  EXPECT_FALSE(g_info.handed_off) << describe(c);
+  dlclose(h);
+  modules().refresh();
+}
+
+void on_sigusr1(int) {
+  cfi_spin_leaf(capture_stop());
+  g_cfi_sink = g_cfi_sink + 1;  // not a tail call: the handler keeps its own frame
+}
+
+// A sample taken inside the program's own signal handler: the stack runs through glibc's
+// __restore_rt, whose CFI (expressions for every register) the table marks complex, so
+// libunwind takes over there with the registers the table walk recovered.
+TEST(DwarfUnwinder, HandsOffAtSignalTrampolineAndMatchesLibunwind) {
+  modules();
+  struct sigaction sa{}, old{};
+  sa.sa_handler = on_sigusr1;
+  sigemptyset(&sa.sa_mask);  // SIGPROF stays deliverable inside the handler
+  sigaction(SIGUSR1, &sa, &old);
+  Capture c = capture_in(both_unwinders, range_of(reinterpret_cast<void*>(&cfi_spin_leaf)), [] {
+    nofp::recurse(4, [](void*) { raise(SIGUSR1); }, nullptr);
+  });
+  sigaction(SIGUSR1, &old, nullptr);
+  ASSERT_GE(c.n, 10u) << describe(c);
+  EXPECT_TRUE(g_info.handed_off) << describe(c);
+  EXPECT_FALSE(g_info.restarted) << describe(c);
+  EXPECT_GE(g_info.table_frames, 2u);  // cfi_spin_leaf, on_sigusr1
+  expect_same_as_libunwind(c);
+  // Past the trampoline: the frames of the code the signal interrupted, then recurse.
+  const Range rec = range_of(reinterpret_cast<void*>(&nofp::recurse));
+  EXPECT_TRUE(std::any_of(c.frames + g_info.table_frames, c.frames + c.n,
+                          [&](uint64_t f) { return frame_in(f, rec, true); }))
+      << describe(c);
+}
+
+// ---- Every PC a sampler can hit: prologues, epilogues, leaves, libc, PLT stubs. ----
+
+struct Stress {
+  std::atomic<bool> stop{false};
+  std::atomic<int> done{0};
+  int target = 0;
+  StackBounds bounds;
+  int mismatches = 0;
+  int handoffs = 0;
+  int restarts = 0;
+  long frames = 0;
+  Capture first_bad, first_bad_reference;
+};
+Stress g_stress;
+
+void on_stress_signal(int, siginfo_t*, void* ucv) {
+  const int saved_errno = errno;
+  if (g_stress.done.load(std::memory_order_relaxed) < g_stress.target) {
+    auto* uc = static_cast<ucontext_t*>(ucv);
+    Capture mine, ref;
+    CfiWalkInfo info;
+    ref.n = unwind_with_libunwind(uc, g_stress.bounds, ref.frames, Capture::kMax);
+    mine.n = unwind_with_cfi(*default_unwinder()->modules().snapshot(), default_unwinder(), uc,
+                             g_stress.bounds, mine.frames, Capture::kMax, &info);
+    g_stress.frames += static_cast<long>(mine.n);
+    g_stress.handoffs += info.handed_off;
+    g_stress.restarts += info.restarted;
+    if (mine.n != ref.n || std::memcmp(mine.frames, ref.frames, mine.n * sizeof(uint64_t)) != 0) {
+      if (g_stress.mismatches++ == 0) {
+        g_stress.first_bad = mine;
+        g_stress.first_bad_reference = ref;
+      }
+    }
+    if (g_stress.done.fetch_add(1) + 1 >= g_stress.target) g_stress.stop.store(true);
+  }
+  errno = saved_errno;
+}
+
+int compare_ints(const void* a, const void* b) {
+  return *static_cast<const int*>(a) - *static_cast<const int*>(b);
+}
+
+// Busy work through many kinds of code: the test chains (tiny leaves, prologues and
+// epilogues), libc through the PLT (strtol, memchr), a libc callback (qsort), syscalls.
+__attribute__((noinline)) void busy(void*) {
+  char text[] = "12345 67890 abc";
+  int values[64];
+  while (!g_stress.stop.load(std::memory_order_relaxed)) {
+    g_cfi_sink = g_cfi_sink + static_cast<int>(std::strtol(text, nullptr, 10));
+    g_cfi_sink = g_cfi_sink + (std::memchr(text, 'c', sizeof text) != nullptr);
+    for (int i = 0; i < 64; ++i) values[i] = (i * 7919) % 64;
+    std::qsort(values, 64, sizeof(int), compare_ints);
+    nofp::recurse(3, [](void*) { g_cfi_sink = g_cfi_sink + 1; }, nullptr);
+    withfp::recurse(3, [](void*) { g_cfi_sink = g_cfi_sink + 1; }, nullptr);
+    if ((g_cfi_sink & 1023) == 0) getppid();
+  }
+}
+
+TEST(DwarfUnwinder, MatchesLibunwindAtEverySampledPc) {
+  modules();
+  g_stress.target = 3000;
+  g_stress.bounds = current_thread_stack_bounds();
+  struct sigaction sa{}, old{};
+  sa.sa_sigaction = on_stress_signal;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGPROF, &sa, &old);
+  const pid_t pid = getpid();
+  const auto tid = static_cast<pid_t>(syscall(SYS_gettid));
+  std::thread sender([&] {
+    while (!g_stress.stop.load()) {
+      syscall(SYS_tgkill, pid, tid, SIGPROF);
+      std::this_thread::sleep_for(std::chrono::microseconds(37));
+    }
+  });
+  nofp::recurse(5, busy, nullptr);
+  sender.join();
+  sigaction(SIGPROF, &old, nullptr);
+  std::printf("%d samples, %ld frames, %d mismatches, %d handed off to libunwind, %d restarted\n",
+              g_stress.target, g_stress.frames, g_stress.mismatches, g_stress.handoffs,
+              g_stress.restarts);
+  RecordProperty("handoffs", g_stress.handoffs);
+  EXPECT_EQ(g_stress.mismatches, 0) << "first mismatch, dwarf:\n" << describe(g_stress.first_bad)
+                                    << "libunwind:\n" << describe(g_stress.first_bad_reference);
+}
+
+// ---- Corrupt state must end the walk, never fault. ----
+
+void corrupt_contexts(const LibunwindUnwinder* fallback) {
+  const StackBounds bounds = current_thread_stack_bounds();
+  ASSERT_FALSE(bounds.empty());
+  ucontext_t base;
+  getcontext(&base);
+  uint64_t frames[128];
+  const ModuleSnapshot& snap = *modules().snapshot();
+
+  for (uint64_t sp : {uint64_t{0}, uint64_t{8}, ~uint64_t{0} - 7, bounds.lo - 4096, bounds.lo,
+                      bounds.hi, bounds.hi - 8, bounds.hi - 1}) {
+    ucontext_t uc = base;
+    uc.uc_mcontext.gregs[REG_RSP] = static_cast<greg_t>(sp);
+    uc.uc_mcontext.gregs[REG_RBP] = static_cast<greg_t>(sp);
+    const size_t n = unwind_with_cfi(snap, fallback, &uc, bounds, frames, 128);
+    EXPECT_GE(n, 1u);
+    EXPECT_LE(n, 3u) << "sp=" << std::hex << sp;
+  }
+
+  // Real PCs (every row kind of this binary and of libc) over a "stack" of random words,
+  // many of them plausible return addresses or pointers back into the junk.
+  std::vector<uint64_t> pcs;
+  for (const void* fn : {reinterpret_cast<const void*>(&nofp::recurse),
+                         reinterpret_cast<const void*>(&withfp::recurse),
+                         reinterpret_cast<const void*>(&std::qsort),
+                         reinterpret_cast<const void*>(&std::strtol)}) {
+    const Module* m = snap.find(reinterpret_cast<uint64_t>(fn));
+    ASSERT_NE(m, nullptr);
+    for (const CfiRow& row : m->cfi->rows()) pcs.push_back(m->cfi->base() + row.pc);
+  }
+  std::mt19937_64 rng(7);
+  alignas(16) uint64_t junk[2048];
+  for (int iter = 0; iter < 3000; ++iter) {
+    for (auto& w : junk) {
+      switch (rng() % 5) {
+        case 0: w = rng(); break;
+        case 1: w = pcs[rng() % pcs.size()] + rng() % 3; break;
+        case 2: w = reinterpret_cast<uint64_t>(&junk[rng() % 2048]); break;
+        case 3: w = 0; break;
+        default: w = rng() % 4096; break;
+      }
+    }
+    ucontext_t uc = base;
+    uc.uc_mcontext.gregs[REG_RSP] = static_cast<greg_t>(reinterpret_cast<uint64_t>(&junk[rng() % 64]) + rng() % 8);
+    uc.uc_mcontext.gregs[REG_RBP] = static_cast<greg_t>(iter % 3 ? junk[rng() % 2048] : rng());
+    uc.uc_mcontext.gregs[REG_RIP] = static_cast<greg_t>(iter % 5 ? pcs[rng() % pcs.size()] : rng());
+    const size_t n = unwind_with_cfi(snap, fallback, &uc, bounds, frames, 128);
+    ASSERT_GE(n, 1u);
+    ASSERT_LE(n, 128u);
+  }
+}
+
+TEST(DwarfUnwinder, CorruptStackEndsTheWalkWithoutFaulting) {
+  modules();
+  corrupt_contexts(nullptr);  // the table walk alone
+}
+
+TEST(DwarfUnwinder, CorruptStackWithLibunwindFallbackEndsWithoutFaulting) {
+  modules();
+  corrupt_contexts(default_unwinder());
+}
+
+TEST(DwarfUnwinder, NullContextZeroMaxAndNoInit) {
+  uint64_t f[4];
+  EXPECT_EQ(unwind_with_dwarf(nullptr, {}, f, 4), 0u);
+  ucontext_t uc;
+  getcontext(&uc);
+  EXPECT_EQ(unwind_with_dwarf(&uc, current_thread_stack_bounds(), f, 0), 0u);
+  // Unknown stack bounds: only the PC.
+  modules();
+  EXPECT_EQ(unwind_with_dwarf(&uc, {}, f, 4), 1u);
+  EXPECT_EQ(f[0], static_cast<uint64_t>(uc.uc_mcontext.gregs[REG_RIP]));
+}
+
+TEST(DwarfUnwinder, ParsesMethodNames) {
+  EXPECT_EQ(parse_unwind_method("dwarf"), UnwindMethod::kDwarf);
+  EXPECT_EQ(to_string(UnwindMethod::kDwarf), "dwarf");
+  EXPECT_EQ(to_string(UnwindMethod::kLibunwind), "libunwind");
+}
+
+// ---- The tables themselves. ----
+
+TEST(CfiTable, EveryLoadedModuleWithAnEhFrameHdrGetsASortedTable) {
+  for (const Module& m : modules().modules()) {
+    if (m.eh.table == 0) continue;
+    ASSERT_NE(m.cfi, nullptr) << m.path;
+    const auto rows = m.cfi->rows();
+    ASSERT_FALSE(rows.empty()) << m.path;
+    for (size_t i = 1; i < rows.size(); ++i) ASSERT_LT(rows[i - 1].pc, rows[i].pc) << m.path;
+    EXPECT_EQ(rows.back().rule, CfiRule::kNoCfi) << m.path;
+    // Every FDE the header lists became rows (a few may share a start or be empty).
+    EXPECT_GE(m.cfi->fde_count() + 8, m.eh.fde_count * 9 / 10) << m.path;
+    size_t complex = 0, plt = 0;
+    for (const CfiRow& r : rows) {
+      complex += r.rule == CfiRule::kComplex;
+      plt += r.rule == CfiRule::kCfaPlt;
+    }
+    std::printf("%-50s %6zu FDEs %7zu rows %3zu complex %2zu plt\n", m.path.c_str(),
+                m.cfi->fde_count(), rows.size(), complex, plt);
+  }
+}
+
+TEST(CfiTable, RowsDescribeKnownFunctions) {
+  const uint64_t a = reinterpret_cast<uint64_t>(&nofp::chain_a);
+  const Module* m = modules().find(a);
+  ASSERT_NE(m, nullptr);
+  ASSERT_NE(m->cfi, nullptr);
+  // First instruction: only the return address is on the stack.
+  const CfiRow* entry = m->cfi->find(a);
+  ASSERT_NE(entry, nullptr);
+  EXPECT_EQ(entry->rule, CfiRule::kCfaRsp);
+  EXPECT_EQ(entry->cfa_offset, 8);
+  EXPECT_NE(entry->flags & CfiRow::kFdeBoundary, 0);
+
+  // With frame pointers: after `push %rbp; mov %rsp,%rbp`, CFA = rbp + 16, rbp at CFA - 16.
+  const Range fp = range_of(reinterpret_cast<void*>(&withfp::chain_a));
+  bool saw_rbp_rule = false;
+  for (uint64_t pc = fp.start; pc < fp.end; ++pc) {
+    const CfiRow* row = m->cfi->find(pc);
+    ASSERT_NE(row, nullptr);
+    if (row->rule == CfiRule::kCfaRbp) {
+      saw_rbp_rule = true;
+      EXPECT_EQ(row->cfa_offset, 16);
+      EXPECT_EQ(row->saved[kSlotRbp], -2);
+    }
+  }
+  EXPECT_TRUE(saw_rbp_rule);
+  EXPECT_TRUE(m->cfi->same_fde(fp.start, fp.end - 1));
+  EXPECT_FALSE(m->cfi->same_fde(fp.start, fp.end + 0x100000));
+}
+
+TEST(CfiTable, SignalTrampolineIsComplex) {
+  // glibc's __restore_rt has CFI with expressions for every register (an 'S' CIE): the
+  // walker must hand it to libunwind.
+  struct sigaction sa{};
+  sigaction(SIGPROF, nullptr, &sa);
+  struct sigaction probe{};
+  probe.sa_handler = [](int) {};
+  sigaction(SIGPROF, &probe, &sa);
+  void* restorer = nullptr;
+  // sa_restorer is set by glibc's sigaction wrapper; read it back through the kernel view.
+  struct kernel_sigaction {
+    void* handler;
+    unsigned long flags;
+    void* restorer;
+    uint64_t mask;
+  } ks{};
+  syscall(SYS_rt_sigaction, SIGPROF, nullptr, &ks, 8);
+  restorer = ks.restorer;
+  sigaction(SIGPROF, &sa, nullptr);
+  ASSERT_NE(restorer, nullptr);
+  const Module* m = modules().find(reinterpret_cast<uint64_t>(restorer));
+  ASSERT_NE(m, nullptr);
+  ASSERT_NE(m->cfi, nullptr);
+  const CfiRow* row = m->cfi->find(reinterpret_cast<uint64_t>(restorer));
+  ASSERT_NE(row, nullptr);
+  EXPECT_EQ(row->rule, CfiRule::kComplex);
+}
+
+}  // namespace
+}  // namespace cprof::sampler::test
