@@ -60,7 +60,8 @@ void DelayAccounting::sync_epoch(ThreadDelay& thread) const {
 
 uint64_t DelayAccounting::on_sample_in_selected(ThreadDelay& thread, double speedup,
                                                 uint64_t period_ns) {
-  if (!active()) return 0;
+  // Waiting for the GPU is not running the selected code, even when the runtime spins.
+  if (!active() || in_device_wait(thread)) return 0;
   const double d_real = std::max(0.0, speedup) * static_cast<double>(period_ns);
   const auto d = static_cast<uint64_t>(std::llround(d_real));
   sync_epoch(thread);
@@ -84,6 +85,9 @@ uint64_t DelayAccounting::owed(const ThreadDelay& thread) const {
 }
 
 uint64_t DelayAccounting::pay(ThreadDelay& thread) {
+  // Blocked on a device: a pause now would overlap the device's work and cost nothing;
+  // the debt is paid when the wait returns (device_wait_end).
+  if (in_device_wait(thread)) return 0;
   PayGuard guard(thread);
   if (!guard.owner()) return 0;
   if (!active()) {
@@ -115,6 +119,9 @@ uint64_t DelayAccounting::before_block(ThreadDelay& thread) {
 }
 
 uint64_t DelayAccounting::after_woken_by_other(ThreadDelay& thread, uint64_t global_at_block) {
+  // Inside a device wait the runtime's own threads may wake this one, but they only pass
+  // on the device's completion: no credit (device_wait_end makes it pay instead).
+  if (in_device_wait(thread)) return 0;
   sync_epoch(thread);
   const uint64_t global = global_ns();
   if (global <= global_at_block) return 0;
@@ -130,6 +137,18 @@ uint64_t DelayAccounting::after_woken_by_other(ThreadDelay& thread, uint64_t glo
   } while (!thread.local_ns.compare_exchange_weak(cur, next, std::memory_order_acq_rel));
   thread.credited_ns.fetch_add(next - cur, std::memory_order_relaxed);
   return next - cur;
+}
+
+void DelayAccounting::device_wait_begin(ThreadDelay& thread) {
+  if (thread.device_waits.load(std::memory_order_relaxed) == 0) before_block(thread);
+  thread.device_waits.fetch_add(1, std::memory_order_relaxed);
+}
+
+void DelayAccounting::device_wait_end(ThreadDelay& thread) {
+  const uint32_t n = thread.device_waits.load(std::memory_order_relaxed);
+  if (n == 0) return;  // an end without a begin (the runtime appeared in between)
+  thread.device_waits.store(n - 1, std::memory_order_relaxed);
+  if (n == 1) after_self_wake(thread);
 }
 
 }  // namespace cprof::causal

@@ -19,7 +19,8 @@
 // Signal-safety contract (the sampling signal handler and the interposed blocking calls
 // use this class):
 //   - on_sample_in_selected(), owed(), pay(), before_block(), before_wake_other(),
-//     after_woken_by_other(), after_self_wake(), global_ns(), and every ThreadDelay
+//     after_woken_by_other(), after_self_wake(), device_wait_begin(), device_wait_end(),
+//     in_device_wait(), global_ns(), and every ThreadDelay
 //     member are async-signal-safe and lock-free: atomics only, no allocation, no locks,
 //     no stdio. The only system calls are the injected Sleeper's (nanosleep).
 //   - They may interrupt each other on the same thread (a signal arriving while an
@@ -49,6 +50,10 @@ struct ThreadDelay {
   std::atomic<uint64_t> paid_ns{0};       // time really slept paying debts
   std::atomic<uint64_t> credited_ns{0};   // delays skipped because another thread woke it
   std::atomic<uint64_t> pays{0};          // sleeps taken
+  // Device (GPU) waits the thread is inside, nested calls counted (device_wait_begin).
+  // While non-zero the thread is blocked on the device: the blocking rules, pay() and
+  // selected samples leave it alone. Written by the thread, read by its own handler.
+  std::atomic<uint32_t> device_waits{0};
 };
 
 class DelayAccounting {
@@ -98,6 +103,19 @@ class DelayAccounting {
   }
   // The thread woke by itself (timeout, sleep, I/O): nobody paid for it; it pays now.
   uint64_t after_self_wake(ThreadDelay& thread) { return pay(thread); }
+
+  // Waiting for a device (a GPU synchronize or signal wait: docs/causal.md "Waiting for
+  // the GPU"). begin: the thread blocks (before_block: it pays what it owes first). end:
+  // the device woke it, an agent the experiment did not slow, so nobody paid for it: it
+  // pays the delays inserted meanwhile (after_self_wake). Nested waits (a runtime call
+  // inside another) count once, the outermost. While inside, the thread's other blocking
+  // calls (the runtime's own futex or condvar waits, woken by the runtime's threads),
+  // pay() from the handler and selected samples do nothing: its wait is one block.
+  void device_wait_begin(ThreadDelay& thread);
+  void device_wait_end(ThreadDelay& thread);
+  static bool in_device_wait(const ThreadDelay& thread) {
+    return thread.device_waits.load(std::memory_order_relaxed) != 0;
+  }
 
   // A new thread starts with no debt for delays inserted before it existed.
   void thread_started(ThreadDelay& thread) {

@@ -22,6 +22,7 @@
 #include "common/cli.h"
 #include "format/reader.h"
 #include "sampler/engines/engine.h"
+#include "sampler/launcher/gpu_environment.h"
 #include "sampler/launcher/launch.h"
 #include "sampler/launcher/run_summary.h"
 #include "sampler/runtime/config.h"
@@ -49,6 +50,7 @@ struct Options {
   std::string output = "results";
   double frequency = 1000;
   bool quiet = false;
+  bool gpu = false;
   std::vector<std::string> command;
 };
 
@@ -169,6 +171,8 @@ int main(int argc, char** argv) {
   app.add_option("-f,--frequency", o.frequency, "samples per second of CPU time per thread")
       ->check(CLI::Range(10.0, 20000.0))
       ->default_val(1000);
+  app.add_flag("--gpu", o.gpu, "also record GPU kernels and copies (HSA: libcprof-hsa, CUDA: "
+               "libcprof-cuda); waits for the GPU count as blocked");
   app.add_flag("-q,--quiet", o.quiet, "print nothing but errors");
   app.add_option("command", o.command, "-- PROGRAM [ARGS...]")->required();
   app.positionals_at_end();
@@ -244,6 +248,15 @@ int main(int argc, char** argv) {
     child_env.set.emplace_back(cenv::kFixedSpeedup, fmt::format("{}", o.fixed_speedup));
   }
   if (!breakpoints.empty()) child_env.set.emplace_back(cenv::kBreakpoints, breakpoints);
+  if (o.gpu) {
+    std::vector<std::string> gpu_notes;
+    if (std::string err = cprof::launch::add_gpu_environment(child_env, gpu_notes); !err.empty()) {
+      fail(1, err);
+    }
+    for (const auto& note : gpu_notes) {
+      if (!o.quiet) fmt::print(stderr, "{}: {}\n", kTool, note);
+    }
+  }
 
   const auto before = cprof::launch::results_files_in(results_dir);
   o.command[0] = program;

@@ -15,6 +15,8 @@
 #include <set>
 
 #include "causal/runtime/breakpoints.h"
+#include "causal/runtime/device_wait.h"
+#include "causal/sample_step.h"
 #include "causal/runtime/exec_resolve.h"
 #include "causal/runtime/real_calls.h"
 #include "causal/runtime/syscall_dispatch.h"
@@ -288,6 +290,9 @@ void CausalRuntime::stop() {
   }
   dispatch::set_trapping(false);
   queue_futex_counts();
+  if (std::string gpu = device_wait_summary(); !gpu.empty()) {
+    queue_message(format::MessageLevel::info, std::move(gpu));
+  }
   for (size_t i = 0; i < progress_.size(); ++i) {
     const ProgressPoint* p = progress_.at(i);
     const RegionStats stats = p->region();
@@ -359,14 +364,12 @@ void CausalRuntime::hook_on_sample(sampler::ThreadState& ts, const uint64_t* fra
   auto* t = static_cast<CausalThread*>(ts.extension);
   ExperimentController* controller = rt != nullptr ? rt->controller() : nullptr;
   if (t == nullptr || controller == nullptr) return;
-  const std::span<const uint64_t> stack(frames, depth);
-  if (rt->settings_.automatic) {
-    if (const Location* l = rt->table_.first_in_stack(stack)) rt->recent_.note(l->id);
+  const SampleStep step{rt->delays_, controller->selected(),
+                        rt->settings_.automatic ? &rt->table_ : nullptr, &rt->recent_};
+  if (causal_sample(step, t->delay, std::span<const uint64_t>(frames, depth)) ==
+      SampleOutcome::in_device_wait) {
+    note_device_wait_sample();
   }
-  if (const Location* l = controller->selected(); l != nullptr && stack_hits(*l, stack)) {
-    rt->delays_.on_sample_in_selected(t->delay);
-  }
-  rt->delays_.pay(t->delay);
 }
 
 void CausalRuntime::hook_thread_registered(sampler::ThreadState& ts) {

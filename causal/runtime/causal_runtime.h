@@ -48,6 +48,7 @@ struct CausalThread {
   static constexpr unsigned kMaxOpen = 16;
   Open open[kMaxOpen] = {};
   unsigned open_count = 0;
+  uint64_t device_wait_start_ns = 0;  // the outermost GPU wait's start (device_wait.cpp)
 };
 
 class CausalRuntime {

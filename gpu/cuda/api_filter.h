@@ -15,6 +15,7 @@ enum class ApiKind : uint8_t {
   launch = 1,  // one kernel per call
   copy = 2,    // one memory copy per call
   many = 3,    // several activity records share the call's correlation id (graphs, batches)
+  host_sync = 4,  // not a launch: the host waits for the GPU (sync_callbacks.h)
 };
 
 // Runtime (cuda*) and driver (cu*) names alike.

@@ -3,7 +3,9 @@
 #include <cstdlib>
 #include <new>
 
+#include "gpu/common/causal_wait.h"
 #include "gpu/common/tool_settings.h"
+#include "gpu/cuda/sync_callbacks.h"
 
 namespace cprof::gpu::cuda {
 namespace {
@@ -52,13 +54,17 @@ std::string CuptiTracer::start() {
     err = cupti_error("cuptiSubscribe", r);
     subscriber_ = nullptr;
   }
-  if (err.empty() && domains->runtime) {
+  // Under causal-run the host synchronizations are GPU waits (sync_callbacks.h), in both
+  // domains: the runtime's calls need not reach the driver's sync functions. Nested
+  // callbacks (runtime, then driver) pair up in the causal runtime.
+  const bool syncs = find_causal_runtime();
+  if (err.empty() && (domains->runtime || syncs)) {
     err = enable_callbacks(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE,
-                           runtime_kinds_);
+                           runtime_kinds_, domains->runtime, syncs);
   }
-  if (err.empty() && domains->driver) {
+  if (err.empty() && (domains->driver || syncs)) {
     err = enable_callbacks(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE,
-                           driver_kinds_);
+                           driver_kinds_, domains->driver, syncs);
   }
   if (err.empty()) {
     if (const CUptiResult r = cuptiActivityRegisterCallbacks(&CuptiTracer::buffer_requested,
@@ -92,12 +98,14 @@ std::string CuptiTracer::start() {
 }
 
 std::string CuptiTracer::enable_callbacks(CUpti_CallbackDomain domain, uint32_t cbid_count,
-                                          std::vector<ApiKind>& kinds) {
+                                          std::vector<ApiKind>& kinds, bool launches,
+                                          bool syncs) {
   kinds.assign(cbid_count, ApiKind::none);
   for (uint32_t cbid = 1; cbid < cbid_count; ++cbid) {
     const char* name = nullptr;
     if (cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS || name == nullptr) continue;
-    const ApiKind kind = classify_api(name);
+    ApiKind kind = launches ? classify_api(name) : ApiKind::none;
+    if (kind == ApiKind::none && syncs && is_host_sync_api(name)) kind = ApiKind::host_sync;
     if (kind == ApiKind::none) continue;
     if (const CUptiResult r = cuptiEnableCallback(1, subscriber_, domain, cbid);
         r != CUPTI_SUCCESS) {
@@ -117,6 +125,14 @@ void CUPTIAPI CuptiTracer::on_api(void* self, CUpti_CallbackDomain domain, CUpti
     return;
   }
   const auto* cb = static_cast<const CUpti_CallbackData*>(data);
+  if (kinds[cbid] == ApiKind::host_sync) {
+    if (cb->callbackSite == CUPTI_API_ENTER) {
+      host_sync_enter();
+    } else {
+      host_sync_exit();
+    }
+    return;
+  }
   if (cb->callbackSite == CUPTI_API_ENTER) {
     t.tracker_.enter(kinds[cbid], cb->correlationId);
   } else {

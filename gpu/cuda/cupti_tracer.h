@@ -44,8 +44,10 @@ class CuptiTracer {
   static void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream, uint8_t* buffer,
                                         size_t size, size_t valid);
 
+  // Enables the callbacks of one domain: the launches and copies (`launches`), the host
+  // synchronizations (`syncs`: under causal-run, sync_callbacks.h).
   std::string enable_callbacks(CUpti_CallbackDomain domain, uint32_t cbid_count,
-                               std::vector<ApiKind>& kinds);
+                               std::vector<ApiKind>& kinds, bool launches, bool syncs);
   void read_buffer(CUcontext context, uint32_t stream, uint8_t* buffer, size_t valid);
   void calibrate_locked();
 

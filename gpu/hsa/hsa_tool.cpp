@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "gpu/hsa/hsa_api.h"
+#include "gpu/hsa/signal_wait.h"
 #include "gpu/hsa/tracer.h"
 
 namespace cprof::gpu::hsa {
@@ -64,6 +65,8 @@ void Tracer::install(HsaApiTable* table) {
   if (amd->hsa_amd_profiling_async_copy_enable_fn != nullptr) {
     amd->hsa_amd_profiling_async_copy_enable_fn = hook_async_copy_enable;
   }
+  // Under causal-run: the program's signal waits count as blocked (signal_wait.h).
+  install_signal_waits(table);
 }
 
 }  // namespace cprof::gpu::hsa

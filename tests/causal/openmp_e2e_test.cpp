@@ -182,6 +182,32 @@ TEST(CausalRunOpenMP, ExecedImagesRunWithAndWithoutTheRuntime) {
   }
 }
 
+// libgomp arrives by dlopen, and the thread that uses it existed before: the runtime
+// turns dispatch on when the library appears and asks that thread by signal.
+TEST(CausalRunOpenMP, LibgompLoadedByDlopen) {
+  SKIP_WITHOUT_OPENMP();
+  const std::string programs = CAUSAL_PROGRAMS;
+  const std::string args = programs + "/causal_openmp_plugin.so " + kRounds;
+  std::string plain_output;
+  ASSERT_EQ(run_command(kEnv + programs + "/causal_openmp_dlopen " + args, plain_output), 0)
+      << plain_output;
+  // The selector stays BLOCK (no experiment needs to be running): what is tested is
+  // that the trap reaches the threads.
+  OmpRun r;
+  r.dir = fresh_directory("openmp-dlopen-run");
+  r.status = run_command(kEnv + "CPROF_CAUSAL_DISPATCH_TRAP=always " + kRun + " -o " + r.dir +
+                             " --function main -- " + programs + "/causal_openmp_dlopen " + args +
+                             " > " + r.dir + ".stdout",
+                         r.output);
+  r.out = program_output(r.dir + ".stdout");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(r.out, plain_output);
+  const std::string m = messages(r.dir);
+  EXPECT_EQ(m.find("not interposed"), std::string::npos) << m;
+  EXPECT_NE(m.find("inclusive mode on "), std::string::npos) << m;
+  EXPECT_GT(intercepted_waits(m), 0u) << m;
+}
+
 TEST(CausalRuntime, ExportsOnlyTheFunctionsItInterposes) {
   std::string out;
   ASSERT_EQ(run_command(std::string("nm -D --defined-only ") + CAUSAL_RUNTIME_LIBRARY, out), 0);
@@ -201,7 +227,8 @@ TEST(CausalRuntime, ExportsOnlyTheFunctionsItInterposes) {
       "sem_wait", "sem_timedwait", "sem_clockwait", "sem_post", "sigwait", "sigwaitinfo",
       "sigtimedwait", "nanosleep", "clock_nanosleep", "usleep", "sleep", "read", "poll", "ppoll",
       "select", "pselect", "epoll_wait", "epoll_pwait", "syscall", "sigaction", "signal",
-      "sigprocmask", "pthread_sigmask", "_coz_get_counter", "cprof_progress_api_v1"};
+      "sigprocmask", "pthread_sigmask", "_coz_get_counter", "cprof_progress_api_v1",
+      "cprof_device_wait_api_v1"};
   EXPECT_EQ(exported, expected) << out;
 }
 

@@ -5,12 +5,14 @@
 
 #include <vector>
 
+#include "gpu/common/causal_wait.h"
 #include "gpu/common/clock_map.h"
 #include "gpu/common/launch_stack.h"
 #include "gpu/cuda/activity_records.h"
 #include "gpu/cuda/api_filter.h"
 #include "gpu/cuda/launch_join.h"
 #include "gpu/cuda/launch_tracker.h"
+#include "gpu/cuda/sync_callbacks.h"
 
 namespace cprof::gpu::cuda {
 namespace {
@@ -48,6 +50,30 @@ TEST(CudaApiFilter, WatchesLaunchesAndCopiesOfBothApis) {
   EXPECT_EQ(classify_api("cuMemsetD8_v2"), ApiKind::none);
   EXPECT_EQ(classify_api("cudaStreamSynchronize_v3020"), ApiKind::none);
   EXPECT_EQ(classify_api(""), ApiKind::none);
+}
+
+TEST(CudaSyncCallbacks, HostBlockingSynchronizationsOfBothApis) {
+  for (const char* name :
+       {"cuCtxSynchronize", "cuStreamSynchronize", "cuStreamSynchronize_ptsz",
+        "cuEventSynchronize", "cudaDeviceSynchronize", "cudaDeviceSynchronize_v3020",
+        "cudaThreadSynchronize_v3020", "cudaStreamSynchronize_v3020",
+        "cudaStreamSynchronize_ptsz_v7000", "cudaEventSynchronize_v3020"}) {
+    EXPECT_TRUE(is_host_sync_api(name)) << name;
+    EXPECT_EQ(classify_api(name), ApiKind::none) << name;  // never a launch
+  }
+  // The GPU waits, or the call returns at once: not a host wait.
+  for (const char* name :
+       {"cuStreamWaitEvent", "cudaStreamWaitEvent_v3020", "cuStreamQuery", "cudaEventQuery_v3020",
+        "cuCtxSynchronizeX", "cudaLaunchKernel_v7000", "cuEventRecord", ""}) {
+    EXPECT_FALSE(is_host_sync_api(name)) << name;
+  }
+}
+
+TEST(CudaSyncCallbacks, WithoutTheCausalRuntimeEnterAndExitDoNothing) {
+  EXPECT_FALSE(cprof::gpu::find_causal_runtime());
+  host_sync_enter();
+  host_sync_exit();
+  EXPECT_FALSE(cprof::gpu::causal_runtime_present());
 }
 
 TEST(CudaApiFilter, DomainsFromTheEnvironment) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
@@ -86,6 +87,7 @@ struct State {
   uint64_t intercept_queues = 0;
   bool copy_profiling = false;
   std::map<uint64_t, uint64_t> kernel_ticks;  // kernel object -> duration
+  std::atomic<bool> real_time{false};         // set_real_time
   std::thread handler_thread;
   std::thread device_thread;
 };
@@ -200,6 +202,10 @@ void execute_packets(Queue* q, const hsa_kernel_dispatch_packet_t* pkts, uint64_
         }
       }
       const auto [start, end] = device_slot(duration);
+      if (g_state->real_time.load()) {
+        constexpr uint64_t kNsPerTick = 1000000000 / StandinRuntime::kSystemFrequency;
+        std::this_thread::sleep_for(std::chrono::nanoseconds(duration * kNsPerTick));
+      }
       if (p.completion_signal.handle != 0 && profiling) {
         Signal* s = sig(p.completion_signal);
         s->has_dispatch_time = true;
@@ -322,10 +328,17 @@ void signal_add(hsa_signal_t s, hsa_signal_value_t v) {
 
 hsa_signal_value_t signal_wait(hsa_signal_t s, hsa_signal_condition_t condition,
                                hsa_signal_value_t compare, uint64_t timeout_hint,
-                               hsa_wait_state_t) {
-  std::unique_lock lock(g_state->mutex);
+                               hsa_wait_state_t wait_state) {
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::nanoseconds(std::min<uint64_t>(timeout_hint, 1ull << 62));
+  if (wait_state == HSA_WAIT_STATE_ACTIVE && g_state->real_time.load()) {
+    // An active wait spins, as the real runtime's does, burning CPU time in the waiter.
+    while (!satisfied(condition, sig(s)->value.load(std::memory_order_acquire), compare) &&
+           std::chrono::steady_clock::now() < deadline) {
+    }
+    return sig(s)->value.load();
+  }
+  std::unique_lock lock(g_state->mutex);
   while (!satisfied(condition, sig(s)->value.load(), compare)) {
     if (g_state->changed.wait_until(lock, deadline) == std::cv_status::timeout) break;
   }
@@ -585,6 +598,8 @@ bool StandinRuntime::load_tool(const std::string& path, std::string& error) {
   }
   return on_load(table(), 1, 0, nullptr);
 }
+
+void StandinRuntime::set_real_time(bool on) { g_state->real_time.store(on); }
 
 void StandinRuntime::unload_tool() {
   if (tool_ == nullptr) return;

@@ -58,6 +58,11 @@ class StandinRuntime {
   // An executable holding these symbols, loaded but not frozen.
   hsa_executable_t create_executable(const std::vector<FakeKernel>& symbols);
 
+  // Kernels take their duration in real time (the device thread sleeps it) and
+  // HSA_WAIT_STATE_ACTIVE waits spin, as a real runtime's active waits do. Off by default:
+  // kernels complete at once and every wait blocks on a condition variable.
+  void set_real_time(bool on);
+
   // Waits until every packet and copy submitted so far has executed and every async
   // handler that became due has run.
   void wait_idle();

@@ -1,0 +1,77 @@
+// The causal runtime's side of device_wait_api.h: begin/end apply the device-wait rules of
+// causal/delays.h to the calling thread and count the waits.
+
+#include "causal/runtime/device_wait.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <ctime>
+
+#include "causal/runtime/causal_runtime.h"
+#include "causal/runtime/device_wait_api.h"
+
+namespace cprof::causal {
+namespace {
+
+std::atomic<uint64_t> g_waits{0};
+std::atomic<uint64_t> g_wait_ns{0};
+std::atomic<uint64_t> g_samples{0};
+
+uint64_t now_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+void api_begin() {
+  CausalRuntime* rt = CausalRuntime::instance();
+  CausalThread* t = rt != nullptr ? CausalRuntime::current_thread() : nullptr;
+  if (t == nullptr) return;
+  const int saved = errno;
+  if (!DelayAccounting::in_device_wait(t->delay)) t->device_wait_start_ns = now_ns();
+  rt->delays().device_wait_begin(t->delay);
+  errno = saved;
+}
+
+void api_end() {
+  CausalRuntime* rt = CausalRuntime::instance();
+  CausalThread* t = rt != nullptr ? CausalRuntime::current_thread() : nullptr;
+  if (t == nullptr || !DelayAccounting::in_device_wait(t->delay)) return;
+  const int saved = errno;
+  const bool outermost = t->delay.device_waits.load(std::memory_order_relaxed) == 1;
+  if (outermost) {
+    g_waits.fetch_add(1, std::memory_order_relaxed);
+    g_wait_ns.fetch_add(now_ns() - t->device_wait_start_ns, std::memory_order_relaxed);
+  }
+  rt->delays().device_wait_end(t->delay);
+  errno = saved;
+}
+
+constexpr cprof_device_wait_api kApi{1, &api_begin, &api_end};
+
+}  // namespace
+
+DeviceWaitCounts device_wait_counts() {
+  return DeviceWaitCounts{g_waits.load(), g_wait_ns.load(), g_samples.load()};
+}
+
+void note_device_wait_sample() { g_samples.fetch_add(1, std::memory_order_relaxed); }
+
+std::string device_wait_summary() {
+  const DeviceWaitCounts c = device_wait_counts();
+  if (c.waits == 0 && c.samples == 0) return "";
+  char text[200];
+  std::snprintf(text, sizeof text,
+                "GPU waits seen: %llu (%.3f ms blocked; %llu samples inside them not counted "
+                "as CPU work)",
+                static_cast<unsigned long long>(c.waits), static_cast<double>(c.wait_ns) / 1e6,
+                static_cast<unsigned long long>(c.samples));
+  return text;
+}
+
+}  // namespace cprof::causal
+
+extern "C" __attribute__((visibility("default"))) const cprof_device_wait_api*
+cprof_device_wait_api_v1() {
+  return &cprof::causal::kApi;
+}
