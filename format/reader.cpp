@@ -32,9 +32,11 @@ size_t find_next_chunk(std::span<const uint8_t> bytes, size_t from) {
 
 // Decodes the records of one intact chunk. Returns false when a record is malformed.
 bool read_chunk_records(std::span<const uint8_t> payload, uint32_t expected, ReadSummary& summary,
-                        const RecordVisitor& visit, std::string& problem) {
+                        const RecordVisitor& visit, const SampleViewVisitor& samples,
+                        std::string& problem) {
   Decoder d(payload);
   uint32_t seen = 0;
+  std::vector<uint64_t> counters;  // reused by every sample view of the chunk
   while (!d.at_end()) {
     const auto type = static_cast<uint32_t>(d.varint());
     const uint64_t length = d.varint();
@@ -46,6 +48,17 @@ bool read_chunk_records(std::span<const uint8_t> payload, uint32_t expected, Rea
     ++seen;
     if (!is_known_record_type(type)) {
       ++summary.unknown_records;
+      continue;
+    }
+    if (samples && type == static_cast<uint32_t>(RecordType::sample)) {
+      const auto view = decode_sample_view(body, counters);
+      if (!view) {
+        problem = "record " + std::to_string(seen - 1) + " (type " + std::to_string(type) +
+                  ") is malformed";
+        return false;
+      }
+      ++summary.records;
+      samples(*view);
       continue;
     }
     auto record = decode_record(type, body);
@@ -68,7 +81,7 @@ bool read_chunk_records(std::span<const uint8_t> payload, uint32_t expected, Rea
 }  // namespace
 
 ReadSummary read_results_bytes(std::span<const uint8_t> bytes, const std::string& name,
-                               const RecordVisitor& visit) {
+                               const RecordVisitor& visit, const SampleViewVisitor& samples) {
   if (bytes.size() < kFileHeaderSize ||
       std::memcmp(bytes.data(), kFileMagic, sizeof kFileMagic) != 0) {
     throw FormatError(name + ": not a results file (no CPROFRES header)");
@@ -134,7 +147,7 @@ ReadSummary read_results_bytes(std::span<const uint8_t> bytes, const std::string
       continue;
     }
     std::string problem;
-    if (!read_chunk_records(payload, count, summary, visit, problem)) {
+    if (!read_chunk_records(payload, count, summary, visit, samples, problem)) {
       summary.issues.push_back({pos, problem + "; rest of the chunk skipped"});
     }
     ++summary.chunks;
@@ -143,7 +156,8 @@ ReadSummary read_results_bytes(std::span<const uint8_t> bytes, const std::string
   return summary;
 }
 
-ReadSummary read_results_file(const std::filesystem::path& path, const RecordVisitor& visit) {
+ReadSummary read_results_file(const std::filesystem::path& path, const RecordVisitor& visit,
+                              const SampleViewVisitor& samples) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw FormatError(path.string() + ": cannot open: " + std::strerror(errno));
   struct stat st {};
@@ -165,7 +179,8 @@ ReadSummary read_results_file(const std::filesystem::path& path, const RecordVis
     size_t n;
     ~Unmap() { ::munmap(p, n); }
   } unmap{map, size};
-  return read_results_bytes({static_cast<const uint8_t*>(map), size}, path.string(), visit);
+  return read_results_bytes({static_cast<const uint8_t*>(map), size}, path.string(), visit,
+                            samples);
 }
 
 bool looks_like_results_file(const std::filesystem::path& path) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "format/records.h"
+#include "format/sample_view.h"
 
 namespace cprof::format {
 
@@ -37,13 +38,17 @@ struct ReadSummary {
 };
 
 using RecordVisitor = std::function<void(Record&&)>;
+// Given, it receives every sample record instead of `visit`, frames still encoded
+// (sample_view.h); the view's spans are valid only during the call.
+using SampleViewVisitor = std::function<void(const SampleView&)>;
 
 // Calls visit for every intact record, in file order. Throws FormatError naming the file.
-ReadSummary read_results_file(const std::filesystem::path& path, const RecordVisitor& visit);
+ReadSummary read_results_file(const std::filesystem::path& path, const RecordVisitor& visit,
+                              const SampleViewVisitor& samples = {});
 
 // Same over bytes already in memory; `name` is used in error messages.
 ReadSummary read_results_bytes(std::span<const uint8_t> bytes, const std::string& name,
-                               const RecordVisitor& visit);
+                               const RecordVisitor& visit, const SampleViewVisitor& samples = {});
 
 // True when the file starts with the results-file magic (cheap check for directory scans).
 bool looks_like_results_file(const std::filesystem::path& path);

@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "format/reader.h"
+#include "report/load/encoded_stacks.h"
 #include "report/load/gpu_load.h"
 
 namespace cprof::report {
@@ -64,6 +65,13 @@ class Builder {
 
   void operator()(format::Record&& record) {
     std::visit([this](auto&& r) { add(std::move(r)); }, std::move(record));
+  }
+
+  // Samples of a results file arrive as views, their frames still encoded (see
+  // encoded_stacks.h: only stacks not seen before are decoded).
+  void sample(const format::SampleView& v) {
+    add_sample(v.tid, v.time_ns, v.weight_ns, v.truncated, v.clock, v.frame_count > 0,
+               [&] { return encoded_.intern(v); }, v.counter_deltas);
   }
 
   void finish() {
@@ -157,24 +165,33 @@ class Builder {
   void add(Other&& /*unused*/) {}
 
   void add(format::SampleRecord&& r) {
-    saw_time(r.time_ns);
+    add_sample(r.tid, r.time_ns, r.weight_ns, r.truncated, r.clock, !r.frames.empty(),
+               [&] { return p_.stacks.intern(r.frames); }, r.counter_deltas);
+  }
+
+  // Both sample paths; `intern` gives the stack's id and is called only with frames.
+  template <typename Intern>
+  void add_sample(int64_t tid, uint64_t time_ns, uint64_t weight_ns, bool truncated,
+                  format::SampleClock clock, bool has_frames, Intern&& intern,
+                  std::span<const uint64_t> counter_deltas) {
+    saw_time(time_ns);
     ++p_.samples;
-    p_.weight_ns += r.weight_ns;
-    p_.truncated_samples += r.truncated;
-    p_.wall_clock_samples += r.clock == format::SampleClock::wall;
-    const uint32_t thread = thread_index(r.tid);
+    p_.weight_ns += weight_ns;
+    p_.truncated_samples += truncated;
+    p_.wall_clock_samples += clock == format::SampleClock::wall;
+    const uint32_t thread = thread_index(tid);
     auto& t = p_.threads[thread];
     ++t.samples;
-    t.weight_ns += r.weight_ns;
-    if (r.frames.empty()) {
+    t.weight_ns += weight_ns;
+    if (!has_frames) {
       ++p_.empty_samples;
       return;
     }
-    const uint32_t stack = p_.stacks.intern(r.frames);
+    const uint32_t stack = intern();
     if (keep_timeline_) {
       p_.timeline.push_back(
-          {.time_ns = r.time_ns,
-           .weight_ns = static_cast<uint32_t>(std::min<uint64_t>(r.weight_ns, UINT32_MAX)),
+          {.time_ns = time_ns,
+           .weight_ns = static_cast<uint32_t>(std::min<uint64_t>(weight_ns, UINT32_MAX)),
            .thread = thread,
            .stack = stack});
     }
@@ -185,10 +202,10 @@ class Builder {
     if (inserted) p_.counts.push_back(StackCount{.thread = thread, .stack = stack});
     auto& c = p_.counts[index];
     ++c.samples;
-    c.weight_ns += r.weight_ns;
-    if (!r.counter_deltas.empty()) {
-      if (c.counters.size() < r.counter_deltas.size()) c.counters.resize(r.counter_deltas.size());
-      for (size_t i = 0; i < r.counter_deltas.size(); ++i) c.counters[i] += r.counter_deltas[i];
+    c.weight_ns += weight_ns;
+    if (!counter_deltas.empty()) {
+      if (c.counters.size() < counter_deltas.size()) c.counters.resize(counter_deltas.size());
+      for (size_t i = 0; i < counter_deltas.size(); ++i) c.counters[i] += counter_deltas[i];
     }
   }
 
@@ -198,6 +215,7 @@ class Builder {
   int64_t last_tid_ = 0;
   uint32_t last_thread_ = ~uint32_t{0};
   IndexMap counts_;
+  EncodedStacks encoded_{p_.stacks};  // the samples' stacks by their bytes in the file
   GpuActivityBuilder gpu_{p_.gpu};
 };
 
@@ -222,8 +240,9 @@ ProcessProfile load_process_file(const ResultsFile& file, std::vector<std::strin
     }
     return p;
   }
-  const auto summary =
-      format::read_results_file(file.path, [&](format::Record&& r) { builder(std::move(r)); });
+  const auto summary = format::read_results_file(
+      file.path, [&](format::Record&& r) { builder(std::move(r)); },
+      [&](const format::SampleView& v) { builder.sample(v); });
   builder.finish();
   p.unknown_records = summary.unknown_records;
   p.skipped_bytes = summary.skipped_bytes;
