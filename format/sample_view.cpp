@@ -1,5 +1,8 @@
 #include "format/sample_view.h"
 
+#include <bit>
+#include <cstring>
+
 #include "format/encoding.h"
 
 namespace cprof::format {
@@ -18,9 +21,20 @@ std::optional<SampleView> decode_sample_view(std::span<const uint8_t> payload,
   v.frame_count = d.count(1);
   if (!d.ok()) return std::nullopt;
   // Skip the frames without decoding them: a varint ends at a byte with the top bit clear.
+  // Eight bytes at a time while the stops in them do not finish the frames (a stack is
+  // ~100 bytes; a byte loop was most of this function's time).
   const size_t start = d.position();
   size_t end = start;
-  for (uint64_t ended = 0; ended < v.frame_count; ++end) {
+  uint64_t ended = 0;
+  while (end + 8 <= payload.size()) {
+    uint64_t x = 0;
+    std::memcpy(&x, payload.data() + end, sizeof x);
+    const auto stops = static_cast<uint64_t>(std::popcount(~x & 0x8080808080808080ULL));
+    if (ended + stops >= v.frame_count) break;
+    ended += stops;
+    end += 8;
+  }
+  for (; ended < v.frame_count; ++end) {
     if (end >= payload.size() || end - start > 10 * v.frame_count) return std::nullopt;
     if ((payload[end] & 0x80) == 0) ++ended;
   }
