@@ -1,4 +1,5 @@
-// Cost per sample of the handler's unwind, at call depths 10 and 50 (plus the ~10 frames of
+// Cost per sample of the handler's unwind (dwarf = CfiTable walk, libunwind, fp), at call
+// depths 10 and 50 (plus the ~10 frames of
 // Google Benchmark and main below the recursion).
 //
 //   *_Signal:  tgkill(SIGPROF) to this thread; the handler unwinds the interrupted context.
@@ -83,6 +84,8 @@ void run(benchmark::State& state, UnwindMethod method, void (*leaf)(void*)) {
   sigaction(SIGPROF, &old, nullptr);
 }
 
+void BM_Dwarf_Signal(benchmark::State& s) { run(s, UnwindMethod::kDwarf, signal_leaf); }
+void BM_Dwarf_Context(benchmark::State& s) { run(s, UnwindMethod::kDwarf, context_leaf); }
 void BM_Libunwind_Signal(benchmark::State& s) { run(s, UnwindMethod::kLibunwind, signal_leaf); }
 void BM_Libunwind_Context(benchmark::State& s) { run(s, UnwindMethod::kLibunwind, context_leaf); }
 void BM_FramePointer_Signal(benchmark::State& s) {
@@ -104,6 +107,8 @@ void BM_SignalOnly(benchmark::State& state) {
   sigaction(SIGPROF, &old, nullptr);
 }
 
+BENCHMARK(BM_Dwarf_Signal)->Arg(10)->Arg(50);
+BENCHMARK(BM_Dwarf_Context)->Arg(10)->Arg(50);
 BENCHMARK(BM_Libunwind_Signal)->Arg(10)->Arg(50);
 BENCHMARK(BM_Libunwind_Context)->Arg(10)->Arg(50);
 BENCHMARK(BM_FramePointer_Signal)->Arg(10)->Arg(50);

@@ -64,18 +64,44 @@ class CfiTable {
 
   // The row in effect at `pc`, or nullptr if `pc` lies before the first row or at/after
   // the last one. Async-signal-safe.
-  const CfiRow* find(uint64_t pc) const noexcept;
+  const CfiRow* find(uint64_t pc) const noexcept {
+    const ptrdiff_t i = index(pc);
+    return i < 0 ? nullptr : &rows_[static_cast<size_t>(i)];
+  }
   // True if `a` <= `b` are covered by the same FDE (no FDE starts or ends in (a, b]).
   // Async-signal-safe.
   bool same_fde(uint64_t a, uint64_t b) const noexcept;
 
  private:
-  // Index of the row in effect at `pc`, or -1.
-  ptrdiff_t index(uint64_t pc) const noexcept;
+  // Index of the row in effect at `pc`, or -1. Inline: it is the walker's inner loop.
+  ptrdiff_t index(uint64_t pc) const noexcept {
+    if (pc < base_ || pc - base_ > UINT32_MAX || rows_.empty()) return -1;
+    const auto rel = static_cast<uint32_t>(pc - base_);
+    if (rel < rows_[0].pc) return -1;
+    const size_t page = rel >> kPageShift;
+    // Past the last page: the final gap row.
+    if (page + 1 >= page_.size()) return static_cast<ptrdiff_t>(rows_.size() - 1);
+    // Last row with row.pc <= rel among [page_[page], page_[page + 1]]; rows_[lo].pc <= rel
+    // holds throughout. Branch-free halving (a cmov per step).
+    size_t lo = page_[page];
+    size_t n = size_t{page_[page + 1]} - lo + 1;
+    while (n > 1) {
+      const size_t half = n / 2;
+      lo = rows_[lo + half].pc <= rel ? lo + half : lo;
+      n -= half;
+    }
+    return static_cast<ptrdiff_t>(lo);
+  }
 
   uint64_t base_;
   std::vector<CfiRow> rows_;  // sorted by pc, one row per pc
   size_t fde_count_ = 0;
+  // page_[p]: index of the row in effect at offset p << kPageShift (the first row if none
+  // is). 128-byte pages hold one to three rows; the index costs 1/32 of the code size.
+  // The row for a pc in page p lies in [page_[p], page_[p + 1]], a few rows to search
+  // instead of the whole table.
+  static constexpr unsigned kPageShift = 7;
+  std::vector<uint32_t> page_;
 };
 
 // Parses `m`'s .eh_frame (found through its .eh_frame_hdr table, as libunwind finds it)

@@ -225,6 +225,23 @@ TEST(NoAlloc, LibunwindColdCacheNeverAllocatesOrIteratesPhdrs) {
   RecordProperty("cold_sigprocmask_calls", static_cast<int>(c.sigprocmask));
 }
 
+// The default unwinder: CfiTable rows, no libunwind for this stack (every frame down to
+// _start has simple CFI), so nothing at all: no allocation, no lock, no system call.
+TEST(NoAlloc, DwarfHandlerPathNeverAllocatesLocksOrMasksSignals) {
+  modules();
+  modules().refresh();  // also right after a refresh: the tables were parsed by refresh()
+  reset();
+  long frames = sample(UnwindMethod::kDwarf, 2000);
+  Counts c = counts();
+  report("dwarf (CfiTable)", c, 2000);
+  EXPECT_GE(frames, 2000L * 30);
+  EXPECT_EQ(c.allocs, 0);
+  EXPECT_EQ(c.frees, 0);
+  EXPECT_EQ(c.iterate, 0);
+  EXPECT_EQ(c.locks, 0);
+  EXPECT_EQ(c.sigprocmask, 0);
+}
+
 TEST(NoAlloc, FramePointerHandlerPathNeverAllocates) {
   reset();
   long frames = sample(UnwindMethod::kFramePointers, 2000);
