@@ -1,5 +1,6 @@
 #include "causal/runtime/exec_resolve.h"
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
@@ -16,7 +17,10 @@ extern char** environ;
 namespace cprof::causal {
 namespace {
 
+using ExecveFn = int (*)(const char*, char* const*, char* const*);
+
 struct ChildArgs {
+  ExecveFn execve_fn;  // libc's: the runtime's own execve would do its exec bookkeeping
   const char* path;
   char* const* argv;
   char* const* envp;
@@ -25,7 +29,8 @@ struct ChildArgs {
 
 int child_main(void* p) {
   // Shares the parent's memory until execve (CLONE_VM | CLONE_VFORK, as posix_spawn):
-  // system calls only.
+  // system calls only, and libc's execve, not the runtime's interposed one (which would
+  // flush and reset the parent's state through the shared memory).
   const auto* a = static_cast<const ChildArgs*>(p);
   if (a->stderr_fd >= 0) dup2(a->stderr_fd, 2);
   const int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
@@ -36,7 +41,7 @@ int child_main(void* p) {
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
-  execve(a->path, a->argv, a->envp);
+  a->execve_fn(a->path, a->argv, a->envp);
   _exit(127);
 }
 
@@ -68,7 +73,9 @@ std::string resolve_locations_for(const std::string& resolver, const std::vector
     if (err_fd >= 0) close(err_fd);
     return "cannot map a stack to start " + resolver + ": " + std::strerror(errno);
   }
-  ChildArgs child{argv_s[0].c_str(), argv.data(), envp.data(), err_fd};
+  auto real_execve = reinterpret_cast<ExecveFn>(dlsym(RTLD_NEXT, "execve"));
+  if (real_execve == nullptr) real_execve = &execve;
+  ChildArgs child{real_execve, argv_s[0].c_str(), argv.data(), envp.data(), err_fd};
   // No exit signal (the low byte of the flags is 0): a "clone child" to the kernel.
   const pid_t pid = clone(child_main, static_cast<char*>(stack) + kStack, CLONE_VM | CLONE_VFORK, &child);
   const int clone_errno = errno;
