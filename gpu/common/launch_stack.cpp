@@ -52,9 +52,10 @@ static_assert(greg(REG_R12) == 72 && greg(REG_R13) == 80 && greg(REG_R14) == 88 
 
 constexpr size_t kSelfFramesMax = 16;  // the hooks never nest deeper than this
 
-// Per submitting thread: its stack bounds and its own libunwind address space (an
-// unregistered thread shares one whose rule cache takes a lock and two sigprocmask calls
-// per frame, docs/unwinding.md), released when the thread ends.
+// Per submitting thread: its stack bounds and its own libunwind address space for the
+// frames the CfiTables hand over (an unregistered thread shares one whose rule cache takes
+// a lock and two sigprocmask calls per frame, docs/unwinding.md), released when the
+// thread ends.
 struct ThreadUnwind {
   sampler::StackBounds bounds;
   bool registered = false;
@@ -95,7 +96,9 @@ __attribute__((noinline)) size_t LaunchStacks::capture(uint64_t* frames) noexcep
   ucontext_t uc;
   std::fill(std::begin(uc.uc_mcontext.gregs), std::end(uc.uc_mcontext.gregs), greg_t{0});
   cprof_gpu_light_getcontext(&uc);
-  size_t n = sampler::unwind_with_libunwind(&uc, t_unwind.bounds, buf, want);
+  // The fast DWARF walk over the ModuleTable's CfiTables (parsed once per module, when
+  // the table learns it); frames it does not model go to libunwind (cfi_unwinder.h).
+  size_t n = sampler::unwind_with_dwarf(&uc, t_unwind.bounds, buf, want);
   // A stack that ends in an unknown module ran into a library loaded since the table
   // was last refreshed: refresh (we are in a normal context) and unwind again.
   if (n > 0 && n < want && modules_.find(buf[n - 1]) == nullptr) {
@@ -104,7 +107,7 @@ __attribute__((noinline)) size_t LaunchStacks::capture(uint64_t* frames) noexcep
     if (seen_adds.exchange(adds) != adds) {
       modules_.refresh();
       cprof_gpu_light_getcontext(&uc);
-      n = sampler::unwind_with_libunwind(&uc, t_unwind.bounds, buf, want);
+      n = sampler::unwind_with_dwarf(&uc, t_unwind.bounds, buf, want);
     }
   }
   size_t skip = 0;

@@ -1,7 +1,8 @@
 #pragma once
 // The call stack of the thread that submits GPU work, captured in a normal context (the
-// submitting thread itself, inside the GPU runtime's API call), with the project's
-// libunwind unwinder. The frames of the GPU hooks themselves are left out, so frames[0]
+// submitting thread itself, inside the GPU runtime's API call), with the project's fast
+// DWARF unwinder (sampler/unwind/cfi_unwinder.h: .eh_frame rows parsed when a module is
+// first seen, libunwind for the frames they do not model). The frames of the GPU hooks themselves are left out, so frames[0]
 // is the return address into the GPU runtime (or the application) that called them;
 // every frame is a return address (a symbolizer looks each up at address - 1).
 //

@@ -80,7 +80,7 @@ static int run(int argc, char** argv) {
   std::string output = "results";
   std::string backend = "auto";
   std::string clock = "cpu";
-  std::string unwind = "libunwind";
+  std::string unwind = "dwarf";
   unsigned depth = 128;
   std::string events;
   bool quiet = false;
@@ -97,9 +97,12 @@ static int run(int argc, char** argv) {
   app.add_option("--clock", clock, "cpu, or wall to also sample blocked and sleeping time")
       ->check(CLI::IsMember({"cpu", "wall"}))
       ->default_val("cpu");
-  app.add_option("--unwind", unwind, "libunwind (DWARF CFI, no frame pointers needed) or fp")
-      ->check(CLI::IsMember({"libunwind", "fp"}))
-      ->default_val("libunwind");
+  app.add_option("--unwind", unwind,
+                 "dwarf (.eh_frame rows parsed ahead, libunwind for the rest), libunwind "
+                 "(DWARF CFI at every step), or fp (frame pointers); the first two need no "
+                 "frame pointers and give the same stacks")
+      ->check(CLI::IsMember({"dwarf", "libunwind", "fp"}))
+      ->default_val("dwarf");
   app.add_option("--depth", depth, "deepest call stack recorded")
       ->check(CLI::Range(1u, 1024u))
       ->default_val(128);

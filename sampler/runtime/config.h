@@ -13,7 +13,7 @@ struct RuntimeConfig {
   double frequency_hz = 500;
   std::string backend = "perf";  // "perf" or "timer"
   bool wall_clock = false;       // also sample wall time
-  std::string unwinder = "libunwind";
+  std::string unwinder = "dwarf";
   unsigned max_depth = 128;
   std::vector<std::string> events;
   int signal = 0;                // 0: the default real-time signal

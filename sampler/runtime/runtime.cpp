@@ -96,9 +96,9 @@ Runtime* Runtime::start(RuntimeConfig config, std::vector<std::string> problems,
   const auto method = parse_unwind_method(rt->config_.unwinder);
   if (!method) {
     rt->pending_messages_.push_back("unknown unwinder '" + rt->config_.unwinder +
-                                    "'; using libunwind");
+                                    "'; using dwarf");
   }
-  rt->unwind_method_ = method.value_or(UnwindMethod::kLibunwind);
+  rt->unwind_method_ = method.value_or(UnwindMethod::kDwarf);
   rt->config_.unwinder = std::string(to_string(rt->unwind_method_));
 
   rt->events_ = resolve_events(rt->config_.events);
@@ -109,7 +109,8 @@ Runtime* Runtime::start(RuntimeConfig config, std::vector<std::string> problems,
   rt->event_totals_.assign(rt->events_.size(), 0);
 
   rt->modules_.refresh();
-  if (rt->unwind_method_ == UnwindMethod::kLibunwind && !init_unwinding(rt->modules_)) {
+  // dwarf needs libunwind too: it unwinds the frames the CfiTables do not model.
+  if (rt->unwind_method_ != UnwindMethod::kFramePointers && !init_unwinding(rt->modules_)) {
     rt->pending_messages_.push_back("libunwind could not be initialized; using frame pointers");
     rt->unwind_method_ = UnwindMethod::kFramePointers;
   }
@@ -239,7 +240,7 @@ void Runtime::thread_started() {
   ThreadState* state = threads_.create(gettid_raw(), true, false, monotonic_ns());
   pthread_setspecific(exit_key_, state);
   // A private libunwind cache for this thread: the shared one takes a lock per step.
-  if (unwind_method_ == UnwindMethod::kLibunwind) register_unwind_thread();
+  if (unwind_method_ != UnwindMethod::kFramePointers) register_unwind_thread();
   if (const RuntimeHooks* h = runtime_hooks(); h && h->on_thread_registered) {
     h->on_thread_registered(*state);
   }
@@ -255,7 +256,7 @@ void Runtime::thread_exiting(ThreadState& state) {
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   if (const RuntimeHooks* h = runtime_hooks(); h && h->on_thread_exit) h->on_thread_exit(state);
   disarm(state);
-  if (unwind_method_ == UnwindMethod::kLibunwind) unregister_unwind_thread();
+  if (unwind_method_ != UnwindMethod::kFramePointers) unregister_unwind_thread();
   prctl(PR_GET_NAME, state.name, 0, 0, 0);
   state.end_ns = monotonic_ns();
   state.cpu_time_ns = thread_cpu_ns(state.tid);

@@ -95,7 +95,7 @@ class Runtime {
   std::unique_ptr<Engine> engine_;
   std::unique_ptr<Engine> wall_engine_;
   std::string engine_name_;
-  UnwindMethod unwind_method_ = UnwindMethod::kLibunwind;
+  UnwindMethod unwind_method_ = UnwindMethod::kDwarf;
   uint64_t period_ns_ = 0;
 
   ModuleTable modules_;
