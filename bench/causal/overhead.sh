@@ -13,8 +13,9 @@
 #   coz     coz run --fixed-line P.cpp:HOT --fixed-speedup 0 --- cexp-P-coz
 #           (the same code: only the debug information differs)
 #   trap    (TRAP=1) causal's run with CPROF_CAUSAL_DISPATCH_TRAP=always: Syscall User
-#           Dispatch traps libgomp's system calls even at 0% (openmp; the runtime's
-#           default traps only while an experiment inserts delays, docs/causal.md)
+#           Dispatch traps libgomp's system calls (openmp) between experiments too (the
+#           default traps them during experiments only, 0% ones included; docs/causal.md)
+#   notrap  (TRAP=1) causal's run with CPROF_CAUSAL_DISPATCH=off: no trap at all
 # Each run is timed from outside (cprof-bench-time: wall, user+sys of the command and all
 # it waited for: launcher, program, the runtime's flush, Coz's Python launcher) and from
 # inside (first item to last: wall; CLOCK_PROCESS_CPUTIME_ID at the end: every thread of
@@ -34,7 +35,7 @@ programs=(${PROGRAMS:-serial forkjoin-std pipeline lock sleep})
 [[ -n ${DURATION_MS:-} ]] && export CPROF_CAUSAL_DURATION_MS=$DURATION_MS
 coz_bin=${COZ:-coz}
 configs=(plain causal)
-[[ ${TRAP:-0} == 1 ]] && configs+=(trap)
+[[ ${TRAP:-0} == 1 ]] && configs+=(trap notrap)
 if [[ $coz_bin != none ]] && command -v "$coz_bin" >/dev/null; then
   configs+=(coz)
 else
@@ -55,6 +56,8 @@ run_one() {  # run_one PROGRAM CONFIG ROUND
     causal) "$BIN/cprof-bench-time" "$tmp/time" -- "$BIN/causal-run" --line "$loc" --fixed-speedup 0 \
       -o "$tmp/res" -- "$prog" "${items[@]}" >"$tmp/out" 2>"$tmp/err" ;;
     trap) CPROF_CAUSAL_DISPATCH_TRAP=always "$BIN/cprof-bench-time" "$tmp/time" -- "$BIN/causal-run" \
+      --line "$loc" --fixed-speedup 0 -o "$tmp/res" -- "$prog" "${items[@]}" >"$tmp/out" 2>"$tmp/err" ;;
+    notrap) CPROF_CAUSAL_DISPATCH=off "$BIN/cprof-bench-time" "$tmp/time" -- "$BIN/causal-run" \
       --line "$loc" --fixed-speedup 0 -o "$tmp/res" -- "$prog" "${items[@]}" >"$tmp/out" 2>"$tmp/err" ;;
     coz) (cd "$tmp" && "$BIN/cprof-bench-time" "$tmp/time" -- "$coz_bin" run --fixed-line "$loc" \
       --fixed-speedup 0 -o "$tmp/profile.coz" --- "$prog-coz" "${items[@]}" >"$tmp/out" 2>"$tmp/err") ;;

@@ -219,7 +219,7 @@ void CausalRuntime::start_controller() {
     const uint32_t id = fixed_.empty() ? static_cast<uint32_t>(pick % table_.size())
                                        : fixed_[pick % fixed_.size()];
     ExperimentPlan plan{&table_.at(id), *settings_.end_to_end_speedup, 0};
-    dispatch::set_trapping(plan.speedup > 0);
+    dispatch::set_trapping(true, plan.speedup > 0);
     controller->begin(plan);
     return;
   }
@@ -255,9 +255,8 @@ void CausalRuntime::controller_loop() {
       continue;
     }
     if (breakpoints_) breakpoints_->sync();
-    // Trapping inline futex calls feeds the delay accounting: needed only while delays
-    // are inserted (syscall_dispatch.h).
-    dispatch::set_trapping(plan->speedup > 0);
+    // Inline futex calls trap during experiments only (syscall_dispatch.h).
+    dispatch::set_trapping(true, plan->speedup > 0);
     controller->begin(*plan);
     uint64_t waited = 0;
     while (waited < plan->duration_ns && !stop_requested_.load(std::memory_order_acquire)) {
@@ -266,7 +265,7 @@ void CausalRuntime::controller_loop() {
     }
     if (breakpoints_) breakpoints_->sync();
     format::ExperimentRecord record = controller->finish();
-    dispatch::set_trapping(false);
+    dispatch::set_trapping(false, false);
     // An experiment cut short by the exit is dropped: the program was winding down, not
     // making progress as usual.
     if (stop_requested_.load(std::memory_order_acquire)) break;
@@ -288,7 +287,7 @@ void CausalRuntime::stop() {
     record.mode = format::ExperimentMode::end_to_end;
     queue(std::move(record));
   }
-  dispatch::set_trapping(false);
+  dispatch::set_trapping(false, false);
   queue_futex_counts();
   if (std::string gpu = device_wait_summary(); !gpu.empty()) {
     queue_message(format::MessageLevel::info, std::move(gpu));
@@ -407,7 +406,7 @@ void CausalRuntime::hook_fork_child() {
   CausalRuntime* rt = instance();
   if (rt == nullptr) return;
   dispatch::fork_child();
-  dispatch::set_trapping(false);  // the parent's experiment does not go on here
+  dispatch::set_trapping(false, false);  // the parent's experiment does not go on here
   // Only the forking thread exists; the controller thread and any lock it held did not
   // come along. The child runs experiments of its own, written to its own file.
   rt->queue_ = new Queue;  // the parent's may be locked; its records are the parent's

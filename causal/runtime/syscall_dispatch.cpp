@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <cstdio>
 #include <vector>
 
@@ -45,9 +46,10 @@ struct Range {
 };
 
 enum class Want : uint8_t { automatic, inclusive, exclusive, off };
+enum class Trap : uint8_t { experiments, delays, always };
 
 Want g_want = Want::automatic;
-bool g_trap_always = false;
+Trap g_trap = Trap::experiments;
 
 // Read by every thread's handler; written once, before `g_active` is published.
 Mode g_mode = Mode::off;
@@ -224,7 +226,8 @@ void on_sigsys(int sig, siginfo_t* info, void* context) {
   errno = saved_errno;
 }
 
-// Takes SIGSYS over; what was there becomes the program's action.
+// Takes SIGSYS over; what was there becomes the program's action (and is put back by
+// uninstall_handler() if dispatch cannot be turned on).
 bool install_handler() {
   struct sigaction previous {};
   if (real_sigaction_call(SIGSYS, nullptr, &previous) != 0) return false;
@@ -236,6 +239,12 @@ bool install_handler() {
   sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_NODEFER;
   sigemptyset(&sa.sa_mask);
   return real_sigaction_call(SIGSYS, &sa, nullptr) == 0;
+}
+
+void uninstall_handler() {
+  struct sigaction action;
+  program_action(&action);
+  real_sigaction_call(SIGSYS, &action, nullptr);
 }
 
 // Chooses the mode by turning it on in the calling thread. Returns why not, or "".
@@ -323,7 +332,8 @@ void configure_from_environment() {
     if (std::strcmp(v, "exclusive") == 0) g_want = Want::exclusive;
   }
   if (const char* v = std::getenv("CPROF_CAUSAL_DISPATCH_TRAP")) {
-    g_trap_always = std::strcmp(v, "always") == 0;
+    if (std::strcmp(v, "always") == 0) g_trap = Trap::always;
+    if (std::strcmp(v, "delays") == 0) g_trap = Trap::delays;
   }
   // Resolved now: the handler calls them.
   real_pthread_sigmask_call(SIG_BLOCK, nullptr, nullptr);
@@ -331,6 +341,9 @@ void configure_from_environment() {
 }
 
 std::string refresh() {
+  // Two threads may dlopen at once.
+  static std::mutex mutex;  // constant-initialized
+  std::lock_guard lock(mutex);
   const Range target = find_text(is_target);
   if (target.start == 0 || g_warned) return "";
   if (active()) {
@@ -345,8 +358,8 @@ std::string refresh() {
     why = "disabled by CPROF_CAUSAL_DISPATCH=off";
   } else if (!install_handler()) {
     why = "the SIGSYS handler could not be installed";
-  } else {
-    why = choose_mode(target);
+  } else if (why = choose_mode(target); !why.empty()) {
+    uninstall_handler();
   }
   if (!why.empty()) {
     g_warned = true;
@@ -355,7 +368,7 @@ std::string refresh() {
            "): predictions for programs that block in OpenMP barriers and locks may be wrong";
   }
   std::snprintf(g_target, sizeof g_target, "%s", target.name.c_str());
-  if (g_trap_always) g_selector = SYSCALL_DISPATCH_FILTER_BLOCK;
+  if (g_trap == Trap::always) g_selector = SYSCALL_DISPATCH_FILTER_BLOCK;
   // New threads turn it on in the trampoline from here on; only then are the threads
   // that already exist asked, so none is missed.
   g_active.store(true, std::memory_order_release);
@@ -373,9 +386,14 @@ void fork_child() {
   if (active()) enable_this_thread();
 }
 
-void set_trapping(bool delays_inserted) {
-  g_selector = delays_inserted || (g_trap_always && active()) ? SYSCALL_DISPATCH_FILTER_BLOCK
-                                                               : SYSCALL_DISPATCH_FILTER_ALLOW;
+void set_trapping(bool experiment_running, bool delays_inserted) {
+  bool trap = false;
+  switch (g_trap) {
+    case Trap::experiments: trap = experiment_running; break;
+    case Trap::delays: trap = delays_inserted; break;
+    case Trap::always: trap = active(); break;
+  }
+  g_selector = trap ? SYSCALL_DISPATCH_FILTER_BLOCK : SYSCALL_DISPATCH_FILTER_ALLOW;
 }
 
 bool active() { return g_active.load(std::memory_order_acquire); }

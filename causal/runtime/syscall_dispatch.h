@@ -7,8 +7,10 @@
 // (every system call from outside libc traps). A trapped call raises SIGSYS; the handler
 // redoes it through libc's syscall() with the futex delay rules (real_calls.h) and puts
 // the result in the interrupted context's rax. The selector byte, shared by all threads,
-// says BLOCK only while delays are being inserted (an experiment at a speedup above 0):
-// otherwise the trap costs nothing, and the accounting it feeds is not needed.
+// says BLOCK only while an experiment runs, its 0% baselines included (they must pay the
+// same trap costs as the experiments they are compared with, or the predictions would
+// be biased by them); between experiments, and in runs without any, a libgomp system
+// call costs the kernel one byte read.
 //
 // SIGSYS stays ours while dispatch is on (signal_interpose.cpp): a thread with dispatch on
 // may not block it (the kernel would kill the process at the next trap), the program's
@@ -33,7 +35,8 @@ namespace cprof::causal::dispatch {
 enum class Mode : uint8_t { off, inclusive, exclusive };
 
 // Reads CPROF_CAUSAL_DISPATCH (auto, inclusive, exclusive, off) and
-// CPROF_CAUSAL_DISPATCH_TRAP (experiments, always) once.
+// CPROF_CAUSAL_DISPATCH_TRAP (experiments, delays: only experiments above 0%, always)
+// once.
 void configure_from_environment();
 
 // At start (once the sampling runtime registers threads) and after each dlopen: when a
@@ -47,10 +50,9 @@ void thread_started();
 // In a forked child, on the forking thread (the only one left).
 void fork_child();
 
-// BLOCK (trap the library's system calls) or ALLOW: one store. Delays are inserted only
-// while an experiment runs at a speedup above 0; `always` (CPROF_CAUSAL_DISPATCH_TRAP)
-// keeps it BLOCK while dispatch is on, for measurements.
-void set_trapping(bool delays_inserted);
+// BLOCK (trap the library's system calls) or ALLOW, per CPROF_CAUSAL_DISPATCH_TRAP: one
+// store. The controller calls it when an experiment begins and ends.
+void set_trapping(bool experiment_running, bool delays_inserted);
 
 bool active();     // dispatch is on (SIGSYS is ours)
 bool thread_on();  // on in the calling thread
