@@ -60,22 +60,46 @@ class Reader {
     const uint64_t field = p_;
     uint64_t v;
     switch (enc & 0x0f) {
-      case 0x00: v = u64(); break;                                             // absptr
-      case 0x01: v = uleb(); break;                                            // uleb128
-      case 0x02: v = u16(); break;                                             // udata2
-      case 0x03: v = u32(); break;                                             // udata4
-      case 0x04: v = u64(); break;                                             // udata8
-      case 0x09: v = static_cast<uint64_t>(sleb()); break;                     // sleb128
-      case 0x0a: v = static_cast<uint64_t>(static_cast<int16_t>(u16())); break;  // sdata2
-      case 0x0b: v = static_cast<uint64_t>(static_cast<int32_t>(u32())); break;  // sdata4
-      case 0x0c: v = u64(); break;                                             // sdata8
-      default: ok_ = false; return false;
+      case 0x00:
+        v = u64();
+        break;  // absptr
+      case 0x01:
+        v = uleb();
+        break;  // uleb128
+      case 0x02:
+        v = u16();
+        break;  // udata2
+      case 0x03:
+        v = u32();
+        break;  // udata4
+      case 0x04:
+        v = u64();
+        break;  // udata8
+      case 0x09:
+        v = static_cast<uint64_t>(sleb());
+        break;  // sleb128
+      case 0x0a:
+        v = static_cast<uint64_t>(static_cast<int16_t>(u16()));
+        break;  // sdata2
+      case 0x0b:
+        v = static_cast<uint64_t>(static_cast<int32_t>(u32()));
+        break;  // sdata4
+      case 0x0c:
+        v = u64();
+        break;  // sdata8
+      default:
+        ok_ = false;
+        return false;
     }
     if (!ok_) return false;
     switch (enc & 0x70) {
-      case 0x00: break;
-      case 0x10: v += field; break;  // pcrel
-      default: if (value_needed) return false;
+      case 0x00:
+        break;
+      case 0x10:
+        v += field;
+        break;  // pcrel
+      default:
+        if (value_needed) return false;
     }
     *out = v;
     return true;
@@ -103,7 +127,7 @@ struct Cie {
   uint64_t code_align = 1;
   int64_t data_align = -8;
   uint64_t ra_reg = kRa;
-  uint8_t fde_enc = 0;    // DW_EH_PE_absptr unless 'R' says otherwise
+  uint8_t fde_enc = 0;     // DW_EH_PE_absptr unless 'R' says otherwise
   bool augmented = false;  // 'z': FDEs carry an augmentation-data length
   bool signal = false;     // 'S': a signal trampoline; libunwind treats it specially
   uint64_t insns = 0, insns_end = 0;
@@ -159,11 +183,21 @@ Cie parse_cie(uint64_t at, uint64_t seg_end) {
     for (size_t i = 1; i < alen && c.ok(); ++i) {
       uint64_t ignored;
       switch (aug[i]) {
-        case 'R': cie.fde_enc = c.u8(); break;
-        case 'P': c.encoded(c.u8(), &ignored, false); break;
-        case 'L': c.u8(); break;
-        case 'S': cie.signal = true; break;
-        default: i = alen; break;  // unknown: the length lets us skip the rest
+        case 'R':
+          cie.fde_enc = c.u8();
+          break;
+        case 'P':
+          c.encoded(c.u8(), &ignored, false);
+          break;
+        case 'L':
+          c.u8();
+          break;
+        case 'S':
+          cie.signal = true;
+          break;
+        default:
+          i = alen;
+          break;  // unknown: the length lets us skip the rest
       }
     }
     c.seek(data_end);
@@ -291,32 +325,73 @@ class FdeBuilder {
       const uint8_t op = r.u8();
       const uint8_t low = op & 0x3f;
       switch (op >> 6) {
-        case 1: if (!in_cie) advance(low); continue;
-        case 2: *reg(low) = {RegKind::kOffset, static_cast<int64_t>(r.uleb()) * da}; continue;
-        case 3: *reg(low) = low < kNumRegs ? initial_.regs[low] : RegRule{}; continue;
-        default: break;
+        case 1:
+          if (!in_cie) advance(low);
+          continue;
+        case 2:
+          *reg(low) = {RegKind::kOffset, static_cast<int64_t>(r.uleb()) * da};
+          continue;
+        case 3:
+          *reg(low) = low < kNumRegs ? initial_.regs[low] : RegRule{};
+          continue;
+        default:
+          break;
       }
       uint64_t a, b;
       switch (op) {
-        case 0x00: break;  // nop
-        case 0x01:         // set_loc
-          if (!r.encoded(cie_.fde_enc, &a) || a < loc_) { state_.unknown = true; break; }
+        case 0x00:
+          break;    // nop
+        case 0x01:  // set_loc
+          if (!r.encoded(cie_.fde_enc, &a) || a < loc_) {
+            state_.unknown = true;
+            break;
+          }
           if (!in_cie) {
             advance(0);
             loc_ = a;
           }
           break;
-        case 0x02: a = r.u8(); if (!in_cie) advance(a); break;
-        case 0x03: a = r.u16(); if (!in_cie) advance(a); break;
-        case 0x04: a = r.u32(); if (!in_cie) advance(a); break;
-        case 0x05: a = r.uleb(); *reg(a) = {RegKind::kOffset, static_cast<int64_t>(r.uleb()) * da}; break;
-        case 0x06: a = r.uleb(); *reg(a) = a < kNumRegs ? initial_.regs[a] : RegRule{}; break;
-        case 0x07: a = r.uleb(); *reg(a) = {RegKind::kUndefined, 0}; break;
-        case 0x08: a = r.uleb(); *reg(a) = {RegKind::kSame, 0}; break;
-        case 0x09: a = r.uleb(); r.uleb(); *reg(a) = {RegKind::kOther, 0}; break;
-        case 0x0a: stack_.push_back(state_); break;  // remember_state
+        case 0x02:
+          a = r.u8();
+          if (!in_cie) advance(a);
+          break;
+        case 0x03:
+          a = r.u16();
+          if (!in_cie) advance(a);
+          break;
+        case 0x04:
+          a = r.u32();
+          if (!in_cie) advance(a);
+          break;
+        case 0x05:
+          a = r.uleb();
+          *reg(a) = {RegKind::kOffset, static_cast<int64_t>(r.uleb()) * da};
+          break;
+        case 0x06:
+          a = r.uleb();
+          *reg(a) = a < kNumRegs ? initial_.regs[a] : RegRule{};
+          break;
+        case 0x07:
+          a = r.uleb();
+          *reg(a) = {RegKind::kUndefined, 0};
+          break;
+        case 0x08:
+          a = r.uleb();
+          *reg(a) = {RegKind::kSame, 0};
+          break;
+        case 0x09:
+          a = r.uleb();
+          r.uleb();
+          *reg(a) = {RegKind::kOther, 0};
+          break;
+        case 0x0a:
+          stack_.push_back(state_);
+          break;      // remember_state
         case 0x0b: {  // restore_state: every rule, the CFA's included (as libgcc, libunwind)
-          if (stack_.empty()) { state_.unknown = true; break; }
+          if (stack_.empty()) {
+            state_.unknown = true;
+            break;
+          }
           const bool high = state_.high_reg;
           state_ = stack_.back();
           state_.high_reg = state_.high_reg || high;
@@ -328,8 +403,13 @@ class FdeBuilder {
           state_.cfa_reg = r.uleb();
           state_.cfa_offset = static_cast<int64_t>(r.uleb());
           break;
-        case 0x0d: state_.cfa_kind = CfaKind::kReg; state_.cfa_reg = r.uleb(); break;
-        case 0x0e: state_.cfa_offset = static_cast<int64_t>(r.uleb()); break;
+        case 0x0d:
+          state_.cfa_kind = CfaKind::kReg;
+          state_.cfa_reg = r.uleb();
+          break;
+        case 0x0e:
+          state_.cfa_offset = static_cast<int64_t>(r.uleb());
+          break;
         case 0x0f: {
           a = r.uleb();
           const uint64_t expr = r.pos();
@@ -340,26 +420,41 @@ class FdeBuilder {
           state_.cfa_offset = thr;
           break;
         }
-        case 0x10: case 0x16:  // expression, val_expression
+        case 0x10:
+        case 0x16:  // expression, val_expression
           a = r.uleb();
           b = r.uleb();
           r.seek(r.pos() + b);
           *reg(a) = {RegKind::kOther, 0};
           break;
-        case 0x11: a = r.uleb(); *reg(a) = {RegKind::kOffset, r.sleb() * da}; break;
+        case 0x11:
+          a = r.uleb();
+          *reg(a) = {RegKind::kOffset, r.sleb() * da};
+          break;
         case 0x12:
           state_.cfa_kind = CfaKind::kReg;
           state_.cfa_reg = r.uleb();
           state_.cfa_offset = r.sleb() * da;
           break;
-        case 0x13: state_.cfa_offset = r.sleb() * da; break;
-        case 0x14: case 0x15: a = r.uleb(); r.uleb(); *reg(a) = {RegKind::kOther, 0}; break;
-        case 0x2e: r.uleb(); break;  // GNU_args_size: only matters for landing pads
-        case 0x2f:                   // GNU_negative_offset_extended
+        case 0x13:
+          state_.cfa_offset = r.sleb() * da;
+          break;
+        case 0x14:
+        case 0x15:
+          a = r.uleb();
+          r.uleb();
+          *reg(a) = {RegKind::kOther, 0};
+          break;
+        case 0x2e:
+          r.uleb();
+          break;    // GNU_args_size: only matters for landing pads
+        case 0x2f:  // GNU_negative_offset_extended
           a = r.uleb();
           *reg(a) = {RegKind::kOffset, -static_cast<int64_t>(r.uleb()) * da};
           break;
-        default: state_.unknown = true; break;
+        default:
+          state_.unknown = true;
+          break;
       }
     }
     if (!r.ok()) state_.unknown = true;

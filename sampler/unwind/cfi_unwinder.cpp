@@ -50,8 +50,8 @@ enum class Walk { kDone, kHandOff };
 // or return address, or `max`); kHandOff: frame n - 1 needs libunwind, `r` holds its
 // registers (callee-saved ones too if kTrackCallee).
 template <bool kTrackCallee>
-Walk walk(const ModuleSnapshot& modules, StackBounds live, Regs& r, uint64_t* frames,
-          size_t& n, size_t max) {
+Walk walk(const ModuleSnapshot& modules, StackBounds live, Regs& r, uint64_t* frames, size_t& n,
+          size_t max) {
   const Module* m = nullptr;
   while (n < max) {
     // Frame 0's PC is the interrupted instruction; every later one is a return address,
@@ -62,13 +62,19 @@ Walk walk(const ModuleSnapshot& modules, StackBounds live, Regs& r, uint64_t* fr
     if (row == nullptr) return Walk::kHandOff;
     uint64_t cfa;
     switch (row->rule) {
-      case CfiRule::kCfaRsp: cfa = r.sp + static_cast<uint64_t>(int64_t{row->cfa_offset}); break;
-      case CfiRule::kCfaRbp: cfa = r.fp + static_cast<uint64_t>(int64_t{row->cfa_offset}); break;
+      case CfiRule::kCfaRsp:
+        cfa = r.sp + static_cast<uint64_t>(int64_t{row->cfa_offset});
+        break;
+      case CfiRule::kCfaRbp:
+        cfa = r.fp + static_cast<uint64_t>(int64_t{row->cfa_offset});
+        break;
       case CfiRule::kCfaPlt:
         cfa = r.sp + 8 + ((r.pc & 15) >= static_cast<uint64_t>(row->cfa_offset) ? 8 : 0);
         break;
-      case CfiRule::kOutermost: return Walk::kDone;
-      default: return Walk::kHandOff;
+      case CfiRule::kOutermost:
+        return Walk::kDone;
+      default:
+        return Walk::kHandOff;
     }
     // The caller's frame is strictly above this one: anything else is garbage (and could
     // loop). The return address sits at CFA - 8.
@@ -100,7 +106,7 @@ Walk walk(const ModuleSnapshot& modules, StackBounds live, Regs& r, uint64_t* fr
 bool same_fde(const ModuleSnapshot& modules, uint64_t a, uint64_t b) {
   const Module* ma = modules.find(a);
   if (ma != modules.find(b)) return false;
-  if (ma == nullptr) return true;                  // libunwind finds no FDE for either
+  if (ma == nullptr) return true;  // libunwind finds no FDE for either
   if (ma->cfi == nullptr) return ma->eh.table == 0;
   return ma->cfi->same_fde(a, b);
 }

@@ -31,9 +31,9 @@ class LibunwindUnwinder;
 
 // What one walk did (for tests and benchmarks).
 struct CfiWalkInfo {
-  size_t table_frames = 0;   // frames produced from CfiTables
-  bool handed_off = false;   // libunwind unwound the rest, from the first complex frame
-  bool restarted = false;    // libunwind unwound the whole stack (see docs: PC vs PC - 1)
+  size_t table_frames = 0;  // frames produced from CfiTables
+  bool handed_off = false;  // libunwind unwound the rest, from the first complex frame
+  bool restarted = false;   // libunwind unwound the whole stack (see docs: PC vs PC - 1)
 };
 
 // Unwinds `uc` with `modules`' CfiTables. `fallback` (may be null: the walk then stops at

@@ -46,15 +46,18 @@ CfiWalkInfo g_info;
 
 size_t both_unwinders(const ucontext_t* uc, StackBounds s, uint64_t* f, size_t m) {
   g_reference.n = unwind_with_libunwind(uc, s, g_reference.frames, m);
-  return unwind_with_cfi(*default_unwinder()->modules().snapshot(), default_unwinder(), uc, s,
-                         f, m, &g_info);
+  return unwind_with_cfi(*default_unwinder()->modules().snapshot(), default_unwinder(), uc, s, f, m,
+                         &g_info);
 }
 
 void expect_same_as_libunwind(const Capture& c) {
-  EXPECT_EQ(c.n, g_reference.n) << "dwarf:\n" << describe(c) << "libunwind:\n" << describe(g_reference);
+  EXPECT_EQ(c.n, g_reference.n) << "dwarf:\n"
+                                << describe(c) << "libunwind:\n"
+                                << describe(g_reference);
   for (size_t i = 0; i < std::min(c.n, g_reference.n); ++i) {
-    ASSERT_EQ(c.frames[i], g_reference.frames[i])
-        << "frame " << i << "\ndwarf:\n" << describe(c) << "libunwind:\n" << describe(g_reference);
+    ASSERT_EQ(c.frames[i], g_reference.frames[i]) << "frame " << i << "\ndwarf:\n"
+                                                  << describe(c) << "libunwind:\n"
+                                                  << describe(g_reference);
   }
 }
 
@@ -117,8 +120,10 @@ TEST(DwarfUnwinder, MatchesLibunwindThroughDlopenedLibrary) {
   ASSERT_NE(m, nullptr);
   ASSERT_NE(m->cfi, nullptr);
   static std::atomic<bool>* stop = capture_stop();
-  Capture c = capture_in(both_unwinders, range_of(reinterpret_cast<void*>(&cfi_spin_leaf)),
-                         [] { s_outer(cfi_spin_leaf, stop); g_cfi_sink = 0; });
+  Capture c = capture_in(both_unwinders, range_of(reinterpret_cast<void*>(&cfi_spin_leaf)), [] {
+    s_outer(cfi_spin_leaf, stop);
+    g_cfi_sink = 0;
+  });
   ASSERT_GE(c.n, 8u) << describe(c);
   expect_same_as_libunwind(c);
   EXPECT_FALSE(g_info.handed_off) << describe(c);
@@ -136,12 +141,14 @@ void on_sigusr1(int) {
 // libunwind takes over there with the registers the table walk recovered.
 TEST(DwarfUnwinder, HandsOffAtSignalTrampolineAndMatchesLibunwind) {
   modules();
-  struct sigaction sa{}, old{};
+  struct sigaction sa {
+  }, old{};
   sa.sa_handler = on_sigusr1;
   sigemptyset(&sa.sa_mask);  // SIGPROF stays deliverable inside the handler
   sigaction(SIGUSR1, &sa, &old);
   Capture c = capture_in(both_unwinders, range_of(reinterpret_cast<void*>(&cfi_spin_leaf)), [] {
-    nofp::recurse(4, [](void*) { raise(SIGUSR1); }, nullptr);
+    nofp::recurse(
+        4, [](void*) { raise(SIGUSR1); }, nullptr);
   });
   sigaction(SIGUSR1, &old, nullptr);
   ASSERT_GE(c.n, 10u) << describe(c);
@@ -151,9 +158,9 @@ TEST(DwarfUnwinder, HandsOffAtSignalTrampolineAndMatchesLibunwind) {
   expect_same_as_libunwind(c);
   // Past the trampoline: the frames of the code the signal interrupted, then recurse.
   const Range rec = range_of(reinterpret_cast<void*>(&nofp::recurse));
-  EXPECT_TRUE(std::any_of(c.frames + g_info.table_frames, c.frames + c.n,
-                          [&](uint64_t f) { return frame_in(f, rec, true); }))
-      << describe(c);
+  EXPECT_TRUE(std::any_of(c.frames + g_info.table_frames, c.frames + c.n, [&](uint64_t f) {
+    return frame_in(f, rec, true);
+  })) << describe(c);
 }
 
 // ---- Every PC a sampler can hit: prologues, epilogues, leaves, libc, PLT stubs. ----
@@ -208,8 +215,10 @@ __attribute__((noinline)) void busy(void*) {
     g_cfi_sink = g_cfi_sink + (std::memchr(text, 'c', sizeof text) != nullptr);
     for (int i = 0; i < 64; ++i) values[i] = (i * 7919) % 64;
     std::qsort(values, 64, sizeof(int), compare_ints);
-    nofp::recurse(3, [](void*) { g_cfi_sink = g_cfi_sink + 1; }, nullptr);
-    withfp::recurse(3, [](void*) { g_cfi_sink = g_cfi_sink + 1; }, nullptr);
+    nofp::recurse(
+        3, [](void*) { g_cfi_sink = g_cfi_sink + 1; }, nullptr);
+    withfp::recurse(
+        3, [](void*) { g_cfi_sink = g_cfi_sink + 1; }, nullptr);
     if ((g_cfi_sink & 1023) == 0) getppid();
   }
 }
@@ -218,7 +227,8 @@ TEST(DwarfUnwinder, MatchesLibunwindAtEverySampledPc) {
   modules();
   g_stress.target = 3000;
   g_stress.bounds = current_thread_stack_bounds();
-  struct sigaction sa{}, old{};
+  struct sigaction sa {
+  }, old{};
   sa.sa_sigaction = on_stress_signal;
   sa.sa_flags = SA_SIGINFO | SA_RESTART;
   sigemptyset(&sa.sa_mask);
@@ -238,8 +248,9 @@ TEST(DwarfUnwinder, MatchesLibunwindAtEverySampledPc) {
               g_stress.target, g_stress.frames, g_stress.mismatches, g_stress.handoffs,
               g_stress.restarts);
   RecordProperty("handoffs", g_stress.handoffs);
-  EXPECT_EQ(g_stress.mismatches, 0) << "first mismatch, dwarf:\n" << describe(g_stress.first_bad)
-                                    << "libunwind:\n" << describe(g_stress.first_bad_reference);
+  EXPECT_EQ(g_stress.mismatches, 0) << "first mismatch, dwarf:\n"
+                                    << describe(g_stress.first_bad) << "libunwind:\n"
+                                    << describe(g_stress.first_bad_reference);
 }
 
 // ---- Corrupt state must end the walk, never fault. ----
@@ -265,10 +276,10 @@ void corrupt_contexts(const LibunwindUnwinder* fallback) {
   // Real PCs (every row kind of this binary and of libc) over a "stack" of random words,
   // many of them plausible return addresses or pointers back into the junk.
   std::vector<uint64_t> pcs;
-  for (const void* fn : {reinterpret_cast<const void*>(&nofp::recurse),
-                         reinterpret_cast<const void*>(&withfp::recurse),
-                         reinterpret_cast<const void*>(&std::qsort),
-                         reinterpret_cast<const void*>(&std::strtol)}) {
+  for (const void* fn :
+       {reinterpret_cast<const void*>(&nofp::recurse),
+        reinterpret_cast<const void*>(&withfp::recurse), reinterpret_cast<const void*>(&std::qsort),
+        reinterpret_cast<const void*>(&std::strtol)}) {
     const Module* m = snap.find(reinterpret_cast<uint64_t>(fn));
     ASSERT_NE(m, nullptr);
     for (const CfiRow& row : m->cfi->rows()) pcs.push_back(m->cfi->base() + row.pc);
@@ -278,15 +289,26 @@ void corrupt_contexts(const LibunwindUnwinder* fallback) {
   for (int iter = 0; iter < 3000; ++iter) {
     for (auto& w : junk) {
       switch (rng() % 5) {
-        case 0: w = rng(); break;
-        case 1: w = pcs[rng() % pcs.size()] + rng() % 3; break;
-        case 2: w = reinterpret_cast<uint64_t>(&junk[rng() % 2048]); break;
-        case 3: w = 0; break;
-        default: w = rng() % 4096; break;
+        case 0:
+          w = rng();
+          break;
+        case 1:
+          w = pcs[rng() % pcs.size()] + rng() % 3;
+          break;
+        case 2:
+          w = reinterpret_cast<uint64_t>(&junk[rng() % 2048]);
+          break;
+        case 3:
+          w = 0;
+          break;
+        default:
+          w = rng() % 4096;
+          break;
       }
     }
     ucontext_t uc = base;
-    uc.uc_mcontext.gregs[REG_RSP] = static_cast<greg_t>(reinterpret_cast<uint64_t>(&junk[rng() % 64]) + rng() % 8);
+    uc.uc_mcontext.gregs[REG_RSP] =
+        static_cast<greg_t>(reinterpret_cast<uint64_t>(&junk[rng() % 64]) + rng() % 8);
     uc.uc_mcontext.gregs[REG_RBP] = static_cast<greg_t>(iter % 3 ? junk[rng() % 2048] : rng());
     uc.uc_mcontext.gregs[REG_RIP] = static_cast<greg_t>(iter % 5 ? pcs[rng() % pcs.size()] : rng());
     const size_t n = unwind_with_cfi(snap, fallback, &uc, bounds, frames, 128);
@@ -377,9 +399,9 @@ TEST(CfiTable, RowsDescribeKnownFunctions) {
 TEST(CfiTable, SignalTrampolineIsComplex) {
   // glibc's __restore_rt has CFI with expressions for every register (an 'S' CIE): the
   // walker must hand it to libunwind.
-  struct sigaction sa{};
+  struct sigaction sa {};
   sigaction(SIGPROF, nullptr, &sa);
-  struct sigaction probe{};
+  struct sigaction probe {};
   probe.sa_handler = [](int) {};
   sigaction(SIGPROF, &probe, &sa);
   void* restorer = nullptr;

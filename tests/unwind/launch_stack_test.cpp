@@ -1,10 +1,11 @@
 // gpu::LaunchStacks (the CUDA/HSA launch-site stacks) uses the fast DWARF unwinder from a
 // normal context: its frames must be libunwind's. Its own executable: LaunchStacks owns
 // the process-wide unwinder (init_unwinding) for its lifetime.
+#include "gpu/common/launch_stack.h"
+
 #include <gtest/gtest.h>
 #include <ucontext.h>
 
-#include "gpu/common/launch_stack.h"
 #include "sampler/unwind/unwinder.h"
 #include "tests/unwind/chain.h"
 
@@ -41,7 +42,8 @@ TEST(LaunchStacks, CapturesTheSameFramesAsLibunwind) {
     ASSERT_LE(c.n_fast, c.n_reference) << depth;
     EXPECT_GE(c.n_fast + 17, c.n_reference) << depth;
     for (size_t i = 1; i <= c.n_fast; ++i) {
-      ASSERT_EQ(c.fast[c.n_fast - i], c.reference[c.n_reference - i]) << "depth " << depth << " frame -" << i;
+      ASSERT_EQ(c.fast[c.n_fast - i], c.reference[c.n_reference - i])
+          << "depth " << depth << " frame -" << i;
     }
   }
   unregister_unwind_thread();
