@@ -5,6 +5,9 @@
 #   experiments/causal/accuracy.sh BUILD_DIR [PROGRAM...]
 #
 # PROGRAM is any of serial forkjoin-pthread forkjoin-std pipeline lock sleep openmp
+# openmp-passive (cexp-openmp with OMP_WAIT_POLICY=passive for every run of it, the
+# tools' and the physical ones alike: libgomp then waits in futex calls at once instead
+# of spinning first; docs/causal.md says why the spinning row is the hard one)
 # (default: all that were built). Each program (experiments/causal/*.cpp; see workload.h)
 # has one hot line, marked "// HOT", and a knob S that removes the fraction S of that
 # line's work. Per program and per S in SPEEDUPS:
@@ -19,7 +22,8 @@
 # The tools run interleaved (ours at S, Coz at S, ...) so that a burst of load on the
 # shared machine does not hit one of them only. Prints predicted vs actual per program
 # and S in percent, the error in points, and the mean absolute error (MAE) of each tool,
-# with and without the OpenMP row (libgomp's inline futex calls are not interposed yet).
+# with and without the OpenMP row (libgomp's spinning barrier makes its physical runs
+# the noisiest on a shared machine).
 # Target: causal-run's MAE <= 3 points and below Coz's.
 #
 # Environment: SPEEDUPS (default "0.25 0.5 0.75"), REPS (default 3), DURATION_MS (our
@@ -44,8 +48,8 @@ if [[ $coz_bin == none ]] || ! command -v "$coz_bin" >/dev/null; then
 fi
 programs=("$@")
 if ((${#programs[@]} == 0)); then
-  for p in serial forkjoin-pthread forkjoin-std pipeline lock sleep openmp; do
-    [[ -x $BIN/cexp-$p ]] && programs+=("$p")
+  for p in serial forkjoin-pthread forkjoin-std pipeline lock sleep openmp openmp-passive; do
+    [[ -x $BIN/cexp-${p%-passive} ]] && programs+=("$p")
   done
 fi
 tmp=$(mktemp -d /tmp/cprof-causal-accuracy.XXXXXX)
@@ -57,10 +61,13 @@ if [[ -n ${ROWS_OUT:-} ]]; then : >"$ROWS_OUT"; fi  # a copy of the rows, for ac
 echo "accuracy.sh: programs ${programs[*]}; S = ${speedups[*]}; $reps physical runs per S;" \
   "CPROF_CAUSAL_DURATION_MS=$CPROF_CAUSAL_DURATION_MS; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 for p in "${programs[@]}"; do
-  src=$here/${p//-/_}.cpp
+  # The -passive variant: the same program, its OpenMP runtime told not to spin.
+  if [[ $p == *-passive ]]; then export OMP_WAIT_POLICY=passive; else unset OMP_WAIT_POLICY; fi
+  p_bin=${p%-passive}
+  src=$here/${p_bin//-/_}.cpp
   line=$(grep -n '// HOT' "$src" | head -1 | cut -d: -f1)
   loc=$(basename "$src"):$line
-  prog=$BIN/cexp-$p
+  prog=$BIN/cexp-$p_bin
   items=()
   [[ -n ${ITEMS:-} ]] && items=(0 "$ITEMS")
   echo "== $p: hot line $loc" >&2
