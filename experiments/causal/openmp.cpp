@@ -2,7 +2,7 @@
 // two threads, iteration 0 the hot line (2 units), iteration 1 a cold line (1 unit);
 // libgomp's barrier joins them; a progress point per round. Same shape as fork-join
 // (s up to 1/2, then 1/2). libgomp waits with inline futex system calls, which
-// causal-run does not interpose yet (it writes a warning): expect this row to be off.
+// causal-run catches with Syscall User Dispatch (docs/causal.md).
 #include <omp.h>
 
 #include "workload.h"
