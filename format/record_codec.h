@@ -28,6 +28,7 @@ inline bool is_known_record_type(uint32_t type) {
     case RecordType::experiment:
     case RecordType::progress_point:
     case RecordType::region:
+    case RecordType::region_spans:
     case RecordType::kernel:
     case RecordType::gpu_copy:
     case RecordType::gpu_device:

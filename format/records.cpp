@@ -141,6 +141,21 @@ void encode_payload(const RegionRecord& r, Encoder& e) {
   e.varint(r.dropped);
 }
 
+void encode_payload(const RegionSpansRecord& r, Encoder& e) {
+  // Begins as signed deltas from the previous span's (spans arrive in about end order,
+  // so a begin may go back a little) and durations instead of ends: a few bytes a call.
+  e.varint(r.point_id);
+  e.str(r.name);
+  e.varint(r.spans.size());
+  uint64_t prev = 0;
+  for (const RegionSpan& s : r.spans) {
+    e.svarint(s.tid);
+    e.svarint(static_cast<int64_t>(s.begin_ns - prev));
+    e.varint(s.end_ns > s.begin_ns ? s.end_ns - s.begin_ns : 0);
+    prev = s.begin_ns;
+  }
+}
+
 void encode_payload(const KernelRecord& r, Encoder& e) {
   e.varint(r.time_ns);
   e.varint(r.start_ns);
@@ -193,6 +208,7 @@ template <> constexpr RecordType type_of<RegionRecord>() { return RecordType::re
 template <> constexpr RecordType type_of<KernelRecord>() { return RecordType::kernel; }
 template <> constexpr RecordType type_of<CopyRecord>() { return RecordType::gpu_copy; }
 template <> constexpr RecordType type_of<GpuDeviceRecord>() { return RecordType::gpu_device; }
+template <> constexpr RecordType type_of<RegionSpansRecord>() { return RecordType::region_spans; }
 
 }  // namespace
 
@@ -368,6 +384,21 @@ std::optional<Record> decode_record(uint32_t type, std::span<const uint8_t> payl
       r.min_ns = d.varint();
       r.max_ns = d.varint();
       r.dropped = d.varint();
+      out = std::move(r);
+      break;
+    }
+    case RecordType::region_spans: {
+      RegionSpansRecord r;
+      r.point_id = static_cast<uint32_t>(d.varint());
+      r.name = d.str();
+      r.spans.resize(d.count(3));  // three 1-byte varints at least
+      uint64_t prev = 0;
+      for (RegionSpan& s : r.spans) {
+        s.tid = d.svarint();
+        s.begin_ns = prev + static_cast<uint64_t>(d.svarint());
+        s.end_ns = s.begin_ns + d.varint();
+        prev = s.begin_ns;
+      }
       out = std::move(r);
       break;
     }

@@ -23,6 +23,7 @@ enum class RecordType : uint32_t {
   experiment = 16,      // one causal experiment: location, speedup, time, delay, progress
   progress_point = 17,  // a progress point was registered
   region = 18,          // per-call durations of a latency point (timed region), at exit
+  region_spans = 19,    // a batch of one timed region's calls: thread, begin, end
   // 32..47 GPU activity (docs/gpu.md):
   kernel = 32,      // one GPU kernel execution: when, where, what, and who launched it
   gpu_copy = 33,    // one asynchronous memory copy between agents
@@ -161,6 +162,22 @@ struct RegionRecord {
   uint64_t dropped = 0;  // durations not recorded (every stripe busy)
 };
 
+// One call of a timed region, on the thread that began and ended it.
+struct RegionSpan {
+  int64_t tid = 0;
+  uint64_t begin_ns = 0;
+  uint64_t end_ns = 0;  // >= begin_ns
+};
+
+// A batch of one timed region's calls, written as they happen (a region record is only
+// the summary at exit): what the chrome trace draws as slices on the threads' tracks.
+// The runtime keeps the first calls up to a cap; the region record counts them all.
+struct RegionSpansRecord {
+  uint32_t point_id = 0;  // ProgressPointRecord::id
+  std::string name;       // the latency point's name
+  std::vector<RegionSpan> spans;
+};
+
 // One kernel dispatch, timed on the device and converted to host CLOCK_MONOTONIC.
 struct KernelRecord {
   uint64_t time_ns = 0;   // host time when the dispatch was submitted
@@ -211,7 +228,7 @@ struct GpuDeviceRecord {
 using Record = std::variant<ProcessRecord, ModuleRecord, ThreadRecord, ThreadEndRecord,
                             EventRecord, SampleRecord, MetricRecord, MessageRecord,
                             ExperimentRecord, ProgressPointRecord, RegionRecord, KernelRecord,
-                            CopyRecord, GpuDeviceRecord>;
+                            CopyRecord, GpuDeviceRecord, RegionSpansRecord>;
 
 // Appends one framed record (type, length, payload) to out.
 void encode_record(const Record& record, std::vector<uint8_t>& out);

@@ -109,6 +109,32 @@ TEST(ReaderDamage, NewerMajorVersionIsAClearError) {
   }
 }
 
+// What a 1.2 reader does with a 1.3 file: a region_spans record (type 19) is a type it
+// does not know, framed like any record, so it skips it by its length and reads on.
+// Simulated with a type this reader does not know either, carrying a real spans payload.
+TEST(ReaderDamage, RegionSpansPayloadUnderAnUnknownTypeIsSkipped) {
+  std::vector<uint8_t> spans;
+  encode_record(RegionSpansRecord{.point_id = 1, .name = "work",
+                                  .spans = {{.tid = 7, .begin_ns = 100, .end_ns = 250}}},
+                spans);
+  spans[0] = 30;  // type 19 -> 30: unknown to this reader as 19 is to a 1.2 one
+  std::vector<uint8_t> payload = spans;
+  encode_record(SampleRecord{.tid = 5}, payload);
+  std::vector<uint8_t> bytes(kFileMagic, kFileMagic + 8);
+  for (uint8_t b : {1, 0, 3, 0, 0, 0, 0, 0}) bytes.push_back(b);  // v1.3
+  const auto size = static_cast<uint32_t>(payload.size());
+  const uint32_t crc = chunk_checksum(size, 2, payload);
+  for (uint32_t v : {kChunkMagic, size, 2u, crc}) {
+    for (int i = 0; i < 4; ++i) bytes.push_back(static_cast<uint8_t>(v >> (8 * i)));
+  }
+  bytes.insert(bytes.end(), payload.begin(), payload.end());
+  ReadSummary summary;
+  const auto tids = tids_read(bytes, summary);
+  EXPECT_EQ(tids, std::vector<int64_t>{5});
+  EXPECT_EQ(summary.unknown_records, 1u);
+  EXPECT_TRUE(summary.issues.empty());
+}
+
 TEST(ReaderDamage, UnknownRecordTypeFromNewerMinorVersionIsSkipped) {
   std::vector<uint8_t> payload = {99, 3, 1, 2, 3};  // type 99, 3 bytes
   encode_record(SampleRecord{.tid = 5}, payload);

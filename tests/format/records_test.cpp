@@ -191,10 +191,52 @@ TEST(Records, RoundTripGpuTypes) {
   EXPECT_EQ(c.correlation_id, 10u);
 }
 
+// Region spans (type 19): begins stored as signed deltas (a later span may begin
+// earlier), durations as varints; negative and large tids, a zero-length call, and an
+// empty batch survive.
+TEST(Records, RoundTripRegionSpans) {
+  const auto path = temp_file("spans");
+  RegionSpansRecord spans{.point_id = 4, .name = "work",
+                          .spans = {{.tid = 1234, .begin_ns = 5'000'000'000, .end_ns = 5'000'001'500},
+                                    {.tid = 1235, .begin_ns = 4'999'999'000, .end_ns = 5'000'002'000},
+                                    {.tid = -1, .begin_ns = 5'000'003'000, .end_ns = 5'000'003'000},
+                                    {.tid = 4194304, .begin_ns = 1ull << 62, .end_ns = (1ull << 62) + 7}}};
+  RegionSpansRecord empty{.point_id = 0, .name = "", .spans = {}};
+  {
+    ResultsWriter writer;
+    ASSERT_EQ(writer.open(path), "");
+    writer.add(spans);
+    writer.add(empty);
+    writer.close();
+  }
+  std::vector<Record> got;
+  const auto summary = read_results_file(path, [&](Record&& r) { got.push_back(std::move(r)); });
+  std::filesystem::remove(path);
+  EXPECT_TRUE(summary.issues.empty());
+  EXPECT_EQ(summary.unknown_records, 0u);
+  ASSERT_EQ(got.size(), 2u);
+  const auto& g = std::get<RegionSpansRecord>(got[0]);
+  EXPECT_EQ(g.point_id, 4u);
+  EXPECT_EQ(g.name, "work");
+  ASSERT_EQ(g.spans.size(), spans.spans.size());
+  for (size_t i = 0; i < g.spans.size(); ++i) {
+    EXPECT_EQ(g.spans[i].tid, spans.spans[i].tid) << i;
+    EXPECT_EQ(g.spans[i].begin_ns, spans.spans[i].begin_ns) << i;
+    EXPECT_EQ(g.spans[i].end_ns, spans.spans[i].end_ns) << i;
+  }
+  EXPECT_TRUE(std::get<RegionSpansRecord>(got[1]).spans.empty());
+}
+
+// A span count larger than the payload could hold is malformed, not an allocation.
+TEST(Records, RegionSpansWithImpossibleCountIsMalformed) {
+  std::vector<uint8_t> payload = {4, 0, 0xff, 0xff, 0xff, 0xff, 0x0f, 1, 2, 3};
+  EXPECT_FALSE(decode_record(static_cast<uint32_t>(RecordType::region_spans), payload));
+}
+
 // Known types are not one contiguous range: the gaps between the parts are unknown.
 TEST(Records, KnownTypesAreExactlyTheDefinedOnes) {
-  for (uint32_t t : {1u, 2u, 8u, 16u, 18u, 32u, 33u, 34u}) EXPECT_TRUE(is_known_record_type(t)) << t;
-  for (uint32_t t : {0u, 9u, 15u, 19u, 31u, 35u, 47u, 48u}) EXPECT_FALSE(is_known_record_type(t)) << t;
+  for (uint32_t t : {1u, 2u, 8u, 16u, 18u, 19u, 32u, 33u, 34u}) EXPECT_TRUE(is_known_record_type(t)) << t;
+  for (uint32_t t : {0u, 9u, 15u, 20u, 31u, 35u, 47u, 48u}) EXPECT_FALSE(is_known_record_type(t)) << t;
 }
 
 TEST(Records, ManyChunksKeepOrder) {
