@@ -164,6 +164,7 @@ Result<std::vector<FunctionRanges>> Module::function_ranges(const std::string& p
   }
   if (found.empty()) return Error{where + ": no function matches /" + pattern + "/"};
   std::vector<FunctionRanges> out;
+  out.reserve(found.size());
   for (auto& [key, ranges] : found) out.push_back({key.first, merge(std::move(ranges)), key.second});
   return out;
 }

@@ -53,6 +53,7 @@ std::string resolve_locations_for(const std::string& resolver, const std::vector
   argv_s.insert(argv_s.end(), args.begin(), args.end());
   argv_s.insert(argv_s.end(), {"--", executable});
   std::vector<char*> argv;
+  argv.reserve(argv_s.size() + 1);
   for (auto& a : argv_s) argv.push_back(a.data());
   argv.push_back(nullptr);
   std::vector<std::string> env_s;
@@ -61,13 +62,14 @@ std::string resolve_locations_for(const std::string& resolver, const std::vector
     env_s.emplace_back(*e);
   }
   std::vector<char*> envp;
+  envp.reserve(env_s.size() + 1);
   for (auto& e : env_s) envp.push_back(e.data());
   envp.push_back(nullptr);
 
   // Its error line goes to a file, not to the program's stderr.
   const std::string err_path = out_path + ".err";
   const int err_fd = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  constexpr size_t kStack = 256 * 1024;
+  constexpr size_t kStack = size_t{256} * 1024;
   void* stack = mmap(nullptr, kStack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
   if (stack == MAP_FAILED) {
     if (err_fd >= 0) close(err_fd);
