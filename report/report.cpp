@@ -25,7 +25,7 @@ Report build_report(LoadResult loaded, SymbolSource& source, const BuildOptions&
   r.flat = build_flat_profile(r.processes, r.symbols, {.group_spread = options.group_spread});
   if (options.breakdown) r.breakdown = build_breakdown(r.processes, r.symbols);
   r.counters = build_counter_profile(r.processes, r.symbols);
-  r.causal = build_causal_model(r.processes);
+  r.causal = build_causal_model(r.processes, &r.symbols);
   r.gpu = build_gpu_profile(r.processes, r.symbols);
   if (options.call_tree) r.tree = build_call_tree(r.processes, r.symbols);
   return r;

@@ -11,7 +11,8 @@
 
 namespace cprof::report {
 
-CausalModel build_causal_model(const std::vector<ProcessProfile>& processes) {
+CausalModel build_causal_model(const std::vector<ProcessProfile>& processes,
+                               const SymbolizedProfiles* symbols) {
   CausalModel m;
   std::vector<format::ExperimentRecord> all;
   std::map<std::string, causal::RegionStats> regions;
@@ -33,10 +34,21 @@ CausalModel build_causal_model(const std::vector<ProcessProfile>& processes) {
     return e.mode == format::ExperimentMode::end_to_end;
   }));
   causal::PredictionOptions options;
-  m.predictions = causal::predict_all(all, options);
-  // predict_all sorts by name; stable_sort keeps that as the tie order.
+  const auto phases = estimate_phase_corrections(processes, symbols);
+  for (auto& p : causal::predict_all(all, options)) {
+    CausalCurve c{std::move(p), {}};
+    if (c.progress_point.empty()) {
+      c.phase.note = "end to end: whole-run time needs no phase correction";
+    } else if (const auto it = phases.find(c.location); it != phases.end()) {
+      c.phase = it->second;
+    }
+    m.predictions.push_back(std::move(c));
+  }
+  // predict_all sorts by name; stable_sort keeps that as the tie order. Ranked on the
+  // corrected curves: a location that runs in a short phase gains the program less than
+  // its experiments measured.
   std::stable_sort(m.predictions.begin(), m.predictions.end(), [](const auto& a, const auto& b) {
-    return causal_impact(a) > causal_impact(b);
+    return corrected_impact(a) > corrected_impact(b);
   });
   for (const auto& [name, s] : regions) {
     m.regions.push_back(CausalRegion{name, s.count(), s.mean(), s.stddev(),
@@ -70,6 +82,8 @@ double causal_impact(const causal::LocationPrediction& p) {
   }
   return best;
 }
+
+double corrected_impact(const CausalCurve& c) { return c.corrected(causal_impact(c)); }
 
 namespace {
 
@@ -119,6 +133,15 @@ std::string causal_verdict(const causal::LocationPrediction& p, const causal::Pr
   }
   return fmt::format("speeding up {} by {:.0f}% would speed up the program by about {:.0f}%",
                      p.location, pt.speedup * 100.0, gain);
+}
+
+std::string causal_verdict(const CausalCurve& c, const causal::PredictionPoint& pt) {
+  const auto& measured = static_cast<const causal::LocationPrediction&>(c);
+  if (!c.shows_correction()) return causal_verdict(measured, pt);
+  causal::PredictionPoint corrected = pt;
+  corrected.program_speedup = c.corrected(pt.program_speedup);
+  return fmt::format("{} (measured {:.0f}%; {}: corrected for that (Coz's phase correction))",
+                     causal_verdict(measured, corrected), pt.program_speedup * 100.0, c.phase.note);
 }
 
 }  // namespace cprof::report

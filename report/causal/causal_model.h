@@ -8,10 +8,12 @@
 
 #include "causal/prediction.h"
 #include "format/records.h"
+#include "report/causal/phase_correction.h"
 
 namespace cprof::report {
 
 struct ProcessProfile;
+struct SymbolizedProfiles;
 
 struct CausalRegion {
   std::string name;
@@ -29,18 +31,35 @@ struct CausalRegion {
 inline constexpr uint32_t kMinExperimentsPerPoint = 3;
 inline constexpr size_t kMinSpeedups = 3;
 
+// One curve with its phase correction (phase_correction.h). The points stay as measured;
+// corrected values are phase.fraction times them, computed where they are shown, so the
+// raw prediction is never lost. End-to-end curves keep fraction 1: whole-run time already
+// includes every phase.
+struct CausalCurve : causal::LocationPrediction {
+  PhaseCorrection phase;
+
+  double corrected(double measured) const { return measured * phase.fraction; }
+  // Whether text and html show the corrected value instead of the measured one: a
+  // correction of a few percent is within the noise and would only add words.
+  bool shows_correction() const { return phase.estimated && phase.fraction < 0.95; }
+};
+
 struct CausalModel {
   size_t experiments = 0;
   size_t end_to_end_runs = 0;
-  // Ranked by impact (causal_impact), highest first; ties by location, then point.
-  std::vector<causal::LocationPrediction> predictions;
+  // Ranked by phase-corrected impact (corrected_impact), highest first; ties by location,
+  // then point.
+  std::vector<CausalCurve> predictions;
   std::vector<format::ProgressPointRecord> progress_points;  // distinct by name
   std::vector<CausalRegion> regions;
 
   bool empty() const { return experiments == 0 && regions.empty(); }
 };
 
-CausalModel build_causal_model(const std::vector<ProcessProfile>& processes);
+// `symbols` (the profiles' symbolization) lets the phase correction find each location in
+// the samples; without it every curve keeps fraction 1 and says why.
+CausalModel build_causal_model(const std::vector<ProcessProfile>& processes,
+                               const SymbolizedProfiles* symbols = nullptr);
 
 // The prediction point with the largest program speedup (ties: the smaller speedup), or
 // null for an empty curve.
@@ -49,11 +68,17 @@ const causal::PredictionPoint* best_point(const causal::LocationPrediction& p);
 // curve from 0 to s divided by s, maximised over the curve's speedups s. Rewards a curve
 // that rises early and stays up over one that has a single lucky point.
 double causal_impact(const causal::LocationPrediction& p);
+// The impact of the phase-corrected curve: every point scaled by f scales the area by f.
+double corrected_impact(const CausalCurve& c);
 // Whether the curve meets the minimum evidence above, and a one-line note saying what it
 // rests on ("12 experiments at 4 speedups, baseline 5; meets the minimum evidence ...").
 bool meets_minimum_evidence(const causal::LocationPrediction& p);
 std::string evidence_note(const causal::LocationPrediction& p);
 // "speeding up foo.cpp:42 by 20% would speed up the program by about 9%".
 std::string causal_verdict(const causal::LocationPrediction& p, const causal::PredictionPoint& point);
+// The same from the phase-corrected value when the correction shows (shows_correction()):
+// "... by about 4% (measured 9%; the location runs during about 40% of the run:
+// corrected for that (Coz's phase correction))".
+std::string causal_verdict(const CausalCurve& c, const causal::PredictionPoint& point);
 
 }  // namespace cprof::report

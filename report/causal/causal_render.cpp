@@ -37,16 +37,25 @@ void json_causal(JsonWriter& j, const Report& r) {
       j.field("progress_point", p.progress_point);
     }
     j.field("impact", causal_impact(p));
+    j.field("impact_phase_corrected", corrected_impact(p));
     j.field("meets_minimum_evidence", meets_minimum_evidence(p));
     j.field("evidence", evidence_note(p));
+    j.field("phase_fraction", p.phase.fraction);
+    j.field("phase_estimated", p.phase.estimated);
+    j.field("phase_note", p.phase.note);
     j.key("points").begin_array();
     for (const auto& pt : p.points) {
+      // The measured point as before, then the phase-corrected values beside it.
       j.begin_object(true)
           .field("speedup", pt.speedup)
           .field("program_speedup", pt.program_speedup)
           .field("ci_low", pt.ci_low)
           .field("ci_high", pt.ci_high)
           .field("experiments", pt.experiments)
+          .field("phase_fraction", p.phase.fraction)
+          .field("program_speedup_phase_corrected", p.corrected(pt.program_speedup))
+          .field("ci_low_phase_corrected", p.corrected(pt.ci_low))
+          .field("ci_high_phase_corrected", p.corrected(pt.ci_high))
           .end_object();
     }
     j.end_array();
@@ -91,7 +100,8 @@ void text_causal(std::string& out, const Report& r) {
       fmt::format_to(o, "  no prediction: no location has both baseline (0%) and sped-up "
                         "experiments with progress yet; run longer\n");
     } else {
-      fmt::format_to(o, "  ranked by impact (Coz's: the best mean height of the curve from 0)\n");
+      fmt::format_to(o, "  ranked by impact (Coz's: the best mean height of the curve from 0), "
+                        "phase-corrected\n");
       fmt::format_to(o, "  {:<32} {:<24} {:>9} {:>16}\n", "location", "progress point",
                      "speedup", "program speedup");
       std::vector<std::string> verdicts;
@@ -102,10 +112,17 @@ void text_causal(std::string& out, const Report& r) {
           fmt::format_to(o, "  {:<32} {:<24} {:>9} {:>16}\n", p.location, point, "-", "-");
           continue;
         }
+        // The table shows what the verdict says: the corrected value where it differs.
+        const double shown =
+            p.shows_correction() ? p.corrected(best->program_speedup) : best->program_speedup;
         fmt::format_to(o, "  {:<32} {:<24} {:>8.0f}% {:>15.1f}%\n", p.location, point,
-                       best->speedup * 100.0, best->program_speedup * 100.0);
+                       best->speedup * 100.0, shown * 100.0);
         verdicts.push_back(causal_verdict(p, *best));
         verdicts.push_back("  (" + evidence_note(p) + ")");
+        // A missing correction is said, so a reader knows the value may be too high.
+        if (!p.phase.estimated && !p.progress_point.empty()) {
+          verdicts.push_back("  (" + p.phase.note + ")");
+        }
       }
       for (const auto& v : verdicts) fmt::format_to(o, "  {}\n", v);
     }

@@ -180,8 +180,14 @@ void html_causal_section(std::string& out, const CausalModel& m) {
     if (const auto* best = best_point(p)) {
       fmt::format_to(o, "<p class=\"verdict\">{}</p>\n", html_escape(causal_verdict(p, *best)));
     }
-    fmt::format_to(o, "<p class=\"note evidence\">{}</p>\n</figure>\n",
-                   html_escape(evidence_note(p)));
+    fmt::format_to(o, "<p class=\"note evidence\">{}</p>\n", html_escape(evidence_note(p)));
+    // The plot shows the measured curve; the phase correction (or why there is none) is
+    // said under it, and the verdict above already uses the corrected value.
+    if (!p.progress_point.empty()) {
+      fmt::format_to(o, "<p class=\"note phase\" data-phase-fraction=\"{:.4f}\">{}</p>\n",
+                     p.phase.fraction, html_escape(p.phase.note));
+    }
+    out += "</figure>\n";
   }
   if (!m.regions.empty()) {
     out += "<h2>Timed regions</h2>\n<table id=\"regions\"><tr><th class=\"name\">region</th>"
