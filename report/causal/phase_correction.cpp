@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <optional>
 #include <string_view>
 #include <unordered_map>
@@ -111,8 +112,7 @@ std::vector<uint64_t> samples_holding(const ProcessProfile& p,
         if (const auto it = targets.by_line.find(f.line); it != targets.by_line.end()) {
           count(it->second, s);
         }
-        if (const auto it = targets.by_function.find(f.function);
-            it != targets.by_function.end()) {
+        if (const auto it = targets.by_function.find(f.function); it != targets.by_function.end()) {
           count(it->second, s);
         }
       }
@@ -182,10 +182,10 @@ std::map<std::string, PhaseCorrection> estimate_phase_corrections(
     }
     if (!any) continue;  // sampled only: this process has nothing to correct
     const bool has_samples = symbols != nullptr && !p.counts.empty();
-    const std::vector<uint64_t> s =
-        has_samples ? samples_holding(p, symbols->frame_locations[pi], symbols->table, targets,
-                                      locations.size())
-                    : std::vector<uint64_t>(locations.size(), 0);
+    const std::vector<uint64_t> s = has_samples
+                                        ? samples_holding(p, symbols->frame_locations[pi],
+                                                          symbols->table, targets, locations.size())
+                                        : std::vector<uint64_t>(locations.size(), 0);
     const double run_ns = static_cast<double>(run_time_ns(p));
     for (size_t k = 0; k < locations.size(); ++k) {
       if (!here[k]) continue;

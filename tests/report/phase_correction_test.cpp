@@ -236,8 +236,9 @@ TEST(PhaseCorrection, ProcessWithoutSamplesCountsAsUncorrected) {
   const auto& c = curve(r, kLine);
   EXPECT_TRUE(c.phase.estimated);
   EXPECT_NEAR(c.phase.fraction, 0.75, 0.01);
-  EXPECT_EQ(c.phase.note, "the location runs during about 75% of the run (1 of 2 processes "
-                          "counted as 100%: the run recorded no samples with a stack)");
+  EXPECT_EQ(c.phase.note,
+            "the location runs during about 75% of the run (1 of 2 processes "
+            "counted as 100%: the run recorded no samples with a stack)");
 }
 
 TEST(PhaseCorrection, SqliteHasThePhaseColumns) {
