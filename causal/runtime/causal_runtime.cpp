@@ -30,6 +30,10 @@ namespace {
 
 std::atomic<CausalRuntime*> g_causal{nullptr};
 
+// Region spans kept per process (region_spans.h); 0: none. Read here rather than with the
+// other settings: only the runtime uses it, causal-run passes it through unchanged.
+constexpr const char* kRegionSpansEnv = "CPROF_CAUSAL_REGION_SPANS";
+
 uint64_t now_ns() { return monotonic_clock().now_ns(); }
 
 // The main executable's load bias (the first object dl_iterate_phdr reports).
@@ -85,6 +89,15 @@ CausalRuntime* CausalRuntime::start(uint64_t period_ns) {
   CausalSettings settings = causal_settings_from_environment(problems);
   auto* rt = new CausalRuntime(std::move(settings), std::move(problems));
   rt->load_bias_ = main_load_bias();
+  if (const char* v = getenv(kRegionSpansEnv); v != nullptr && *v != '\0') {
+    char* end = nullptr;
+    const unsigned long long n = strtoull(v, &end, 10);
+    if (end == v || *end != '\0') {
+      rt->problems_.push_back(std::string(kRegionSpansEnv) + "='" + v + "' is not a number; ignored");
+    } else {
+      rt->region_span_cap_ = n;
+    }
+  }
   rt->end_to_end_ = rt->settings_.end_to_end_speedup.has_value();
   std::string error;
   const std::string exe = self_executable();
@@ -292,9 +305,11 @@ void CausalRuntime::stop() {
   if (std::string gpu = device_wait_summary(); !gpu.empty()) {
     queue_message(format::MessageLevel::info, std::move(gpu));
   }
+  uint64_t region_calls = 0;
   for (size_t i = 0; i < progress_.size(); ++i) {
     const ProgressPoint* p = progress_.at(i);
     const RegionStats stats = p->region();
+    region_calls += stats.count() + p->dropped_durations();
     if (stats.count() == 0) continue;
     format::RegionRecord r;
     r.name = p->name();
@@ -307,6 +322,24 @@ void CausalRuntime::stop() {
     r.dropped = p->dropped_durations();
     queue(std::move(r));
   }
+  queue_region_span_counts(region_calls);
+}
+
+void CausalRuntime::queue_region_span_counts(uint64_t calls) {
+  const RegionSpanRing* ring = spans_.load(std::memory_order_acquire);
+  if (ring == nullptr) return;
+  // Threads still running may add calls after this count: the numbers are as of now.
+  const uint64_t tickets = ring->tickets();
+  const uint64_t over_cap = calls > tickets ? calls - tickets : 0;
+  const uint64_t full = ring->dropped_full();
+  if (over_cap == 0 && full == 0) return;
+  // Parsed by the tests: keep the "region spans: " prefix.
+  queue_message(format::MessageLevel::info,
+                "region spans: " + std::to_string(ring->recorded()) + " of " +
+                    std::to_string(calls) + " timed-region calls drawn in the trace; " +
+                    std::to_string(over_cap) + " after the first " + std::to_string(ring->cap()) +
+                    " (" + kRegionSpansEnv + "), " + std::to_string(full) +
+                    " dropped with the buffer full; the region summaries count every call");
 }
 
 void CausalRuntime::queue_futex_counts() {
@@ -342,11 +375,27 @@ void CausalRuntime::latency_begin(ProgressPoint& point) {
   }
 }
 
+void CausalRuntime::enable_region_spans() {
+  if (region_span_cap_ == 0 || spans_.load(std::memory_order_acquire) != nullptr) return;
+  // Two first points on two threads may both get here: one ring wins, the other goes.
+  auto* ring = new RegionSpanRing(region_span_cap_);
+  RegionSpanRing* none = nullptr;
+  if (!spans_.compare_exchange_strong(none, ring, std::memory_order_acq_rel)) delete ring;
+}
+
 void CausalRuntime::latency_end(ProgressPoint& point) {
-  if (CausalThread* t = current_thread()) {
+  sampler::ThreadState* ts = sampler::ThreadRegistry::current();
+  if (auto* t = ts != nullptr ? static_cast<CausalThread*>(ts->extension) : nullptr) {
     for (unsigned i = t->open_count; i-- > 0;) {
       if (t->open[i].point != &point) continue;
-      point.record_duration(now_ns() - t->open[i].start_ns);
+      const uint64_t begin = t->open[i].start_ns;
+      const uint64_t end = now_ns();
+      point.record_duration(end - begin);
+      // The span too: lock-free, dropped (and counted) when the ring is full or past
+      // the cap, so the program never waits for the writer.
+      if (RegionSpanRing* ring = spans_.load(std::memory_order_acquire)) {
+        ring->push(SpanEntry{point.id(), static_cast<int32_t>(ts->tid), begin, end});
+      }
       for (unsigned j = i + 1; j < t->open_count; ++j) t->open[j - 1] = t->open[j];
       --t->open_count;
       break;
@@ -410,6 +459,11 @@ void CausalRuntime::hook_fork_child() {
   // Only the forking thread exists; the controller thread and any lock it held did not
   // come along. The child runs experiments of its own, written to its own file.
   rt->queue_ = new Queue;  // the parent's may be locked; its records are the parent's
+  // Likewise the spans: the parent's are the parent's, and a thread that did not come
+  // along may have left a slot claimed and never filled.
+  if (rt->spans_.load(std::memory_order_acquire) != nullptr) {
+    rt->spans_.store(new RegionSpanRing(rt->region_span_cap_), std::memory_order_release);
+  }
   rt->controller_running_ = false;
   if (rt->controller() != nullptr && rt->controller()->running()) rt->delays_.end_experiment();
   if (rt->breakpoints_) {
@@ -454,6 +508,21 @@ void CausalRuntime::hook_drain(format::ResultsWriter& writer) {
     writer.add(r);
   }
   for (const auto& r : records) writer.add(r);
+  if (RegionSpanRing* ring = rt->spans_.load(std::memory_order_acquire)) {
+    // One record per point per drain; a drain takes at most a ring's worth, the rest
+    // waits for the next one (20 ms), so one record stays small.
+    std::map<uint32_t, format::RegionSpansRecord> batches;
+    SpanEntry s;
+    for (size_t n = 0; n <= RegionSpanRing::kDefaultSlots && ring->pop(s); ++n) {
+      auto& b = batches[s.point_id];
+      if (b.spans.empty()) {
+        b.point_id = s.point_id;
+        b.name = s.point_id < rt->progress_.size() ? rt->progress_.at(s.point_id)->name() : "";
+      }
+      b.spans.push_back(format::RegionSpan{s.tid, s.begin_ns, s.end_ns});
+    }
+    for (const auto& [id, b] : batches) writer.add(b);
+  }
 }
 
 namespace {

@@ -23,6 +23,7 @@
 #include "causal/experiment.h"
 #include "causal/location.h"
 #include "causal/progress.h"
+#include "causal/region_spans.h"
 #include "causal/runtime/settings.h"
 #include "format/records.h"
 
@@ -72,9 +73,14 @@ class CausalRuntime {
   DelayAccounting& delays() { return delays_; }
   ProgressRegistry& progress() { return progress_; }
 
-  // Latency points with per-call durations (the project's header).
+  // Latency points with per-call durations (the project's header). A pair on one thread
+  // also records the call's span (thread, begin, end) for the chrome trace; the API has
+  // no call identity, so a begin and end on different threads count for Little's law
+  // but make neither a duration nor a span.
   void latency_begin(ProgressPoint& point);
   void latency_end(ProgressPoint& point);
+  // Makes the ring of region spans, once (a latency point was created: normal context).
+  void enable_region_spans();
 
   // sampler::RuntimeHooks (hooks.h), set by start().
   static void hook_on_sample(sampler::ThreadState& ts, const uint64_t* frames, size_t depth,
@@ -102,6 +108,9 @@ class CausalRuntime {
   void queue_message(format::MessageLevel level, std::string text);
   // The end-of-run count of the futex calls seen outside pthread (an info message).
   void queue_futex_counts();
+  // At exit: how many of the `calls` with a duration have no span (beyond the cap, ring
+  // full), as an info message; nothing when every call has one.
+  void queue_region_span_counts(uint64_t calls);
 
 
   CausalSettings settings_;
@@ -118,6 +127,11 @@ class CausalRuntime {
   std::atomic<ExperimentController*> controller_{nullptr};
   std::unique_ptr<BreakpointPoints> breakpoints_;
   uint64_t load_bias_ = 0;
+  // Region spans (region_spans.h): made by the first latency point, replaced (not freed)
+  // in a forked child, whose spans and cap are its own; null with no latency point or a
+  // cap of 0 (CPROF_CAUSAL_REGION_SPANS).
+  std::atomic<RegionSpanRing*> spans_{nullptr};
+  uint64_t region_span_cap_ = RegionSpanRing::kDefaultCap;
 
   pthread_t controller_thread_{};
   bool controller_running_ = false;

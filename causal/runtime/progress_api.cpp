@@ -21,6 +21,9 @@ cprof_point* api_point(int kind, const char* name, const char* file, unsigned li
   ProgressPoint* p = rt->progress().find_or_add(
       name, kind == 1 ? ProgressKind::latency : ProgressKind::throughput, ProgressSource::api,
       file != nullptr ? file : "", line);
+  // A latency point's begin/end pairs make region spans: the ring is made here, where
+  // allocating is fine (first visit of a call site), not on the begin/end path.
+  if (p != nullptr && kind == 1) rt->enable_region_spans();
   return reinterpret_cast<cprof_point*>(p);
 }
 
