@@ -148,6 +148,7 @@ class Builder {
   }
   void add(format::ProgressPointRecord&& r) { p_.progress_points.push_back(std::move(r)); }
   void add(format::RegionRecord&& r) { p_.regions.push_back(std::move(r)); }
+  void add(format::RegionSpansRecord&& r) { p_.region_spans.push_back(std::move(r)); }
 
   void add(format::KernelRecord&& r) {
     saw_time(r.time_ns);

@@ -62,6 +62,9 @@ struct ProcessProfile {
   std::vector<format::ExperimentRecord> experiments;
   std::vector<format::ProgressPointRecord> progress_points;
   std::vector<format::RegionRecord> regions;
+  // Per-call spans of the timed regions, in batches as written (format 1.3): the first
+  // calls up to the runtime's cap (CPROF_CAUSAL_REGION_SPANS); `regions` counts them all.
+  std::vector<format::RegionSpansRecord> region_spans;
   // GPU kernels, copies and devices (docs/gpu.md), its companion .gpu.cprof files included.
   GpuActivity gpu;
 

@@ -88,6 +88,8 @@ std::string render_chrome(const Report& r, uint64_t max_events) {
   const uint64_t max_slices = std::max<uint64_t>(
       1, max_events / std::max<uint64_t>(1, 2 * frames / std::max<uint64_t>(1, timeline)));
   const uint64_t per_slice = std::max<uint64_t>(1, (timeline + max_slices - 1) / max_slices);
+  uint64_t all_spans = 0;
+  for (const auto& p : r.processes) all_spans += region_span_count(p);
   j.begin_object().field("displayTimeUnit", "ms");
   j.key("otherData").begin_object().field("generator", "causal-report");
   if (origin != UINT64_MAX) j.field("start_realtime_ns", origin);
@@ -120,6 +122,15 @@ std::string render_chrome(const Report& r, uint64_t max_events) {
       j.end_object().end_object();
     }
     chrome_causal_events(j, p, pid, us);  // experiments, progress rates, regions
+    // Region calls: an eighth of the budget over all processes, shared by their counts
+    // (one event a call); the samples keep the rest, as with the GPU's quarter.
+    if (const uint64_t n = region_span_count(p); n > 0) {
+      const uint64_t budget = std::max<uint64_t>(1, max_events / 8);
+      const auto share = static_cast<uint64_t>(static_cast<double>(budget) *
+                                               static_cast<double>(n) /
+                                               static_cast<double>(all_spans));
+      chrome_region_spans(j, p, pid, std::max<uint64_t>(1, share), us);
+    }
     // Samples per thread, in time order.
     std::vector<uint32_t> order(p.timeline.size());
     for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;

@@ -2,6 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+
 #include "report/load/process_profile.h"
 #include "report/render/json_writer.h"
 
@@ -62,7 +67,9 @@ void chrome_causal_events(JsonWriter& j, const ProcessProfile& p, uint64_t pid,
       }
     }
   }
-  if (!p.regions.empty()) track_name(j, pid, kRegionsTid, "timed regions (summary at exit)");
+  if (!p.regions.empty() || !p.region_spans.empty()) {
+    track_name(j, pid, kRegionsTid, "timed regions (summary at exit)");
+  }
   for (const auto& rg : p.regions) {
     j.begin_object(true)
         .field("ph", "i")
@@ -80,6 +87,72 @@ void chrome_causal_events(JsonWriter& j, const ProcessProfile& p, uint64_t pid,
         .field("stddev_ns", rg.stddev_ns)
         .field("dropped", rg.dropped)
         .end_object()
+        .end_object();
+  }
+}
+
+uint64_t region_span_count(const ProcessProfile& p) {
+  uint64_t n = 0;
+  for (const auto& b : p.region_spans) n += b.spans.size();
+  return n;
+}
+
+void chrome_region_spans(JsonWriter& j, const ProcessProfile& p, uint64_t pid, uint64_t max_spans,
+                         const std::function<double(uint64_t)>& us) {
+  struct Call {
+    uint64_t begin_ns;
+    uint64_t end_ns;
+    int64_t tid;
+    uint32_t batch;  // index into p.region_spans: the point's name
+  };
+  std::vector<Call> calls;
+  calls.reserve(region_span_count(p));
+  for (uint32_t b = 0; b < p.region_spans.size(); ++b) {
+    for (const auto& s : p.region_spans[b].spans) calls.push_back({s.begin_ns, s.end_ns, s.tid, b});
+  }
+  if (calls.empty()) return;
+  const size_t all = calls.size();
+  // Over the budget: the earliest calls, as the GPU tracks keep the earliest kernels.
+  std::sort(calls.begin(), calls.end(), [](const Call& a, const Call& b) {
+    return a.begin_ns != b.begin_ns ? a.begin_ns < b.begin_ns : a.end_ns > b.end_ns;
+  });
+  if (calls.size() > max_spans) calls.resize(max_spans);
+  // One track per thread, in tid order, named after the thread.
+  std::map<int64_t, int64_t> track_of;
+  for (const auto& c : calls) track_of.emplace(c.tid, 0);
+  int64_t next = kRegionSpansTid0;
+  for (auto& [tid, track] : track_of) {
+    track = next++;
+    std::string name = std::to_string(tid);
+    for (const auto& t : p.threads) {
+      if (t.tid == tid && !t.name.empty()) name = fmt::format("{} ({})", t.name, tid);
+    }
+    j.begin_object(true).field("ph", "M").field("pid", pid).field("tid", track).field("name", "thread_name");
+    j.key("args").begin_object().field("name", name + " regions").end_object().end_object();
+  }
+  for (const auto& c : calls) {
+    const double ts = us(c.begin_ns);
+    j.begin_object(true)
+        .field("ph", "X")
+        .field("pid", pid)
+        .field("tid", track_of[c.tid])
+        .field("ts", ts)
+        // From the integers: a difference of two large microsecond doubles has noise digits.
+        .field("dur", static_cast<double>(c.end_ns > c.begin_ns ? c.end_ns - c.begin_ns : 0) / 1e3)
+        .field("name", p.region_spans[c.batch].name)
+        .field("cat", "region");
+    j.key("args").begin_object(true).field("tid", c.tid).end_object().end_object();
+  }
+  if (calls.size() < all) {
+    j.begin_object(true)
+        .field("ph", "i")
+        .field("s", "t")
+        .field("pid", pid)
+        .field("tid", kRegionsTid)
+        .field("ts", us(calls.back().begin_ns))
+        .field("name", fmt::format("region spans cut: the first {} of {} calls drawn",
+                                   calls.size(), all))
+        .field("cat", "region")
         .end_object();
   }
 }

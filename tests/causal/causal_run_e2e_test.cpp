@@ -157,6 +157,75 @@ TEST(CausalRun, BlockingProgramRunsUnchangedInAutomaticMode) {
       << json.substr(json.find("\"regions\""));
 }
 
+// The chrome trace of a causal run, checked with python3: the region calls ("X" slices,
+// cat "region") of point NAME, printed as "COUNT THREADS ALL_POSITIVE ON_MAIN UNKNOWN",
+// where THREADS is the number of distinct threads, ON_MAIN the calls whose args.tid is
+// the process's own (the main thread), UNKNOWN those on a tid no thread_name names.
+std::string chrome_region_calls(const std::string& dir, const std::string& name) {
+  std::string trace;
+  EXPECT_EQ(run_command(kReport + " " + dir + " --format chrome > " + dir + "/trace.json", trace), 0)
+      << trace;
+  std::ofstream(dir + "/check.py") << R"(import json, re, sys
+t = json.load(open(sys.argv[1]))["traceEvents"]
+x = [e for e in t if e.get("cat") == "region" and e["ph"] == "X" and e["name"] == sys.argv[2]]
+named = {e["tid"] for e in t if e["ph"] == "M" and e["name"] == "thread_name"}
+pids = {int(m.group(1)) for e in t if e["ph"] == "M" and e["name"] == "process_name"
+        for m in [re.search(r"\[(\d+)\]", e["args"]["name"])] if m}
+tids = {e["args"]["tid"] for e in x}
+print(len(x), len(tids), all(e["dur"] > 0 for e in x),
+      sum(e["args"]["tid"] in pids for e in x), len(tids - named))
+)";
+  std::string out;
+  EXPECT_EQ(run_command("python3 " + dir + "/check.py " + dir + "/trace.json " + name, out), 0) << out;
+  return out;
+}
+
+bool have_python3() {
+  std::string out;
+  return run_command("python3 -c 'print(1)'", out) == 0 && out == "1\n";
+}
+
+// Per-call region spans: every call of "work" (begin and end on a worker thread) is a
+// slice on the chrome trace, on the worker threads (three), none on the main thread and
+// every one positive. "item" begins on the main thread and ends on a worker: counted for
+// Little's law, but the API has no call identity, so it has no duration and no span.
+TEST(CausalRun, RegionCallsAreSlicesInTheChromeTrace) {
+  if (!have_python3()) GTEST_SKIP() << "python3 not installed: the trace is not parsed";
+  const auto r = causal_run("spans", "--mode function --seed 5", kPrograms + "/causal_threads 3000");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const std::string work = chrome_region_calls(r.dir, "work");
+  EXPECT_EQ(work.substr(0, work.find(' ')), "3000") << work;
+  EXPECT_EQ(work.substr(work.find(' ') + 1), "3 True 0 0\n") << work;
+  EXPECT_EQ(chrome_region_calls(r.dir, "item"), "0 0 True 0 0\n");
+  // The summary agrees, and nothing was left out, so no message says so.
+  const std::string json = report_json(r.dir);
+  EXPECT_NE(json.find("{\"name\": \"work\", \"count\": 3000,"), std::string::npos)
+      << json.substr(json.find("\"regions\""));
+  EXPECT_EQ(json.find("region spans:"), std::string::npos);
+}
+
+// Past CPROF_CAUSAL_REGION_SPANS calls no span is kept: the trace has that many, the
+// summary counts every call, and an info message says how many have no span.
+TEST(CausalRun, RegionSpansStopAtTheCap) {
+  if (!have_python3()) GTEST_SKIP() << "python3 not installed: the trace is not parsed";
+  // (Not causal_run(): the variable goes before kEnv, in the program's environment.)
+  const std::string dir = fresh_directory("spans-cap");
+  std::string output;
+  ASSERT_EQ(run_command("CPROF_CAUSAL_REGION_SPANS=500 " + kEnv + kRun + " -o " + dir +
+                            " --mode function --seed 5 -- " + kPrograms + "/causal_threads 2000",
+                        output),
+            0)
+      << output;
+  EXPECT_EQ(chrome_region_calls(dir, "work"), "500 3 True 0 0\n");
+  const std::string json = report_json(dir);
+  EXPECT_NE(json.find("{\"name\": \"work\", \"count\": 2000,"), std::string::npos)
+      << json.substr(json.find("\"regions\""));
+  EXPECT_NE(json.find("region spans: 500 of 2000 timed-region calls drawn in the trace; 1500 after "
+                      "the first 500 (CPROF_CAUSAL_REGION_SPANS), 0 dropped"),
+            std::string::npos)
+      << json.substr(json.find("\"messages\""));
+}
+
 // Automatic selection by line (the default mode): the experiments are on the program's
 // own source lines, and the lines that do the work are among them.
 TEST(CausalRun, AutomaticSelectionByLine) {
