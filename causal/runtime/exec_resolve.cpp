@@ -27,12 +27,10 @@ struct ChildArgs {
   int stderr_fd;
 };
 
-int child_main(void* p) {
-  // Shares the parent's memory until execve (CLONE_VM | CLONE_VFORK, as posix_spawn):
-  // system calls only, and libc's execve, not the runtime's interposed one (which would
-  // flush and reset the parent's state through the shared memory).
-  const auto* a = static_cast<const ChildArgs*>(p);
-  if (a->stderr_fd >= 0) dup2(a->stderr_fd, 2);
+// The resolver itself, in a vfork child of the intermediate process below: system calls
+// and libc's execve only (the runtime's interposed execve would do its exec bookkeeping).
+[[noreturn]] void exec_resolver(const ChildArgs& a) {
+  if (a.stderr_fd >= 0) dup2(a.stderr_fd, 2);
   const int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
   if (null_fd >= 0) {
     dup2(null_fd, 0);
@@ -41,8 +39,29 @@ int child_main(void* p) {
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
-  a->execve_fn(a->path, a->argv, a->envp);
+  a.execve_fn(a.path, a.argv, a.envp);
   _exit(127);
+}
+
+// The intermediate process: a copy of the program made by clone() with no exit signal.
+// It never execs (an exec would turn its exit signal back into SIGCHLD, which the program
+// would see), so it stays a "clone child" that only a __WCLONE wait sees. It starts the
+// resolver with vfork (no atfork handlers run) and exits with its status; the resolver's
+// SIGCHLD goes to it, not to the program.
+int intermediate_main(void* p) {
+  const auto* a = static_cast<const ChildArgs*>(p);
+  const pid_t pid = vfork();
+  if (pid == 0) exec_resolver(*a);
+  if (pid < 0) _exit(125);
+  int status = 0;
+  pid_t waited = -1;
+  do {
+    waited = waitpid(pid, &status, 0);
+  } while (waited < 0 && errno == EINTR);
+  // ECHILD: SIGCHLD ignored (inherited from the program), the resolver reaped itself;
+  // the caller judges by the file it wrote.
+  if (waited != pid) _exit(0);
+  _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 126);
 }
 
 }  // namespace
@@ -78,14 +97,22 @@ std::string resolve_locations_for(const std::string& resolver, const std::vector
   auto real_execve = reinterpret_cast<ExecveFn>(dlsym(RTLD_NEXT, "execve"));
   if (real_execve == nullptr) real_execve = &execve;
   ChildArgs child{real_execve, argv_s[0].c_str(), argv.data(), envp.data(), err_fd};
-  // No exit signal (the low byte of the flags is 0): a "clone child" to the kernel.
-  const pid_t pid = clone(child_main, static_cast<char*>(stack) + kStack, CLONE_VM | CLONE_VFORK, &child);
+  // No exit signal (the low byte of the flags is 0) and no shared memory: a copy of the
+  // process that the program's wait() and SIGCHLD never see.
+  const pid_t pid = clone(intermediate_main, static_cast<char*>(stack) + kStack, 0, &child);
   const int clone_errno = errno;
   munmap(stack, kStack);
   if (err_fd >= 0) close(err_fd);
   if (pid < 0) return "cannot start " + resolver + ": " + std::strerror(clone_errno);
   int status = 0;
-  while (waitpid(pid, &status, __WCLONE) < 0 && errno == EINTR) {
+  pid_t waited = -1;
+  do {
+    waited = waitpid(pid, &status, __WCLONE);
+  } while (waited < 0 && errno == EINTR);
+  if (waited != pid) {
+    const int wait_errno = errno;
+    unlink(err_path.c_str());
+    return "cannot wait for " + resolver + ": " + std::strerror(wait_errno);
   }
   std::string error_line;
   {

@@ -1,9 +1,11 @@
 #pragma once
 // A program exec'd by the profiled one is another executable: the locations causal-run
 // resolved do not apply to it. The runtime in the new image asks causal-run to resolve
-// the same selection (--line, --function, automatic, scopes) for it, in a child process
-// that the program cannot see: it is cloned without an exit signal, so the program's
-// wait()/waitpid(-1) and SIGCHLD handler never meet it (only __WCLONE/__WALL waits do).
+// the same selection (--line, --function, automatic, scopes) for it, in processes the
+// program cannot see: an intermediate copy of the process cloned without an exit signal
+// (the program's wait()/waitpid(-1) and SIGCHLD handler never meet it; only __WCLONE and
+// __WALL waits do), which vforks and waits for causal-run itself. The intermediate must
+// not exec: an exec resets a process's exit signal to SIGCHLD.
 //
 // Normal context only (the controller thread): it allocates, forks and waits.
 

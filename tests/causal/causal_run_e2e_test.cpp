@@ -220,7 +220,7 @@ TEST(CausalRun, RegionSpansStopAtTheCap) {
   const std::string json = report_json(dir);
   EXPECT_NE(json.find("{\"name\": \"work\", \"count\": 2000,"), std::string::npos)
       << json.substr(json.find("\"regions\""));
-  EXPECT_NE(json.find("region spans: 500 of 2000 timed-region calls drawn in the trace; 1500 after "
+  EXPECT_NE(json.find("region spans: 500 of 2000 timed-region calls recorded as spans; 1500 after "
                       "the first 500 (CPROF_CAUSAL_REGION_SPANS), 0 dropped"),
             std::string::npos)
       << json.substr(json.find("\"messages\""));
@@ -254,6 +254,18 @@ TEST(CausalRun, ExecdProgramRunsItsOwnExperiments) {
   EXPECT_NE(json.find("\"location\": \"serial.cpp:"), std::string::npos)
       << json.substr(json.find("\"causal\""));
   EXPECT_EQ(json.find("no experiments in"), std::string::npos) << json;
+}
+
+// The exec'd program's runtime starts causal-run to resolve its locations: the program
+// must not see that child (no SIGCHLD, nothing for its wait()), and still get experiments.
+TEST(CausalRun, ExecdProgramNeverSeesTheResolver) {
+  const auto r = causal_run("exec-sigchld", "--seed 9",
+                            kPrograms + "/causal_exec_wrapper " + kPrograms + "/causal_sigchld_watch 3000");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("sigchld=0 wait=ECHILD"), std::string::npos) << r.output;
+  const std::string json = report_json(r.dir);
+  EXPECT_NE(json.find("\"location\": \"sigchld_watch.cpp:"), std::string::npos)
+      << json.substr(json.find("\"causal\""));
 }
 
 // --binary-scope takes a library the program loads at start: its function is selected
