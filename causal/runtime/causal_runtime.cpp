@@ -336,7 +336,7 @@ void CausalRuntime::queue_region_span_counts(uint64_t calls) {
   // Parsed by the tests: keep the "region spans: " prefix.
   queue_message(format::MessageLevel::info,
                 "region spans: " + std::to_string(ring->recorded()) + " of " +
-                    std::to_string(calls) + " timed-region calls drawn in the trace; " +
+                    std::to_string(calls) + " timed-region calls recorded as spans; " +
                     std::to_string(over_cap) + " after the first " + std::to_string(ring->cap()) +
                     " (" + kRegionSpansEnv + "), " + std::to_string(full) +
                     " dropped with the buffer full; the region summaries count every call");
@@ -510,7 +510,9 @@ void CausalRuntime::hook_drain(format::ResultsWriter& writer) {
   for (const auto& r : records) writer.add(r);
   if (RegionSpanRing* ring = rt->spans_.load(std::memory_order_acquire)) {
     // One record per point per drain; a drain takes at most a ring's worth, the rest
-    // waits for the next one (20 ms), so one record stays small.
+    // waits for the next one (20 ms), so one record stays small. The ring's single
+    // consumer: every drain (writer thread, dlopen, exec, exit) holds the runtime's I/O
+    // mutex.
     std::map<uint32_t, format::RegionSpansRecord> batches;
     SpanEntry s;
     for (size_t n = 0; n <= RegionSpanRing::kDefaultSlots && ring->pop(s); ++n) {
