@@ -130,9 +130,7 @@ std::string write_locations_file(const std::vector<cprof::causal::LocationLine>&
   return path;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   CLI::App app{
       "Causal profiling: runs PROGRAM with virtual speedups of code locations and records\n"
       "how fast it makes progress, to predict what speeding each location up would gain.\n"
@@ -302,4 +300,15 @@ int main(int argc, char** argv) {
                seen.locations.size() == 1 ? "" : "s", results_dir);
   }
   cprof::launch::exit_like(result);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "{}: {}\n", kTool, e.what());
+    return 1;
+  }
 }

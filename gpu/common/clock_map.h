@@ -5,6 +5,7 @@
 // CLOCK_MONOTONIC reads and keeps the narrowest bracket. The clocks may drift apart:
 // callers recalibrate now and then (every second).
 
+#include <cmath>
 #include <cstdint>
 #include <optional>
 
@@ -20,7 +21,7 @@ struct ClockMap {
   uint64_t to_host(uint64_t t) const {
     const double d = (static_cast<double>(t) - static_cast<double>(ticks)) * ns_per_tick;
     const double h = static_cast<double>(host_ns) + d;
-    return h <= 0 ? 0 : static_cast<uint64_t>(h + 0.5);
+    return h <= 0 ? 0 : static_cast<uint64_t>(std::llround(h));
   }
 };
 

@@ -64,7 +64,7 @@ class Builder {
   Builder(ProcessProfile& p, bool keep_timeline) : p_(p), keep_timeline_(keep_timeline) {}
 
   void operator()(format::Record&& record) {
-    std::visit([this](auto&& r) { add(std::move(r)); }, std::move(record));
+    std::visit([this](auto&& r) { add(std::forward<decltype(r)>(r)); }, std::move(record));
   }
 
   // Samples of a results file arrive as views, their frames still encoded (see

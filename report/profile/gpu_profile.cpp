@@ -99,7 +99,7 @@ class LaunchAttribution {
     auto& r = runtime_[location];
     if (r < 0) {
       const uint32_t m = t_.location_module[location];
-      r = m != SymbolTable::kNoModule && is_gpu_runtime_module(t_.modules[m].path);
+      r = static_cast<signed char>(m != SymbolTable::kNoModule && is_gpu_runtime_module(t_.modules[m].path));
     }
     return r > 0;
   }

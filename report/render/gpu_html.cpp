@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "report/render/gpu_render.h"
 #include "report/render/html_escape.h"
@@ -19,7 +20,7 @@ size_t shown(size_t rows, size_t top) { return std::min(rows, top == 0 ? kMaxRow
 
 std::string pct(double f) { return fmt::format("{:.2f}%", 100 * f); }
 
-std::string ns(double v) { return human_duration(static_cast<uint64_t>(v + 0.5)); }
+std::string ns(double v) { return human_duration(static_cast<uint64_t>(std::llround(v))); }
 
 std::string name_cell(const std::string& s) {
   return "<td class=\"name\">" + html_escape(s) + "</td>";

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "report/render/gpu_render.h"
 #include "report/render/text_util.h"
@@ -23,7 +24,7 @@ size_t shown(size_t rows, size_t top) { return top == 0 ? rows : std::min(top, r
 
 std::string percent(double f) { return fmt::format("{:>6.2f}%", 100 * f); }
 
-std::string ns(double v) { return human_duration(static_cast<uint64_t>(v + 0.5)); }
+std::string ns(double v) { return human_duration(static_cast<uint64_t>(std::llround(v))); }
 
 std::string plural(uint64_t n, const char* word) {
   return fmt::format("{} {}{}", with_commas(n), word, n == 1 ? "" : "s");

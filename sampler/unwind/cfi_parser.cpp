@@ -246,7 +246,7 @@ CfiRow make_row(const State& s) {
     const RegRule& rr = s.regs[kSlotReg[slot]];
     if (rr.kind == RegKind::kSame) continue;
     if (rr.kind != RegKind::kOffset || rr.offset % 8 != 0 || rr.offset >= 0 ||
-        rr.offset < -128 * 8) {
+        rr.offset < int64_t{-128} * 8) {
       return row;
     }
     row.saved[slot] = static_cast<int8_t>(rr.offset / 8);

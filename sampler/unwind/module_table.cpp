@@ -70,7 +70,7 @@ std::string find_build_id(uint64_t p, uint64_t end) {
         std::memcmp(reinterpret_cast<const void*>(name), "GNU", 4) == 0) {
       static constexpr char kHex[] = "0123456789abcdef";
       std::string hex;
-      hex.reserve(nh.n_descsz * 2);
+      hex.reserve(size_t{nh.n_descsz} * 2);
       for (uint32_t i = 0; i < nh.n_descsz; ++i) {
         auto b = load<uint8_t>(desc + i);
         hex.push_back(kHex[b >> 4]);
