@@ -5,7 +5,10 @@
  *   CAUSAL_BEGIN("name"); ...         a latency point: an arrival ...
  *   CAUSAL_END("name");               ... and its departure; causal-run predicts the
  *                                     latency, and causal-report shows the calls' durations
- *                                     (count, mean, min, max, stddev) as a timed region
+ *                                     (count, mean, min, max, stddev) as a timed region;
+ *                                     a BEGIN and END on the same thread pair up into one
+ *                                     call (a duration, a slice on the chrome timeline);
+ *                                     across threads they still count for the latency
  *
  * A program built with this header runs unchanged without the profiler: each point looks
  * the profiler's runtime up once (dlsym(RTLD_DEFAULT, "cprof_progress_api_v1")), and with
