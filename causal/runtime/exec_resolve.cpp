@@ -25,6 +25,7 @@ struct ChildArgs {
   char* const* argv;
   char* const* envp;
   int stderr_fd;
+  void* resolver_stack_top;  // in the intermediate's copy of the memory
 };
 
 // The resolver itself, in a vfork child of the intermediate process below: system calls
@@ -43,15 +44,18 @@ struct ChildArgs {
   _exit(127);
 }
 
+int resolver_main(void* p) { exec_resolver(*static_cast<const ChildArgs*>(p)); }
+
 // The intermediate process: a copy of the program made by clone() with no exit signal.
 // It never execs (an exec would turn its exit signal back into SIGCHLD, which the program
 // would see), so it stays a "clone child" that only a __WCLONE wait sees. It starts the
-// resolver with vfork (no atfork handlers run) and exits with its status; the resolver's
-// SIGCHLD goes to it, not to the program.
+// resolver the way posix_spawn does (clone with CLONE_VM | CLONE_VFORK on a stack of its
+// own, no atfork handlers, nothing a sanitizer intercepts) and exits with its status; the
+// resolver's SIGCHLD goes to it, not to the program.
 int intermediate_main(void* p) {
   const auto* a = static_cast<const ChildArgs*>(p);
-  const pid_t pid = vfork();
-  if (pid == 0) exec_resolver(*a);
+  const pid_t pid = clone(resolver_main, a->resolver_stack_top, CLONE_VM | CLONE_VFORK | SIGCHLD,
+                          const_cast<ChildArgs*>(a));
   if (pid < 0) _exit(125);
   int status = 0;
   pid_t waited = -1;
@@ -88,20 +92,23 @@ std::string resolve_locations_for(const std::string& resolver, const std::vector
   // Its error line goes to a file, not to the program's stderr.
   const std::string err_path = out_path + ".err";
   const int err_fd = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  // Two stacks, one for the intermediate and one for the resolver's first moments; the
+  // intermediate gets its own copy of both.
   constexpr size_t kStack = size_t{256} * 1024;
-  void* stack = mmap(nullptr, kStack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+  void* stack = mmap(nullptr, 2 * kStack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
   if (stack == MAP_FAILED) {
     if (err_fd >= 0) close(err_fd);
     return "cannot map a stack to start " + resolver + ": " + std::strerror(errno);
   }
   auto real_execve = reinterpret_cast<ExecveFn>(dlsym(RTLD_NEXT, "execve"));
   if (real_execve == nullptr) real_execve = &execve;
-  ChildArgs child{real_execve, argv_s[0].c_str(), argv.data(), envp.data(), err_fd};
+  ChildArgs child{real_execve, argv_s[0].c_str(), argv.data(), envp.data(), err_fd,
+                  static_cast<char*>(stack) + 2 * kStack};
   // No exit signal (the low byte of the flags is 0) and no shared memory: a copy of the
   // process that the program's wait() and SIGCHLD never see.
   const pid_t pid = clone(intermediate_main, static_cast<char*>(stack) + kStack, 0, &child);
   const int clone_errno = errno;
-  munmap(stack, kStack);
+  munmap(stack, 2 * kStack);
   if (err_fd >= 0) close(err_fd);
   if (pid < 0) return "cannot start " + resolver + ": " + std::strerror(clone_errno);
   int status = 0;
