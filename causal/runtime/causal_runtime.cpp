@@ -24,6 +24,7 @@
 #include "sampler/runtime/hooks.h"
 #include "sampler/runtime/interpose.h"
 #include "sampler/runtime/thread_registry.h"
+#include "sampler/runtime/sanitizer_stack.h"
 
 namespace cprof::causal {
 namespace {
@@ -251,6 +252,7 @@ void CausalRuntime::start_controller() {
 }
 
 void* CausalRuntime::controller_main(void* self) {
+  sampler::unpoison_own_stack();  // started past the sanitizer's interceptor
   pthread_setname_np(pthread_self(), "cprof-causal");
   static_cast<CausalRuntime*>(self)->controller_loop();
   return nullptr;

@@ -17,6 +17,7 @@
 #include "sampler/runtime/hooks.h"
 #include "sampler/runtime/process_identity.h"
 #include "sampler/runtime/process_metrics.h"
+#include "sampler/runtime/sanitizer_stack.h"
 
 namespace cprof::sampler {
 namespace {
@@ -363,6 +364,7 @@ void Runtime::stop_writer_thread() {
 }
 
 void* Runtime::writer_main(void* self) {
+  unpoison_own_stack();  // started past the sanitizer's interceptor (sanitizer_stack.h)
   block_all_signals();
   pthread_setname_np(pthread_self(), "cprof-writer");
   static_cast<Runtime*>(self)->writer_loop();
