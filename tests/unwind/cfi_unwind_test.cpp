@@ -22,7 +22,7 @@
 
 namespace cprof::sampler::test {
 
-volatile int g_cfi_sink;
+volatile unsigned g_cfi_sink;  // unsigned: the busy loops wrap it around
 
 __attribute__((noinline, noclone)) void cfi_spin_leaf(void* ctx) {
   auto* stop = static_cast<std::atomic<bool>*>(ctx);
@@ -216,7 +216,7 @@ __attribute__((noinline)) void busy(void*) {
   char text[] = "12345 67890 abc";
   int values[64];
   while (!g_stress.stop.load(std::memory_order_relaxed)) {
-    g_cfi_sink = g_cfi_sink + static_cast<int>(std::strtol(text, nullptr, 10));
+    g_cfi_sink = g_cfi_sink + static_cast<unsigned>(std::strtol(text, nullptr, 10));
     g_cfi_sink = g_cfi_sink + (std::memchr(text, 'c', sizeof text) != nullptr);
     for (int i = 0; i < 64; ++i) values[i] = (i * 7919) % 64;
     std::qsort(values, 64, sizeof(int), compare_ints);
