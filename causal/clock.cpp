@@ -4,14 +4,12 @@
 
 #include <cerrno>
 
+#include "common/monotonic.h"
+
 namespace cprof::causal {
 namespace {
 
-uint64_t monotonic_now(void* /*context*/) {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
+uint64_t monotonic_now(void* /*context*/) { return monotonic_ns(); }
 
 uint64_t nanosleep_for(uint64_t ns, void* /*context*/) {
   if (ns == 0) return 0;

@@ -23,6 +23,7 @@
 #include <cstdarg>
 
 #include "causal/runtime/causal_runtime.h"
+#include "common/monotonic.h"
 #include "causal/runtime/futex_rules.h"
 #include "causal/runtime/real_calls.h"
 
@@ -137,16 +138,10 @@ class Block {
   uint64_t global_ = 0;
 };
 
-uint64_t now() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
-
 uint64_t real_sleep_for(uint64_t ns, void* /*context*/) {
   if (ns == 0) return 0;
   const int saved_errno = errno;
-  const uint64_t start = now();
+  const uint64_t start = monotonic_ns();
   timespec req{static_cast<time_t>(ns / 1000000000ull), static_cast<long>(ns % 1000000000ull)};
   timespec rem{};
   // The kernel lets a sleep run over by the thread's timer slack (50 us by default), a
@@ -158,7 +153,7 @@ uint64_t real_sleep_for(uint64_t ns, void* /*context*/) {
   while (real_nanosleep()(&req, &rem) != 0 && errno == EINTR) req = rem;
   if (slack > 1) prctl(PR_SET_TIMERSLACK, static_cast<unsigned long>(slack), 0, 0, 0);
   errno = saved_errno;
-  return now() - start;
+  return monotonic_ns() - start;
 }
 
 }  // namespace

@@ -13,31 +13,13 @@
 
 namespace cprof::gpu {
 
-uint64_t monotonic_ns() noexcept {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
-
 std::string output_dir_from_environment() {
   const char* dir = std::getenv("CPROF_OUTPUT_DIR");
   return dir != nullptr && *dir != '\0' ? std::string(dir) : std::string("results");
 }
 
 std::string gpu_results_path(const std::string& dir) {
-  const sampler::ProcessIdentity id = sampler::current_process_identity();
-  std::string exe = id.executable;
-  if (const auto slash = exe.rfind('/'); slash != std::string::npos) exe = exe.substr(slash + 1);
-  if (exe.empty()) exe = "process";
-  std::string base = dir + "/" + exe + "." + (id.hostname.empty() ? "host" : id.hostname) + "." +
-                     std::to_string(getpid());
-  if (id.rank >= 0) base += ".rank" + std::to_string(id.rank);
-  base += ".gpu";
-  std::string path = base + ".cprof";
-  for (int n = 1; access(path.c_str(), F_OK) == 0; ++n) {
-    path = base + "." + std::to_string(n) + ".cprof";
-  }
-  return path;
+  return sampler::results_file_path(dir, sampler::current_process_identity(), "gpu");
 }
 
 std::pair<uint64_t, uint64_t> loader_counters() noexcept {
@@ -63,19 +45,7 @@ std::string GpuResultsFile::open(const std::string& path, const std::string& eng
   if (const char* ms = std::getenv("CPROF_FLUSH_MS"); ms != nullptr && std::atoi(ms) > 0) {
     flush_ms_ = static_cast<uint32_t>(std::atoi(ms));
   }
-  const sampler::ProcessIdentity id = sampler::current_process_identity();
-  format::ProcessRecord p;
-  p.pid = getpid();
-  p.ppid = getppid();
-  p.rank = id.rank;
-  p.hostname = id.hostname;
-  p.executable = id.executable;
-  p.command_line = id.command_line;
-  timespec rt{};
-  clock_gettime(CLOCK_REALTIME, &rt);
-  p.start_realtime_ns =
-      static_cast<uint64_t>(rt.tv_sec) * 1000000000ull + static_cast<uint64_t>(rt.tv_nsec);
-  p.start_monotonic_ns = monotonic_ns();
+  format::ProcessRecord p = sampler::process_record_now(sampler::current_process_identity());
   p.engine = engine;  // no CPU sampling in this file: clock, frequency and period stay empty
   p.unwinder = "libunwind";
   writer_.add(p);

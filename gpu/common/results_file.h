@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/monotonic.h"
 #include "format/records.h"
 #include "format/writer.h"
 #include "sampler/runtime/module_recorder.h"
@@ -25,8 +26,7 @@
 
 namespace cprof::gpu {
 
-// CLOCK_MONOTONIC in nanoseconds.
-uint64_t monotonic_ns() noexcept;
+using cprof::monotonic_ns;  // common/monotonic.h
 
 // Results directory from CPROF_OUTPUT_DIR, or "results" when unset.
 std::string output_dir_from_environment();

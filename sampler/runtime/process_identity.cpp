@@ -7,6 +7,8 @@
 #include <fstream>
 #include <iterator>
 
+#include "common/monotonic.h"
+
 namespace cprof::sampler {
 
 int64_t rank_from_environment() {
@@ -40,19 +42,37 @@ ProcessIdentity current_process_identity() {
   return id;
 }
 
-std::string results_file_path(const std::string& dir, const ProcessIdentity& id) {
+std::string results_file_path(const std::string& dir, const ProcessIdentity& id,
+                              const std::string& kind) {
   std::string exe = id.executable;
   if (const auto slash = exe.rfind('/'); slash != std::string::npos) exe = exe.substr(slash + 1);
   if (exe.empty()) exe = "process";
   std::string base = dir + "/" + exe + "." + (id.hostname.empty() ? "host" : id.hostname) + "." +
                      std::to_string(getpid());
   if (id.rank >= 0) base += ".rank" + std::to_string(id.rank);
+  if (!kind.empty()) base += "." + kind;
   // A pid can repeat across runs written into the same directory: never overwrite.
   std::string path = base + ".cprof";
   for (int n = 1; access(path.c_str(), F_OK) == 0; ++n) {
     path = base + "." + std::to_string(n) + ".cprof";
   }
   return path;
+}
+
+format::ProcessRecord process_record_now(const ProcessIdentity& id) {
+  format::ProcessRecord p;
+  p.pid = getpid();
+  p.ppid = getppid();
+  p.rank = id.rank;
+  p.hostname = id.hostname;
+  p.executable = id.executable;
+  p.command_line = id.command_line;
+  timespec rt{};
+  clock_gettime(CLOCK_REALTIME, &rt);
+  p.start_realtime_ns =
+      static_cast<uint64_t>(rt.tv_sec) * 1000000000ull + static_cast<uint64_t>(rt.tv_nsec);
+  p.start_monotonic_ns = monotonic_ns();
+  return p;
 }
 
 }  // namespace cprof::sampler

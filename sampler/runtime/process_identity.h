@@ -1,10 +1,13 @@
 #pragma once
-// Who this process is (host, executable, command line, MPI/Slurm rank) and the name of
-// its results file: "<exe>.<host>.<pid>[.rank<N>].cprof", unique within the directory.
+// Who this process is (host, executable, command line, MPI/Slurm rank), the process record
+// that opens each of its results files, and their names:
+// "<exe>.<host>.<pid>[.rank<N>][.<kind>].cprof", unique within the directory.
 
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "format/records.h"
 
 namespace cprof::sampler {
 
@@ -20,6 +23,12 @@ ProcessIdentity current_process_identity();
 // Reads the rank variables of MPI launchers and Slurm; -1 when none is set.
 int64_t rank_from_environment();
 
-std::string results_file_path(const std::string& dir, const ProcessIdentity& id);
+// `kind` names a file written beside the sampler's ("gpu" for the GPU hooks'); "" for it.
+std::string results_file_path(const std::string& dir, const ProcessIdentity& id,
+                              const std::string& kind = "");
+
+// The identity, pid, parent and start times (realtime and CLOCK_MONOTONIC, now) of a
+// process record; the writer fills in what it records (engine, clock, unwinder, ...).
+format::ProcessRecord process_record_now(const ProcessIdentity& id);
 
 }  // namespace cprof::sampler

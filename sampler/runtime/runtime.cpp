@@ -55,12 +55,6 @@ uint64_t thread_cpu_ns(pid_t tid) {
 
 }  // namespace
 
-uint64_t monotonic_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
-
 Runtime* Runtime::instance() { return g_runtime.load(std::memory_order_acquire); }
 
 void Runtime::clear_instance() { g_runtime.store(nullptr, std::memory_order_release); }
@@ -154,18 +148,8 @@ bool Runtime::open_results_file(std::string& error) {
 
 void Runtime::write_preamble() {
   const ProcessIdentity id = current_process_identity();
-  format::ProcessRecord p;
+  format::ProcessRecord p = process_record_now(id);
   p.pid = pid_;
-  p.ppid = getppid();
-  p.rank = id.rank;
-  p.hostname = id.hostname;
-  p.executable = id.executable;
-  p.command_line = id.command_line;
-  timespec rt{};
-  clock_gettime(CLOCK_REALTIME, &rt);
-  p.start_realtime_ns =
-      static_cast<uint64_t>(rt.tv_sec) * 1000000000ull + static_cast<uint64_t>(rt.tv_nsec);
-  p.start_monotonic_ns = monotonic_ns();
   p.engine = engine_name_;
   p.clock = config_.wall_clock ? "cpu+wall" : "cpu";
   p.unwinder = std::string(to_string(unwind_method_));

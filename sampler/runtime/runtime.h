@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "common/monotonic.h"
 #include "format/writer.h"
 #include "sampler/engines/engine.h"
 #include "sampler/events/event_resolver.h"
@@ -120,7 +121,7 @@ class Runtime {
   std::atomic<bool> stopped_{false};
 };
 
-uint64_t monotonic_ns();
+using cprof::monotonic_ns;  // common/monotonic.h
 
 // pthread_atfork handlers that take the running Runtime across fork. Every preloaded
 // runtime library registers them once its Runtime has started.
