@@ -26,23 +26,15 @@ std::string name_cell(const std::string& s) {
   return "<td class=\"name\">" + html_escape(s) + "</td>";
 }
 
-void head(std::string& out, const char* id, std::initializer_list<const char*> columns) {
-  out += fmt::format("<table id=\"{}\"><thead><tr>", id);
-  for (const char* c : columns) {
-    const std::string_view v(c);
-    out += v.starts_with('<') ? fmt::format("<th class=\"name\">{}</th>", v.substr(1))
-                              : fmt::format("<th>{}</th>", v);
-  }
-  out += "</tr></thead><tbody>\n";
-}
 
 void kernels(std::string& out, const Report& r, const RenderOptions& o) {
   const auto& g = r.gpu;
   if (g.kernel_rows.empty()) return;
   out += "<h2>GPU kernels by total time</h2>\n";
-  head(out, "gpu-kernels",
-       {"time%", "total", "calls", "untimed", "mean", "min", "max", "stddev", "<kernel",
-        "<top launch site"});
+  html_table_head(out,
+                  {"time%", "total", "calls", "untimed", "mean", "min", "max", "stddev", "<kernel",
+                   "<top launch site"},
+                  "gpu-kernels");
   for (size_t i = 0; i < shown(g.kernel_rows.size(), o.top); ++i) {
     const auto& k = g.kernel_rows[i];
     const auto& d = k.duration_ns;
@@ -73,9 +65,10 @@ void launches(std::string& out, const Report& r, const RenderOptions& o, bool by
       "exactly here (the innermost frame outside the GPU runtime); total: kernels with it on "
       "their launch stack</p>\n",
       by_line ? "line" : "function");
-  head(out, by_line ? "gpu-launch-lines" : "gpu-launch-functions",
-       {"self%", "total%", "self", "total", "calls", by_line ? "<location" : "<function",
-        by_line ? "<function" : "<location"});
+  html_table_head(out,
+                  {"self%", "total%", "self", "total", "calls", by_line ? "<location" : "<function",
+                   by_line ? "<function" : "<location"},
+                  by_line ? "gpu-launch-lines" : "gpu-launch-functions");
   for (size_t i = 0; i < shown(rows.size(), o.top); ++i) {
     const auto& row = rows[i];
     std::string a = "[no launch stack]", b;
@@ -102,9 +95,10 @@ void devices(std::string& out, const Report& r) {
   out +=
       "<h2>GPU devices</h2>\n<p class=\"note\">busy: the union of kernel times over the span from "
       "the first kernel's start to the last one's end; idle gaps between kernels by length</p>\n";
-  head(out, "gpu-devices",
-       {"<device", "busy%", "busy", "span", "kernels", "queues", "&lt;10us", "10-20us", "20-50us",
-        "50-100us", "0.1-1ms", "1-10ms", "10-100ms", "&ge;100ms"});
+  html_table_head(out,
+                  {"<device", "busy%", "busy", "span", "kernels", "queues", "&lt;10us", "10-20us",
+                   "20-50us", "50-100us", "0.1-1ms", "1-10ms", "10-100ms", "&ge;100ms"},
+                  "gpu-devices");
   for (const auto& d : r.gpu.devices) {
     if (!d.kernels) continue;
     out += fmt::format("<tr>{}<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>",
@@ -120,7 +114,8 @@ void devices(std::string& out, const Report& r) {
 void copies(std::string& out, const Report& r) {
   if (r.gpu.copy_rows.empty()) return;
   out += "<h2>GPU copies by direction</h2>\n";
-  head(out, "gpu-copies", {"<direction", "copies", "bytes", "time", "mean", "GB/s", "untimed"});
+  html_table_head(out, {"<direction", "copies", "bytes", "time", "mean", "GB/s", "untimed"},
+                  "gpu-copies");
   for (const auto& c : r.gpu.copy_rows) {
     out += fmt::format(
         "<tr>{}<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",

@@ -41,22 +41,12 @@ svg text{font:11px monospace;pointer-events:none}
 svg rect{stroke:#fff;stroke-width:.5}
 )";
 
-void table_head(std::string& out, std::initializer_list<const char*> columns, const char* id) {
-  out += fmt::format("<table id=\"{}\"><thead><tr>", id);
-  for (const char* c : columns) {
-    const std::string_view v(c);
-    out += v.starts_with('<') ? fmt::format("<th class=\"name\">{}</th>", v.substr(1))
-                              : fmt::format("<th>{}</th>", v);
-  }
-  out += "</tr></thead><tbody>\n";
-}
-
 void processes(std::string& out, const Report& r) {
   out += "<h2>Processes</h2>\n";
-  table_head(out,
-             {"<process", "<host", "<run", "engine", "ran", "threads", "samples", "dropped",
-              "peak RSS", "CPUs busy", "faults (minor/major)", "context switches (vol/invol)"},
-             "processes");
+  html_table_head(out,
+                  {"<process", "<host", "<run", "engine", "ran", "threads", "samples", "dropped",
+                   "peak RSS", "CPUs busy", "faults (minor/major)", "context switches (vol/invol)"},
+                  "processes");
   for (size_t i = 0; i < r.processes.size(); ++i) {
     const auto& p = r.processes[i];
     const auto& m = r.breakdown.metrics[i];
@@ -106,10 +96,10 @@ void flat_table(std::string& out, const Report& r, const RenderOptions& o, bool 
       "<h2>{} by self time</h2><p class=\"note\">top {} of {}; per thread: mean / max over {} "
       "threads</p>\n",
       by_line ? "Lines" : "Functions", n, with_commas(rows.size()), r.flat.threads);
-  table_head(out,
-             {"self %", "total %", "self", "total", "samples", "mean/thread", "max/thread",
-              by_line ? "<location" : "<function", by_line ? "<function" : "<location"},
-             by_line ? "lines" : "functions");
+  html_table_head(out,
+                  {"self %", "total %", "self", "total", "samples", "mean/thread", "max/thread",
+                   by_line ? "<location" : "<function", by_line ? "<function" : "<location"},
+                  by_line ? "lines" : "functions");
   for (size_t i = 0; i < n; ++i) {
     const auto& row = rows[i];
     std::string name, where;
@@ -139,8 +129,8 @@ void threads(std::string& out, const Report& r, const RenderOptions& o) {
   const size_t n = rows_shown(rows.size(), o.top);
   out += fmt::format("<h2>Threads</h2><p class=\"note\">top {} of {}</p>\n", n,
                      with_commas(rows.size()));
-  table_head(out, {"share", "time", "samples", "CPU time", "<thread", "<top function (self)"},
-             "threads");
+  html_table_head(out, {"share", "time", "samples", "CPU time", "<thread", "<top function (self)"},
+                  "threads");
   for (size_t i = 0; i < n; ++i) {
     const auto& row = rows[i];
     out += fmt::format(
@@ -158,10 +148,10 @@ void ranks(std::string& out, const Report& r) {
   const auto& rows = r.breakdown.ranks;
   if (rows.size() < 2) return;
   out += "<h2>Ranks</h2><p class=\"note\">time per sampled thread of the rank's processes</p>\n";
-  table_head(out,
-             {"rank", "processes", "threads", "share", "time", "mean/thread", "min/thread",
-              "max/thread", "stddev/thread", "<top function (self)"},
-             "ranks");
+  html_table_head(out,
+                  {"rank", "processes", "threads", "share", "time", "mean/thread", "min/thread",
+                   "max/thread", "stddev/thread", "<top function (self)"},
+                  "ranks");
   for (const auto& row : rows) {
     const auto& s = row.time_per_thread;
     out += fmt::format(
