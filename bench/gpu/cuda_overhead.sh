@@ -69,19 +69,6 @@ for ((r = 1; r <= rounds; r++)); do
   echo "  round $r/$rounds done" >&2
 done
 
-ratio_stats() {  # ratio_stats CONFIG COLUMN: per-round value / plain value
-  awk -v c="$1" -v col="$2" '
-    $1 == "plain" { p[$2] = $col }
-    $1 == c { v[$2] = $col }
-    END { for (r in v) if (r in p && p[r] > 0) print v[r] / p[r] }' "$data" | stats
-}
-abs_stats() {
-  awk -v c="$1" -v col="$2" '$1 == c { print $col }' "$data" | stats
-}
-fmt_ratio() {  # median [min..max]
-  read -r med min max _ <<<"$1"
-  printf "%6.3f [%5.3f..%5.3f]" "$med" "$min" "$max"
-}
 
 echo
 echo "Ratios to plain, median [min..max] over $rounds rounds (per round: config / plain)"

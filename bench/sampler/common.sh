@@ -47,3 +47,21 @@ stats() {
       printf "%.4f %.4f %.4f %.4f %.4f %d\n", med(1, NR), v[1], v[NR], q1, q3, NR
     }'
 }
+
+# Over a data file of rows "CONFIG ROUND value...", $data (set by the caller):
+# ratio_stats CONFIG COLUMN: per round, CONFIG's value / the same round's "plain" value,
+# summarized by stats; abs_stats CONFIG COLUMN: CONFIG's values, summarized.
+ratio_stats() {
+  awk -v c="$1" -v col="$2" '
+    $1 == "plain" { p[$2] = $col }
+    $1 == c { v[$2] = $col }
+    END { for (r in v) if (r in p && p[r] > 0) print v[r] / p[r] }' "$data" | stats
+}
+abs_stats() {
+  awk -v c="$1" -v col="$2" '$1 == c { print $col }' "$data" | stats
+}
+# fmt_ratio "$(ratio_stats ...)": "median [min..max]".
+fmt_ratio() {
+  read -r med min max _ <<<"$1"
+  printf "%6.3f [%5.3f..%5.3f]" "$med" "$min" "$max"
+}

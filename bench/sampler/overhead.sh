@@ -82,20 +82,6 @@ if [[ $(awk '{print $8}' "$data" | sort -u | wc -l) != 1 ]]; then
   echo "overhead.sh: WARNING: the program's checksum differs between runs" >&2
 fi
 
-# ratio_stats CONFIG COLUMN: per-round value/plain value, then median/min/max.
-ratio_stats() {
-  awk -v c="$1" -v col="$2" '
-    $1 == "plain" { p[$2] = $col }
-    $1 == c { v[$2] = $col }
-    END { for (r in v) if (r in p && p[r] > 0) print v[r] / p[r] }' "$data" | stats
-}
-abs_stats() {
-  awk -v c="$1" -v col="$2" '$1 == c { print $col }' "$data" | stats
-}
-fmt_ratio() {  # median [min..max]
-  read -r med min max _ <<<"$1"
-  printf "%6.3f [%5.3f..%5.3f]" "$med" "$min" "$max"
-}
 
 echo
 echo "Ratios to plain, median [min..max] over $rounds rounds (per round: config / plain)"
