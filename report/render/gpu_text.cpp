@@ -12,8 +12,6 @@
 namespace cprof::report {
 namespace {
 
-constexpr double kTreeMinFraction = 0.005;  // launch-tree nodes under 0.5% are hidden
-constexpr size_t kTreeMaxIndent = 40;
 
 void line(std::string& out, size_t width, const std::string& text) {
   out += fit_right(text, width);
@@ -134,28 +132,16 @@ void launch_tree(std::string& out, const Report& r, const RenderOptions& o) {
   line(out, o.width,
        fmt::format("{:>7} {:>7} {:>9} {:>10}  {}", "total%", "self%", "total", "calls", "function"));
   const size_t rest = o.width > 60 ? o.width - 38 : 20;
-  size_t lines = 0, hidden = 0;
-  std::vector<uint32_t> todo(nodes[0].children.rbegin(), nodes[0].children.rend());
-  while (!todo.empty()) {
-    const uint32_t id = todo.back();
-    todo.pop_back();
-    const auto& n = nodes[id];
-    if (r.gpu.fraction(n.total) < min_fraction || lines == max_lines) {
-      ++hidden;
-      continue;
-    }
-    const size_t depth = n.depth - 1;
-    std::string indent(std::min(2 * depth, kTreeMaxIndent), ' ');
-    if (2 * depth > kTreeMaxIndent) indent += fmt::format("[{}] ", depth);
-    const std::string name = gpu_site_function(r, {.function = n.function});
-    line(out, o.width,
-         fmt::format("{} {} {:>9} {:>10}  {}{}", percent(r.gpu.fraction(n.total)),
-                     percent(r.gpu.fraction(n.self)), human_duration(n.total.time_ns),
-                     with_commas(n.total.calls), indent,
-                     fit_right(name, rest > indent.size() + 10 ? rest - indent.size() : 10)));
-    ++lines;
-    for (auto it = n.children.rbegin(); it != n.children.rend(); ++it) todo.push_back(*it);
-  }
+  const size_t hidden = walk_tree_lines(
+      nodes, min_fraction, max_lines, [&](const auto& n) { return r.gpu.fraction(n.total); },
+      [&](const auto& n, const std::string& indent) {
+        const std::string name = gpu_site_function(r, {.function = n.function});
+        line(out, o.width,
+             fmt::format("{} {} {:>9} {:>10}  {}{}", percent(r.gpu.fraction(n.total)),
+                         percent(r.gpu.fraction(n.self)), human_duration(n.total.time_ns),
+                         with_commas(n.total.calls), indent,
+                         fit_right(name, rest > indent.size() + 10 ? rest - indent.size() : 10)));
+      });
   if (hidden) line(out, o.width, fmt::format("  ({} subtrees hidden)", with_commas(hidden)));
 }
 

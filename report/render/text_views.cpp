@@ -11,8 +11,6 @@
 namespace cprof::report {
 namespace {
 
-constexpr double kTreeMinFraction = 0.005;  // tree nodes under 0.5% of the time are hidden
-constexpr size_t kTreeMaxIndent = 40;
 
 void line(std::string& out, size_t width, const std::string& text) {
   out += fit_right(text, width);
@@ -155,29 +153,15 @@ void text_call_tree(std::string& out, const Report& r, const RenderOptions& o) {
                         with_commas(nodes.size() - 1), max_lines));
   line(out, o.width, fmt::format("{:>7} {:>7} {:>9}  {}", "total%", "self%", "total", "function"));
   const size_t rest = o.width > 48 ? o.width - 28 : 20;
-  size_t lines = 0;
-  size_t hidden = 0;
-  // Depth-first, hottest child first.
-  std::vector<uint32_t> todo(nodes[0].children.rbegin(), nodes[0].children.rend());
-  while (!todo.empty()) {
-    const uint32_t id = todo.back();
-    todo.pop_back();
-    const auto& n = nodes[id];
-    if (r.flat.fraction(n.total) < min_fraction || lines == max_lines) {
-      ++hidden;
-      continue;
-    }
-    const size_t depth = n.depth - 1;
-    std::string indent(std::min(2 * depth, kTreeMaxIndent), ' ');
-    if (2 * depth > kTreeMaxIndent) indent += fmt::format("[{}] ", depth);
-    const auto& name = r.symbols.table.functions[n.function].name;
-    line(out, o.width,
-         fmt::format("{} {} {:>9}  {}{}", percent(r.flat.fraction(n.total)),
-                     percent(r.flat.fraction(n.self)), human_duration(n.total.time_ns), indent,
-                     fit_right(name, rest > indent.size() + 10 ? rest - indent.size() : 10)));
-    ++lines;
-    for (auto it = n.children.rbegin(); it != n.children.rend(); ++it) todo.push_back(*it);
-  }
+  const size_t hidden = walk_tree_lines(
+      nodes, min_fraction, max_lines, [&](const auto& n) { return r.flat.fraction(n.total); },
+      [&](const auto& n, const std::string& indent) {
+        const auto& name = r.symbols.table.functions[n.function].name;
+        line(out, o.width,
+             fmt::format("{} {} {:>9}  {}{}", percent(r.flat.fraction(n.total)),
+                         percent(r.flat.fraction(n.self)), human_duration(n.total.time_ns), indent,
+                         fit_right(name, rest > indent.size() + 10 ? rest - indent.size() : 10)));
+      });
   if (hidden) line(out, o.width, fmt::format("  ({} subtrees hidden)", with_commas(hidden)));
 }
 
