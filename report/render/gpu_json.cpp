@@ -6,8 +6,6 @@
 namespace cprof::report {
 namespace {
 
-size_t shown(size_t rows, size_t top) { return top == 0 ? rows : std::min(top, rows); }
-
 void measure(JsonWriter& j, const GpuProfile& g, const GpuMeasure& m) {
   j.begin_object()
       .field("calls", m.calls)
@@ -30,7 +28,7 @@ void site(JsonWriter& j, const Report& r, const GpuSite& s) {
 void kernels(JsonWriter& j, const Report& r, const RenderOptions& o) {
   const auto& g = r.gpu;
   j.key("kernels").begin_array();
-  for (size_t i = 0; i < shown(g.kernel_rows.size(), o.top); ++i) {
+  for (size_t i = 0; i < o.rows(g.kernel_rows.size()); ++i) {
     const auto& k = g.kernel_rows[i];
     const auto& d = k.duration_ns;
     j.begin_object()
@@ -44,7 +42,7 @@ void kernels(JsonWriter& j, const Report& r, const RenderOptions& o) {
         .field("max_ns", d.max())
         .field("stddev_ns", d.stddev());
     j.key("launch_sites").begin_array();
-    for (size_t s = 0; s < shown(k.sites.size(), o.top); ++s) {
+    for (size_t s = 0; s < o.rows(k.sites.size()); ++s) {
       const auto& ks = k.sites[s];
       j.begin_object(true);
       site(j, r, ks.site);
@@ -60,7 +58,7 @@ void launch_rows(JsonWriter& j, const Report& r, const RenderOptions& o, bool by
   const auto& table = r.symbols.table;
   const auto& rows = by_line ? g.launch_lines : g.launch_functions;
   j.key(by_line ? "launch_lines" : "launch_functions").begin_array();
-  for (size_t i = 0; i < shown(rows.size(), o.top); ++i) {
+  for (size_t i = 0; i < o.rows(rows.size()); ++i) {
     const auto& row = rows[i];
     j.begin_object(true);
     if (row.id == GpuLaunchRow::kNoSite) {

@@ -18,8 +18,6 @@ void line(std::string& out, size_t width, const std::string& text) {
   out += '\n';
 }
 
-size_t shown(size_t rows, size_t top) { return top == 0 ? rows : std::min(top, rows); }
-
 std::string percent(double f) { return fmt::format("{:>6.2f}%", 100 * f); }
 
 std::string ns(double v) { return human_duration(static_cast<uint64_t>(std::llround(v))); }
@@ -44,7 +42,7 @@ void summary(std::string& out, const Report& r, const RenderOptions& o) {
 void kernels(std::string& out, const Report& r, const RenderOptions& o) {
   const auto& rows = r.gpu.kernel_rows;
   if (rows.empty()) return;
-  const size_t n = shown(rows.size(), o.top);
+  const size_t n = o.rows(rows.size());
   out += '\n';
   line(out, o.width, fmt::format("GPU kernels by total time (top {} of {})", n, with_commas(rows.size())));
   // Fixed columns take 70; the kernel name gets the rest.
@@ -75,7 +73,7 @@ void launch_sites(std::string& out, const Report& r, const RenderOptions& o) {
   const bool by_line = o.by == RowKind::line;
   const auto& rows = by_line ? r.gpu.launch_lines : r.gpu.launch_functions;
   if (rows.empty()) return;
-  const size_t n = shown(rows.size(), o.top);
+  const size_t n = o.rows(rows.size());
   out += '\n';
   line(out, o.width,
        fmt::format("GPU kernel time by launching {} (top {} of {}; self: innermost frame "

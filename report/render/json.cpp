@@ -19,15 +19,6 @@ void measure(JsonWriter& j, const FlatProfile& flat, const Measure& m) {
       .end_object();
 }
 
-void spread(JsonWriter& j, const RunningStats& s) {
-  j.begin_object()
-      .field("mean", s.mean())
-      .field("min", s.min())
-      .field("max", s.max())
-      .field("stddev", s.stddev())
-      .end_object();
-}
-
 void row_values(JsonWriter& j, const FlatProfile& flat, const FlatRow& row,
                 const GroupSpread* group) {
   j.field("samples", row.self.samples).field("fraction", flat.fraction(row.self));
@@ -36,20 +27,20 @@ void row_values(JsonWriter& j, const FlatProfile& flat, const FlatRow& row,
   j.key("total");
   measure(j, flat, row.total);
   j.key("per_thread").begin_object().field("threads", flat.threads).key("self_ns");
-  spread(j, row.self_per_thread);
+  json_spread(j, row.self_per_thread);
   j.key("total_ns");
-  spread(j, row.total_per_thread);
+  json_spread(j, row.total_per_thread);
   j.end_object();
   if (!group) return;
   j.key("per_process").begin_object().field("processes", flat.processes).key("self_ns");
-  spread(j, group->self_per_process);
+  json_spread(j, group->self_per_process);
   j.key("total_ns");
-  spread(j, group->total_per_process);
+  json_spread(j, group->total_per_process);
   j.end_object();
   j.key("per_run").begin_object().field("runs", flat.runs).key("self_ns");
-  spread(j, group->self_per_run);
+  json_spread(j, group->self_per_run);
   j.key("total_ns");
-  spread(j, group->total_per_run);
+  json_spread(j, group->total_per_run);
   j.end_object();
 }
 

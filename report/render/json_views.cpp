@@ -18,17 +18,6 @@ void group_fields(JsonWriter& j, const Report& r, const BreakdownRow& row) {
   }
 }
 
-void spread(JsonWriter& j, const RunningStats& s) {
-  j.begin_object()
-      .field("mean", s.mean())
-      .field("min", s.min())
-      .field("max", s.max())
-      .field("stddev", s.stddev())
-      .end_object();
-}
-
-size_t shown(size_t rows, size_t top) { return top == 0 ? rows : std::min(top, rows); }
-
 void counters(JsonWriter& j, const Report& r, const RenderOptions& o) {
   const auto& c = r.counters;
   j.key("counters").begin_object();
@@ -55,7 +44,7 @@ void counters(JsonWriter& j, const Report& r, const RenderOptions& o) {
   }
   j.end_array();
   j.key("functions").begin_array();
-  for (size_t i = 0; i < shown(c.functions.size(), o.top); ++i) {
+  for (size_t i = 0; i < o.rows(c.functions.size()); ++i) {
     const auto& row = c.functions[i];
     const auto& f = r.symbols.table.functions[row.function];
     j.begin_object(true).field("function", f.name).field("module", f.module);
@@ -120,10 +109,19 @@ void json_process_metrics(JsonWriter& j, const ProcessMetrics& m) {
       .end_object();
 }
 
+void json_spread(JsonWriter& j, const RunningStats& s) {
+  j.begin_object()
+      .field("mean", s.mean())
+      .field("min", s.min())
+      .field("max", s.max())
+      .field("stddev", s.stddev())
+      .end_object();
+}
+
 void json_profile_views(JsonWriter& j, const Report& r, const RenderOptions& o) {
   const auto& b = r.breakdown;
   j.key("by_thread").begin_array();
-  for (size_t i = 0; i < shown(b.threads.size(), o.top); ++i) {
+  for (size_t i = 0; i < o.rows(b.threads.size()); ++i) {
     const auto& row = b.threads[i];
     const auto& p = r.processes[row.process];
     const auto& t = p.threads[row.thread];
@@ -146,7 +144,7 @@ void json_profile_views(JsonWriter& j, const Report& r, const RenderOptions& o) 
         .field("threads", row.threads);
     group_fields(j, r, row);
     j.key("per_thread_ns");
-    spread(j, row.time_per_thread);
+    json_spread(j, row.time_per_thread);
     j.end_object();
   }
   j.end_array();
@@ -158,7 +156,7 @@ void json_profile_views(JsonWriter& j, const Report& r, const RenderOptions& o) 
         .field("threads", row.threads);
     group_fields(j, r, row);
     j.key("per_thread_ns");
-    spread(j, row.time_per_thread);
+    json_spread(j, row.time_per_thread);
     j.end_object();
   }
   j.end_array();

@@ -8,6 +8,8 @@
 
 namespace cprof::report {
 
+// {"mean", "min", "max", "stddev"} of a row's spread over threads, processes or runs.
+void json_spread(JsonWriter& j, const RunningStats& s);
 // Writes "metrics": {...} into the open process object.
 void json_process_metrics(JsonWriter& j, const ProcessMetrics& m);
 // Writes "by_thread", "by_process", "by_rank", "counters" and (when built) "tree" into

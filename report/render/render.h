@@ -1,6 +1,7 @@
 #pragma once
 // Renderers: one file per output format, each a function from a built Report to text.
 
+#include <algorithm>
 #include <cstddef>
 #include <string>
 
@@ -18,6 +19,9 @@ struct RenderOptions {
   RowKind by = RowKind::function;
   View view = View::flat;  // text: the flat table or the call tree (needs Report::tree)
   size_t width = 100;      // text: the widest line
+
+  // Rows a table of `available` rows shows.
+  size_t rows(size_t available) const { return top == 0 ? available : std::min(top, available); }
 };
 
 std::string render_text(const Report& report, const RenderOptions& options);

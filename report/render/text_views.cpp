@@ -17,8 +17,6 @@ void line(std::string& out, size_t width, const std::string& text) {
   out += '\n';
 }
 
-size_t shown(size_t rows, size_t top) { return top == 0 ? rows : std::min(top, rows); }
-
 std::string percent(double f) { return fmt::format("{:>6.2f}%", 100 * f); }
 
 // "name 42%": the group's hottest function and its share of the group's time.
@@ -33,7 +31,7 @@ std::string top_function(const Report& r, const BreakdownRow& row) {
 
 void threads_table(std::string& out, const Report& r, const RenderOptions& o) {
   const auto& rows = r.breakdown.threads;
-  const size_t n = shown(rows.size(), o.top);
+  const size_t n = o.rows(rows.size());
   line(out, o.width, fmt::format("Threads by time (top {} of {})", n, with_commas(rows.size())));
   // Fixed columns take 41; the thread label and its top function share the rest.
   const size_t rest = o.width > 61 ? o.width - 41 : 20;
@@ -55,7 +53,7 @@ void threads_table(std::string& out, const Report& r, const RenderOptions& o) {
 
 void processes_table(std::string& out, const Report& r, const RenderOptions& o) {
   const auto& rows = r.breakdown.processes;
-  const size_t n = shown(rows.size(), o.top);
+  const size_t n = o.rows(rows.size());
   line(out, o.width, fmt::format("Processes by time (top {} of {})", n, with_commas(rows.size())));
   line(out, o.width,
        fmt::format("{:>7} {:>9} {:>10} {:>7} {:>9} {:>5} {:>11} {:>11}  {}", "share", "time",
@@ -81,7 +79,7 @@ void processes_table(std::string& out, const Report& r, const RenderOptions& o) 
 
 void ranks_table(std::string& out, const Report& r, const RenderOptions& o) {
   const auto& rows = r.breakdown.ranks;
-  const size_t n = shown(rows.size(), o.top);
+  const size_t n = o.rows(rows.size());
   line(out, o.width,
        fmt::format("Ranks (top {} of {}; time per thread: mean, min, max)", n, rows.size()));
   line(
@@ -185,7 +183,7 @@ void text_counters(std::string& out, const Report& r, const RenderOptions& o) {
                      [](uint64_t v) { return v != 0; })) {
     ++with_self;
   }
-  const size_t rows = shown(with_self, o.top);
+  const size_t rows = o.rows(with_self);
   out += '\n';
   std::string title = fmt::format("Counters by function (self; top {} of {})", rows,
                                   with_commas(with_self));
