@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "causal/runtime/breakpoints.h"
@@ -154,7 +155,7 @@ bool CausalRuntime::load_locations_file(const std::string& path, std::string& er
     error = "cannot read the locations file " + path;
     return false;
   }
-  const std::map<std::string, uint64_t> biases = library_load_biases();
+  std::optional<std::map<std::string, uint64_t>> biases;  // only when a line names a library
   std::set<std::string> not_loaded;
   std::string text;
   while (std::getline(in, text)) {
@@ -162,8 +163,9 @@ bool CausalRuntime::load_locations_file(const std::string& path, std::string& er
     if (!line) continue;
     uint64_t bias = load_bias_;
     if (!line->module.empty()) {
-      auto it = biases.find(line->module);
-      if (it == biases.end()) {
+      if (!biases) biases = library_load_biases();
+      auto it = biases->find(line->module);
+      if (it == biases->end()) {
         not_loaded.insert(line->module);
         continue;
       }
