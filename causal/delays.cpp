@@ -108,6 +108,8 @@ uint64_t DelayAccounting::pay(ThreadDelay& thread) {
 }
 
 uint64_t DelayAccounting::before_block(ThreadDelay& thread) {
+  // Inside a runtime wait the thread is already blocked: runtime_wait_end settles it.
+  if (in_runtime_wait(thread)) return global_ns();
   // Pay first. In virtual time the thread paused when the delays were inserted, so it
   // reaches this blocking call only after them; a debt kept through the block would be
   // paid later, often inside the critical section it is about to enter (a mutex), where
@@ -121,7 +123,7 @@ uint64_t DelayAccounting::before_block(ThreadDelay& thread) {
 uint64_t DelayAccounting::after_woken_by_other(ThreadDelay& thread, uint64_t global_at_block) {
   // Inside a device wait the runtime's own threads may wake this one, but they only pass
   // on the device's completion: no credit (device_wait_end makes it pay instead).
-  if (in_device_wait(thread)) return 0;
+  if (in_device_wait(thread) || in_runtime_wait(thread)) return 0;
   sync_epoch(thread);
   const uint64_t global = global_ns();
   if (global <= global_at_block) return 0;
@@ -149,6 +151,20 @@ void DelayAccounting::device_wait_end(ThreadDelay& thread) {
   if (n == 0) return;  // an end without a begin (the runtime appeared in between)
   thread.device_waits.store(n - 1, std::memory_order_relaxed);
   if (n == 1) after_self_wake(thread);
+}
+
+void DelayAccounting::runtime_wait_begin(ThreadDelay& thread) {
+  if (thread.runtime_waits.load(std::memory_order_relaxed) == 0) {
+    thread.global_at_runtime_wait_ns = before_block(thread);
+  }
+  thread.runtime_waits.fetch_add(1, std::memory_order_relaxed);
+}
+
+void DelayAccounting::runtime_wait_end(ThreadDelay& thread) {
+  const uint32_t n = thread.runtime_waits.load(std::memory_order_relaxed);
+  if (n == 0) return;  // an end without a begin (a new thread's first task)
+  thread.runtime_waits.store(n - 1, std::memory_order_relaxed);
+  if (n == 1) after_woken_by_other(thread, thread.global_at_runtime_wait_ns);
 }
 
 }  // namespace cprof::causal

@@ -20,7 +20,8 @@
 // use this class):
 //   - on_sample_in_selected(), owed(), pay(), before_block(), before_wake_other(),
 //     after_woken_by_other(), after_self_wake(), device_wait_begin(), device_wait_end(),
-//     in_device_wait(), global_ns(), and every ThreadDelay
+//     in_device_wait(), runtime_wait_begin(), runtime_wait_end(), in_runtime_wait(),
+//     global_ns(), and every ThreadDelay
 //     member are async-signal-safe and lock-free: atomics only, no allocation, no locks,
 //     no stdio. The only system calls are the injected Sleeper's (nanosleep).
 //   - They may interrupt each other on the same thread (a signal arriving while an
@@ -54,6 +55,11 @@ struct ThreadDelay {
   // While non-zero the thread is blocked on the device: the blocking rules, pay() and
   // selected samples leave it alone. Written by the thread, read by its own handler.
   std::atomic<uint32_t> device_waits{0};
+  // Waits inside a parallel runtime (OpenMP barriers, the thread pool's dock, critical
+  // sections: runtime_wait_begin), nested calls counted, and the global count when the
+  // outermost began. Written by the thread, read by its own handler.
+  std::atomic<uint32_t> runtime_waits{0};
+  uint64_t global_at_runtime_wait_ns = 0;
 };
 
 class DelayAccounting {
@@ -94,7 +100,9 @@ class DelayAccounting {
   uint64_t before_block(ThreadDelay& thread);
   // The thread is about to wake another (unlock, signal, broadcast, futex wake, post):
   // it pays what it owes first, so the woken thread, credited below, is not ahead of it.
-  uint64_t before_wake_other(ThreadDelay& thread) { return pay(thread); }
+  uint64_t before_wake_other(ThreadDelay& thread) {
+    return in_runtime_wait(thread) ? 0 : pay(thread);
+  }
   // The thread was woken by another thread: credit the delays inserted since it blocked.
   // `global_at_block` is what before_block() returned. Returns the credit.
   uint64_t after_woken_by_other(ThreadDelay& thread, uint64_t global_at_block);
@@ -102,7 +110,9 @@ class DelayAccounting {
     return after_woken_by_other(thread, thread.global_at_block_ns);
   }
   // The thread woke by itself (timeout, sleep, I/O): nobody paid for it; it pays now.
-  uint64_t after_self_wake(ThreadDelay& thread) { return pay(thread); }
+  uint64_t after_self_wake(ThreadDelay& thread) {
+    return in_runtime_wait(thread) ? 0 : pay(thread);
+  }
 
   // Waiting for a device (a GPU synchronize or signal wait: docs/causal.md "Waiting for
   // the GPU"). begin: the thread blocks (before_block: it pays what it owes first). end:
@@ -115,6 +125,24 @@ class DelayAccounting {
   void device_wait_end(ThreadDelay& thread);
   static bool in_device_wait(const ThreadDelay& thread) {
     return thread.device_waits.load(std::memory_order_relaxed) != 0;
+  }
+
+  // Waiting inside a parallel runtime for other program threads (docs/causal.md "Waits
+  // that spin"): libgomp spins before it sleeps in the kernel, so to the sampler a
+  // waiting thread looks busy; without these calls it would pay every delay inserted
+  // while it waits and be late when released. begin: the thread is about to wait; it
+  // pays what it owes (before_block) and remembers the global count. end: another
+  // program thread released it (the last one at the barrier, the one that left the
+  // critical section, the master that forked the next team), which paid its own debt
+  // first: it is credited the delays inserted meanwhile (after_woken_by_other). Nested
+  // waits count once, the outermost. Inside, the other blocking rules (the runtime's own
+  // futex waits and wakes) do nothing: the wait is one block. Whether a sample inside
+  // pays is the sampling step's choice (sample_step.h: spinning does not, a task the
+  // runtime runs while it waits does).
+  void runtime_wait_begin(ThreadDelay& thread);
+  void runtime_wait_end(ThreadDelay& thread);
+  static bool in_runtime_wait(const ThreadDelay& thread) {
+    return thread.runtime_waits.load(std::memory_order_relaxed) != 0;
   }
 
   // A new thread starts with no debt for delays inserted before it existed.

@@ -17,6 +17,7 @@
 
 #include "causal/runtime/breakpoints.h"
 #include "causal/runtime/device_wait.h"
+#include "causal/runtime/openmp_waits.h"
 #include "causal/sample_step.h"
 #include "causal/runtime/exec_resolve.h"
 #include "causal/runtime/real_calls.h"
@@ -309,6 +310,9 @@ void CausalRuntime::stop() {
   if (std::string gpu = device_wait_summary(); !gpu.empty()) {
     queue_message(format::MessageLevel::info, std::move(gpu));
   }
+  if (std::string omp = runtime_wait_summary(); !omp.empty()) {
+    queue_message(format::MessageLevel::info, std::move(omp));
+  }
   uint64_t region_calls = 0;
   for (size_t i = 0; i < progress_.size(); ++i) {
     const ProgressPoint* p = progress_.at(i);
@@ -417,10 +421,12 @@ void CausalRuntime::hook_on_sample(sampler::ThreadState& ts, const uint64_t* fra
   ExperimentController* controller = rt != nullptr ? rt->controller() : nullptr;
   if (t == nullptr || controller == nullptr) return;
   const SampleStep step{rt->delays_, controller->selected(),
-                        rt->settings_.automatic ? &rt->table_ : nullptr, &rt->recent_};
-  if (causal_sample(step, t->delay, std::span<const uint64_t>(frames, depth)) ==
-      SampleOutcome::in_device_wait) {
-    note_device_wait_sample();
+                        rt->settings_.automatic ? &rt->table_ : nullptr, &rt->recent_,
+                        runtime_code()};
+  switch (causal_sample(step, t->delay, std::span<const uint64_t>(frames, depth))) {
+    case SampleOutcome::in_device_wait: note_device_wait_sample(); break;
+    case SampleOutcome::in_runtime_wait: note_runtime_wait_sample(); break;
+    case SampleOutcome::counted: break;
   }
 }
 

@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include "tests/support/results_loader.h"
 
@@ -89,6 +90,15 @@ uint64_t intercepted_waits(const std::string& text) {
     total += std::stoull(text.substr(at + key.size()));
   }
   return total;
+}
+
+// "OpenMP waits seen: N (M samples spinning ...)": {N, M}, or {0, 0} when absent.
+std::pair<uint64_t, uint64_t> openmp_waits(const std::string& text) {
+  const std::string key = "OpenMP waits seen: ";
+  const size_t at = text.find(key);
+  if (at == std::string::npos) return {0, 0};
+  const size_t open = text.find('(', at);
+  return {std::stoull(text.substr(at + key.size())), std::stoull(text.substr(open + 1))};
 }
 
 #define SKIP_WITHOUT_OPENMP() \
@@ -206,6 +216,48 @@ TEST(CausalRunOpenMP, LibgompLoadedByDlopen) {
   EXPECT_EQ(m.find("not interposed"), std::string::npos) << m;
   EXPECT_NE(m.find("inclusive mode on "), std::string::npos) << m;
   EXPECT_GT(intercepted_waits(m), 0u) << m;
+  // The plugin's libgomp is not in the global scope (RTLD_LOCAL): the interposed GOMP_*
+  // calls still find it and mark the waits.
+  EXPECT_GE(openmp_waits(m).first, 2 * std::stoull(kRounds)) << m;
+}
+
+// libgomp spins before it sleeps: with a long spin (active policy, bounded so that a
+// loaded machine still makes progress) the waiting thread is sampled inside libgomp. The
+// interposed GOMP_* calls mark every wait: each round the master waits at the join and
+// the worker at the dock, and the spinning samples are set aside, not paid for.
+TEST(CausalRunOpenMP, SpinningWaitsAreMarkedAndTheirSamplesSetAside) {
+  SKIP_WITHOUT_OPENMP();
+  const std::string spin = "OMP_WAIT_POLICY=active GOMP_SPINCOUNT=2000000";
+  const std::string rounds = "1000";
+  const OmpRun p = plain("spin", rounds);
+  const OmpRun r = profiled("spin", rounds, spin);
+  EXPECT_EQ(r.status, 3) << r.output;
+  EXPECT_EQ(r.out, p.out);
+  const auto [waits, samples] = openmp_waits(messages(r.dir));
+  EXPECT_GE(waits, 2 * std::stoull(rounds)) << messages(r.dir);
+  EXPECT_GT(samples, 0u) << messages(r.dir);
+  // Turned off (to compare), nothing is marked.
+  const OmpRun off = profiled("spin-off", rounds, spin + " CPROF_CAUSAL_OPENMP_WAITS=off");
+  EXPECT_EQ(off.status, 3) << off.output;
+  EXPECT_EQ(off.out, p.out);
+  EXPECT_EQ(openmp_waits(messages(off.dir)).first, 0u) << messages(off.dir);
+}
+
+// Every interposed construct (barrier, critical, single copyprivate, worksharing loop and
+// sections ends, tasks and taskwait, combined parallel sections) forwards faithfully: the
+// same checksum, and waits marked for each.
+TEST(CausalRunOpenMP, EveryWaitingConstructForwardsFaithfully) {
+  SKIP_WITHOUT_OPENMP();
+  const std::string args = "300 constructs";
+  const OmpRun p = plain("constructs", args);
+  const OmpRun r = profiled("constructs", args);
+  ASSERT_EQ(p.status, 0) << p.output;
+  EXPECT_NE(p.out.find("constructs rounds=300 sum="), std::string::npos) << p.out;
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(r.out, p.out);
+  // Per round and thread at least: the loop end, the barrier, the critical section, the
+  // single copy, the sections end, the single's barrier, the joins of three regions.
+  EXPECT_GE(openmp_waits(messages(r.dir)).first, 300u * 2 * 8) << messages(r.dir);
 }
 
 TEST(CausalRuntime, ExportsOnlyTheFunctionsItInterposes) {
@@ -228,7 +280,17 @@ TEST(CausalRuntime, ExportsOnlyTheFunctionsItInterposes) {
       "sigtimedwait", "nanosleep", "clock_nanosleep", "usleep", "sleep", "read", "poll", "ppoll",
       "select", "pselect", "epoll_wait", "epoll_pwait", "syscall", "sigaction", "signal",
       "sigprocmask", "pthread_sigmask", "_coz_get_counter", "cprof_progress_api_v1",
-      "cprof_device_wait_api_v1"};
+      "cprof_device_wait_api_v1",
+      // libgomp's entry points that wait (openmp_interpose.cpp)
+      "GOMP_parallel", "GOMP_parallel_reductions", "GOMP_parallel_sections",
+      "GOMP_parallel_loop_static", "GOMP_parallel_loop_dynamic", "GOMP_parallel_loop_guided",
+      "GOMP_parallel_loop_nonmonotonic_dynamic", "GOMP_parallel_loop_nonmonotonic_guided",
+      "GOMP_parallel_loop_runtime", "GOMP_parallel_loop_nonmonotonic_runtime",
+      "GOMP_parallel_loop_maybe_nonmonotonic_runtime", "GOMP_barrier", "GOMP_barrier_cancel",
+      "GOMP_loop_end", "GOMP_loop_end_cancel", "GOMP_sections_end", "GOMP_sections_end_cancel",
+      "GOMP_single_copy_start", "GOMP_single_copy_end", "GOMP_taskwait", "GOMP_taskgroup_end",
+      "GOMP_critical_start", "GOMP_critical_end", "GOMP_critical_name_start",
+      "GOMP_critical_name_end", "GOMP_atomic_start", "GOMP_atomic_end"};
   EXPECT_EQ(exported, expected) << out;
 }
 

@@ -12,6 +12,10 @@
 //   exec-unprofiled    the same through the raw execve system call, LD_PRELOAD removed:
 //                      the new image runs without the runtime (nothing inherited)
 //   child              rounds, exit 5
+//   constructs         every waiting construct the runtime interposes (barrier, critical,
+//                      single copyprivate, worksharing loops and sections, tasks with
+//                      taskwait, combined parallel loops and sections): a checksum that
+//                      must come out the same under causal-run, exit 0
 #include <omp.h>
 #include <signal.h>
 #include <sys/syscall.h>
@@ -50,6 +54,57 @@ uint64_t rounds(long n) {
   return total;
 }
 
+// Every interposed GOMP_* entry point, with a result that depends on each of them.
+uint64_t constructs(long n) {
+  uint64_t sum = 0;
+  for (long r = 0; r < n; ++r) {
+    uint64_t round = 0;
+#pragma omp parallel num_threads(2)
+    {
+      uint64_t mine = 0;
+#pragma omp for schedule(dynamic, 1)
+      for (int i = 0; i < 8; ++i) mine += work(1000 + i);
+#pragma omp barrier
+#pragma omp critical
+      round += mine;
+      uint64_t shared = 0;
+#pragma omp single copyprivate(shared)
+      shared = work(500);
+#pragma omp sections
+      {
+#pragma omp section
+        mine = work(300);
+#pragma omp section
+        mine = work(400);
+      }
+#pragma omp single
+      {
+        uint64_t a = 0, b = 0;
+#pragma omp task shared(a)
+        a = work(200);
+#pragma omp task shared(b)
+        b = work(250);
+#pragma omp taskwait
+#pragma omp atomic
+        round += a + b + shared;
+      }
+    }
+    uint64_t loop = 0;
+#pragma omp parallel for num_threads(2) schedule(dynamic, 2) reduction(+ : loop)
+    for (int i = 0; i < 8; ++i) loop += work(100 + i);
+    uint64_t s1 = 0, s2 = 0;
+#pragma omp parallel sections num_threads(2)
+    {
+#pragma omp section
+      s1 = work(150);
+#pragma omp section
+      s2 = work(160);
+    }
+    sum += round + loop + s1 + s2;
+  }
+  return sum;
+}
+
 volatile sig_atomic_t g_sigsys = 0;
 void on_sigsys(int, siginfo_t* info, void*) { g_sigsys = g_sigsys + (info->si_code == SI_TKILL ? 1 : 100); }
 
@@ -77,6 +132,11 @@ int main(int argc, char** argv) {
     raise(SIGSYS);
     std::printf("own SIGSYS handler ran: %d, still installed: %s\n", static_cast<int>(g_sigsys),
                 now.sa_sigaction == on_sigsys ? "yes" : "no");
+    return 0;
+  }
+  if (std::strcmp(mode, "constructs") == 0) {
+    std::printf("constructs rounds=%ld sum=%llu\n", n,
+                static_cast<unsigned long long>(constructs(n)));
     return 0;
   }
   if (std::strcmp(mode, "fork") == 0) {
