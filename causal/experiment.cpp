@@ -76,20 +76,32 @@ std::optional<ExperimentPlan> ExperimentController::plan_next() {
     }
   }
   if (location == nullptr) return std::nullopt;
-  return ExperimentPlan{location, schedule_.next(rng_), duration_ns_};
+  const double share = std::max(0.0, config_.warmup_share);
+  const auto warmup_ns = static_cast<uint64_t>(share * static_cast<double>(duration_ns_));
+  return ExperimentPlan{location, schedule_.next(rng_), duration_ns_, warmup_ns};
 }
 
 void ExperimentController::begin(const ExperimentPlan& plan) {
   plan_ = plan;
+  // Publish the location before delays start: a selected sample then always finds it.
+  selected_.store(plan.location, std::memory_order_release);
+  delays_.begin_experiment(plan.speedup, config_.period_ns);
+  running_ = true;
+  start_measuring();
+}
+
+void ExperimentController::start_measuring() {
   start_counts_ = progress_.counts();
   in_flight_sum_.assign(start_counts_.size(), 0.0);
   observations_ = 0;
   observe_in_flight();
   start_ns_ = clock_.now_ns();
-  // Publish the location before delays start: a selected sample then always finds it.
-  selected_.store(plan.location, std::memory_order_release);
-  start_delay_ns_ = delays_.begin_experiment(plan.speedup, config_.period_ns);
-  running_ = true;
+  // The global count and the selected samples go on from the warm-up: the measured
+  // window's share is the difference from here to finish(). (Delays inserted just before
+  // this point and paid just after it are matched by those inserted just before finish()
+  // and paid after it.)
+  start_delay_ns_ = delays_.global_ns();
+  start_selected_ = delays_.selected_samples();
 }
 
 void ExperimentController::observe_in_flight() {
@@ -109,7 +121,7 @@ format::ExperimentRecord ExperimentController::finish() {
   const uint64_t end_delay = delays_.end_experiment();
   selected_.store(nullptr, std::memory_order_release);
   const uint64_t end_ns = clock_.now_ns();
-  const uint64_t selected_samples = delays_.selected_samples();
+  const uint64_t selected_samples = delays_.selected_samples() - start_selected_;
   observe_in_flight();
   const auto counts = progress_.counts();
   running_ = false;
@@ -167,6 +179,10 @@ std::optional<format::ExperimentRecord> ExperimentController::run_one(Sleeper sl
     return std::nullopt;
   }
   begin(*plan);
+  if (plan->warmup_ns > 0) {
+    sleeper.sleep_ns(plan->warmup_ns);
+    start_measuring();
+  }
   slices = std::max(1u, slices);
   for (unsigned i = 0; i < slices; ++i) {
     const uint64_t part = plan->duration_ns / slices + (i == 0 ? plan->duration_ns % slices : 0);

@@ -1,7 +1,8 @@
 #pragma once
 // The experiment controller (docs/causal.md "Experiments"): one experiment at a time, it
 // picks a location and a virtual speedup, starts the delay accounting, lets the program
-// run for the experiment's duration, and records what happened. It never reads a clock
+// run for a warm-up and then for the experiment's duration, and records what happened
+// in the latter. It never reads a clock
 // or sleeps on its own: the Clock and the Sleeper are injected, and so is the seed, so a
 // schedule is repeatable and the tests need no real time.
 //
@@ -48,6 +49,14 @@ struct ExperimentConfig {
   // duration. More than twice as many: halve it (Coz: 5).
   uint64_t target_visits = 5;
   uint64_t cooloff_ns = 10000000;  // pause between experiments
+  // Warm-up before measuring, as a share of the experiment's (measured) duration: the
+  // experiment runs at its speedup, delays and all, but is not measured yet, so state
+  // the previous experiment left (a full queue, a backlog) drains first. Proportional,
+  // not fixed: the duration grows when progress is rare, that is when items, and so the
+  // time to drain a queue of them, are long. 0.2 covers the drain of the pipeline in
+  // docs/causal.md "Experiments" (30-50 ms) at the 250 ms experiments the accuracy
+  // runs use, for 20% more time per experiment. 0: no warm-up.
+  double warmup_share = 0.2;
 };
 
 // The default speedup list: 0% to 100% in steps of 5%.
@@ -72,7 +81,8 @@ class SpeedupSchedule {
 struct ExperimentPlan {
   const Location* location = nullptr;
   double speedup = 0;
-  uint64_t duration_ns = 0;
+  uint64_t duration_ns = 0;  // measured, warm-up excluded
+  uint64_t warmup_ns = 0;
 };
 
 class ExperimentController {
@@ -84,20 +94,27 @@ class ExperimentController {
                        std::vector<uint32_t> fixed, const RecentLocations* recent,
                        DelayAccounting& delays, ProgressRegistry& progress, Clock clock);
 
-  // The next experiment's location, speedup and duration; nullopt while there is nothing
-  // to choose from (automatic mode before any in-scope sample).
+  // The next experiment's location, speedup, warm-up and duration; nullopt while there is
+  // nothing to choose from (automatic mode before any in-scope sample).
   std::optional<ExperimentPlan> plan_next();
-  // Starts it: snapshots the progress counts and the clock, starts inserting delays and
-  // publishes the location to the handler.
+  // Starts it: publishes the location to the handler, starts inserting delays and starts
+  // measuring (as start_measuring()). With a warm-up, call start_measuring() again when
+  // it is over: the measurement then starts there.
   void begin(const ExperimentPlan& plan);
+  // (Re)starts the measured window: snapshots the progress counts, the clock, the delay
+  // count and the selected-sample count, and restarts the in-flight observations. The
+  // delays go on as they were: the warm-up runs at the experiment's speedup too.
+  void start_measuring();
   // During an experiment: adds an observation of the latency points' in-flight counts
-  // (begin and finish observe too; more observations sharpen Little's law).
+  // (start_measuring and finish observe too; more observations sharpen Little's law).
   void observe_in_flight();
-  // Ends the running experiment, adapts the next duration and returns its record.
+  // Ends the running experiment, adapts the next duration and returns its record: the
+  // measured window only (duration, delay inserted, selected samples, progress).
   format::ExperimentRecord finish();
-  // plan_next, begin, sleep the duration, finish, then sleep the cool-off. nullopt (after
-  // the cool-off) when there was nothing to choose from. `slices` > 1 splits the wait to
-  // observe in-flight counts in between.
+  // plan_next, begin, sleep the warm-up, start_measuring, sleep the duration, finish,
+  // then sleep the cool-off. nullopt (after the cool-off) when there was nothing to
+  // choose from. `slices` > 1 splits the measured wait to observe in-flight counts in
+  // between.
   std::optional<format::ExperimentRecord> run_one(Sleeper sleeper, unsigned slices = 1);
 
   // The location the running experiment speeds up, or null. Async-signal-safe.
@@ -125,6 +142,7 @@ class ExperimentController {
   ExperimentPlan plan_{};
   uint64_t start_ns_ = 0;
   uint64_t start_delay_ns_ = 0;
+  uint64_t start_selected_ = 0;  // delays_.selected_samples() at the measurement's start
   std::vector<ProgressCounts> start_counts_;
   std::vector<double> in_flight_sum_;  // per point, over observations
   uint64_t observations_ = 0;

@@ -276,6 +276,15 @@ void CausalRuntime::controller_loop() {
     // Inline futex calls trap during experiments only (syscall_dispatch.h).
     dispatch::set_trapping(true, plan->speedup > 0);
     controller->begin(*plan);
+    // The warm-up (ExperimentConfig::warmup_share): delays as usual, nothing measured.
+    uint64_t warmed = 0;
+    while (warmed < plan->warmup_ns && !stop_requested_.load(std::memory_order_acquire)) {
+      warmed += sleeper.sleep_ns(std::min(kSliceNs, plan->warmup_ns - warmed));
+    }
+    if (plan->warmup_ns > 0) {
+      if (breakpoints_) breakpoints_->sync();
+      controller->start_measuring();
+    }
     uint64_t waited = 0;
     while (waited < plan->duration_ns && !stop_requested_.load(std::memory_order_acquire)) {
       waited += sleeper.sleep_ns(std::min(kSliceNs, plan->duration_ns - waited));
@@ -284,8 +293,8 @@ void CausalRuntime::controller_loop() {
     if (breakpoints_) breakpoints_->sync();
     format::ExperimentRecord record = controller->finish();
     dispatch::set_trapping(false, false);
-    // An experiment cut short by the exit is dropped: the program was winding down, not
-    // making progress as usual.
+    // An experiment cut short by the exit (in its warm-up or later) is dropped: the
+    // program was winding down, not making progress as usual.
     if (stop_requested_.load(std::memory_order_acquire)) break;
     queue(std::move(record));
     sleeper.sleep_ns(controller->config().cooloff_ns);

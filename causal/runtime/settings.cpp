@@ -72,6 +72,13 @@ CausalSettings causal_settings_from_environment(std::vector<std::string>& proble
   if (auto b = real(env::kBaselineShare, problems); b && *b >= 0 && *b <= 1) {
     s.experiments.baseline_share = *b;
   }
+  if (auto w = real(env::kWarmupShare, problems)) {
+    if (*w >= 0) {
+      s.experiments.warmup_share = *w;
+    } else {
+      problems.push_back(std::string(env::kWarmupShare) + " must not be negative; ignored");
+    }
+  }
   if (auto p = real(env::kEndToEndSpeedup, problems)) s.end_to_end_speedup = *p / 100.0;
   if (const char* v = get(env::kBreakpoints)) {
     std::string_view text(v);

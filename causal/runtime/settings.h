@@ -32,6 +32,8 @@ inline constexpr const char* kSeed = "CPROF_CAUSAL_SEED";
 inline constexpr const char* kDurationMs = "CPROF_CAUSAL_DURATION_MS";  // first and shortest
 inline constexpr const char* kCooloffMs = "CPROF_CAUSAL_COOLOFF_MS";
 inline constexpr const char* kBaselineShare = "CPROF_CAUSAL_BASELINE_SHARE";
+// Warm-up before each experiment's measurement, as a share of its duration (0: none).
+inline constexpr const char* kWarmupShare = "CPROF_CAUSAL_WARMUP_SHARE";
 // End-to-end mode: this run's speedup (percentage); the whole run is one experiment.
 inline constexpr const char* kEndToEndSpeedup = "CPROF_CAUSAL_END_TO_END_SPEEDUP";
 // Hardware-breakpoint progress points: "NAME<TAB>HEXADDR" separated by newlines.

@@ -1,9 +1,10 @@
-// The experiment controller with fake time: schedule, selection, duration adaptation and
-// the record of each experiment.
+// The experiment controller with fake time: schedule, selection, duration adaptation,
+// the warm-up and the record of each experiment.
 #include "causal/experiment.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -99,6 +100,7 @@ TEST_F(Controller, RecordsLocationSpeedupDurationDelayAndProgress) {
   EXPECT_EQ(plan->location->name, "a.cpp:20");
   EXPECT_EQ(plan->speedup, 0.5);
   EXPECT_EQ(plan->duration_ns, 500 * kMs);
+  EXPECT_EQ(plan->warmup_ns, 100 * kMs);  // the default share, 0.2
   c.begin(*plan);
   ASSERT_EQ(c.selected(), plan->location);
   // The program runs: 10 selected samples, 7 visits.
@@ -202,12 +204,145 @@ TEST_F(Controller, PointsNeverVisitedDoNotDecideTheDuration) {
   EXPECT_EQ(c.next_duration_ns(), 500 * kMs);
 }
 
-TEST_F(Controller, RunOneSleepsTheDurationThenCoolsOff) {
+TEST_F(Controller, RunOneWarmsUpSleepsTheDurationThenCoolsOff) {
   ExperimentController c(config(), table, {2}, nullptr, delays, progress, time.clock());
   const auto r = c.run_one(time.sleeper());
   ASSERT_TRUE(r);
-  EXPECT_EQ(r->duration_ns, 500 * kMs);
-  EXPECT_EQ(time.now, 500 * kMs + c.config().cooloff_ns);
+  EXPECT_EQ(r->duration_ns, 500 * kMs);  // the warm-up is not part of it
+  EXPECT_EQ(r->time_ns, 100 * kMs);      // the measurement started after the warm-up
+  EXPECT_EQ(time.sleeps, (std::vector<uint64_t>{100 * kMs, 500 * kMs, c.config().cooloff_ns}));
+  EXPECT_EQ(time.now, 600 * kMs + c.config().cooloff_ns);
+}
+
+TEST_F(Controller, NoWarmupWithAZeroShare) {
+  ExperimentConfig cfg = config();
+  cfg.warmup_share = 0;
+  ExperimentController c(cfg, table, {2}, nullptr, delays, progress, time.clock());
+  const auto r = c.run_one(time.sleeper());
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->time_ns, 0u);
+  EXPECT_EQ(time.sleeps, (std::vector<uint64_t>{500 * kMs, c.config().cooloff_ns}));
+}
+
+TEST_F(Controller, WarmupScalesWithTheDuration) {
+  ExperimentController c(config(), table, {0}, nullptr, delays, progress, time.clock());
+  c.run_one(time.sleeper());  // no visits: the next duration doubles
+  const auto plan = c.plan_next();
+  EXPECT_EQ(plan->duration_ns, 1000 * kMs);
+  EXPECT_EQ(plan->warmup_ns, 200 * kMs);
+}
+
+// The warm-up runs at the experiment's speedup (the location is selected, delays are
+// inserted) but nothing of it is recorded: not its time, its delays, its selected
+// samples, its visits, nor its in-flight counts.
+TEST_F(Controller, WarmupIsSpedUpButNotMeasured) {
+  ExperimentConfig cfg = config();
+  cfg.fixed_speedup = 0.5;
+  cfg.baseline_share = 0;
+  auto* lat = progress.find_or_add("txn", ProgressKind::latency, ProgressSource::api);
+  ExperimentController c(cfg, table, {1}, nullptr, delays, progress, time.clock());
+  const uint64_t stack[] = {0x2004};
+  auto selected_samples = [&](int n) {
+    for (int i = 0; i < n; ++i) {
+      if (c.selected() && stack_hits(*c.selected(), stack)) delays.on_sample_in_selected(worker);
+    }
+  };
+  time.now = 1000 * kMs;
+  const auto plan = c.plan_next();
+  ASSERT_TRUE(plan);
+  c.begin(*plan);
+  // Warm-up: sped up like the rest.
+  EXPECT_TRUE(delays.active());
+  ASSERT_EQ(c.selected(), plan->location);
+  selected_samples(4);  // 2 ms of delay
+  EXPECT_EQ(delays.global_ns(), 2 * kMs);
+  point->visit(3);
+  for (int i = 0; i < 6; ++i) lat->begin();
+  for (int i = 0; i < 2; ++i) lat->end();
+  c.observe_in_flight();  // 4 in flight: not counted
+  time.now += plan->warmup_ns;
+  c.start_measuring();  // 4 in flight
+  // Measured window.
+  selected_samples(10);  // 5 ms
+  point->visit(7);
+  lat->begin();
+  c.observe_in_flight();  // 5
+  for (int i = 0; i < 3; ++i) lat->end();
+  time.now += plan->duration_ns;
+  const auto r = c.finish();  // 2
+  EXPECT_EQ(r.time_ns, 1100 * kMs);
+  EXPECT_EQ(r.duration_ns, 500 * kMs);
+  EXPECT_EQ(r.delay_ns, 5 * kMs);
+  EXPECT_EQ(r.selected_samples, 10u);
+  ASSERT_EQ(r.progress.size(), 2u);
+  EXPECT_EQ(r.progress[0].visits, 7u);
+  EXPECT_EQ(r.progress[1].begin, 1u);
+  EXPECT_EQ(r.progress[1].end, 3u);
+  EXPECT_DOUBLE_EQ(r.progress[1].mean_in_flight, (4.0 + 5.0 + 2.0) / 3.0);
+}
+
+// A two-stage pipeline in fake time, reduced to what matters here: unmodified (0%, and
+// between experiments) the second stage is the bottleneck and the queue between the
+// stages fills up (8 slots); sped up, the first stage is, the program makes one visit a
+// millisecond, and a full queue first drains at one extra visit a millisecond. Each
+// millisecond of an experiment is one sample in the selected (second-stage) line.
+struct Pipeline {
+  FakeTime& time;
+  DelayAccounting& delays;
+  ThreadDelay& consumer;
+  ProgressPoint& point;
+  const ExperimentController* controller = nullptr;
+  uint64_t queue = 8;
+
+  void tick() {
+    const bool sped_up = controller->selected() != nullptr && delays.delay_per_sample_ns() > 0;
+    if (controller->selected() != nullptr) delays.on_sample_in_selected(consumer);
+    point.visit();
+    if (!sped_up) {
+      queue = std::min<uint64_t>(queue + 1, 8);
+    } else if (queue > 0) {
+      --queue;
+      point.visit();  // the backlog the previous experiment left
+    }
+    time.now += kMs;
+  }
+  Sleeper sleeper() {
+    return Sleeper{[](uint64_t ns, void* self) {
+                     auto* p = static_cast<Pipeline*>(self);
+                     for (uint64_t t = 0; t < ns / kMs; ++t) p->tick();
+                     return ns;
+                   },
+                   this};
+  }
+};
+
+// Without the warm-up a sped-up experiment after a baseline counts the drain of the full
+// queue (8 extra visits), as if the program ran faster than it can; with it, every
+// experiment sees the steady state: one visit a millisecond, at 0% and sped up.
+TEST_F(Controller, WarmupDrainsWhatThePreviousExperimentLeft) {
+  auto visits_per_experiment = [&](double warmup_share) {
+    ExperimentConfig cfg = config(5);
+    cfg.fixed_speedup = 0.5;
+    cfg.warmup_share = warmup_share;
+    ExperimentController c(cfg, table, {1}, nullptr, delays, progress, time.clock());
+    Pipeline program{time, delays, worker, *point, &c};
+    std::map<double, std::vector<uint64_t>> visits;  // by speedup
+    for (int i = 0; i < 10; ++i) {
+      const auto r = c.run_one(program.sleeper());
+      EXPECT_EQ(r->duration_ns, 500 * kMs);
+      EXPECT_EQ(r->delay_ns, static_cast<uint64_t>(r->speedup * 500 * kMs));
+      visits[r->speedup].push_back(r->progress[0].visits);
+    }
+    return visits;
+  };
+  const auto with = visits_per_experiment(0.2);
+  ASSERT_EQ(with.size(), 2u);  // some baselines, some at 50%
+  for (const auto& [speedup, v] : with) {
+    for (uint64_t n : v) EXPECT_EQ(n, 500u) << "speedup " << speedup;
+  }
+  const auto without = visits_per_experiment(0);
+  ASSERT_EQ(without.size(), 2u);
+  for (uint64_t n : without.at(0.5)) EXPECT_EQ(n, 508u);
 }
 
 TEST_F(Controller, LatencyPointsRecordArrivalsDeparturesAndMeanInFlight) {
