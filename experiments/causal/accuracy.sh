@@ -30,8 +30,10 @@
 # first and shortest experiment, CPROF_CAUSAL_DURATION_MS; default 250), ITEMS (progress
 # visits per run, default: each program's own, ~1.5 s of CPU), CEXP_SCALE (multiplies each
 # program's default ITEMS), CEXP_UNIT
-# (iterations per work unit), COZ (default coz; COZ=none leaves Coz out), KEEP=1 keeps
-# the temp dir.
+# (iterations per work unit), TOOL_RUNS (processes per tool and S, default 1: their
+# experiments are merged, so a row no longer rests on one process, whose experiments vary
+# less than processes do), COZ (default coz; COZ=none leaves Coz out), KEEP=1 keeps the
+# temp dir.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../../bench/sampler/common.sh"
@@ -39,6 +41,7 @@ find_build_tools "${1:-}" causal-run causal-report
 shift
 speedups=(${SPEEDUPS:-0.25 0.5 0.75})
 reps=${REPS:-3}
+tool_runs=${TOOL_RUNS:-1}
 export CPROF_CAUSAL_DURATION_MS=${DURATION_MS:-250}
 coz_bin=${COZ:-coz}
 have_coz=1
@@ -74,19 +77,28 @@ for p in "${programs[@]}"; do
   # Tools, interleaved: ours at S, Coz at S, ..., then Coz's baseline.
   for s in "${speedups[@]}"; do
     pc=$(awk -v s="$s" 'BEGIN { printf "%d", s * 100 + 0.5 }')
-    "$BIN/causal-run" --line "$loc" --fixed-speedup "$pc" -o "$tmp/ours-$p-$s" -- "$prog" "${items[@]}" \
-      >"$tmp/ours-$p-$s.out" 2>"$tmp/ours-$p-$s.err" || echo "  causal-run failed: $(tail -1 "$tmp/ours-$p-$s.err")" >&2
-    if ((have_coz)); then
-      (cd "$tmp" && "$coz_bin" run --fixed-line "$loc" --fixed-speedup "$pc" -o "$tmp/coz-$p-$s.coz" \
-        --- "$prog-coz" "${items[@]}" >"$tmp/coz-$p-$s.out" 2>"$tmp/coz-$p-$s.err") ||
-        echo "  coz failed: $(tail -1 "$tmp/coz-$p-$s.err")" >&2
-    fi
+    for ((t = 1; t <= tool_runs; t++)); do
+      # Every run of one S goes into one results directory / profile: the report merges them.
+      "$BIN/causal-run" --line "$loc" --fixed-speedup "$pc" -o "$tmp/ours-$p-$s" -- "$prog" "${items[@]}" \
+        >"$tmp/ours-$p-$s.out" 2>"$tmp/ours-$p-$s.err" || echo "  causal-run failed: $(tail -1 "$tmp/ours-$p-$s.err")" >&2
+      if ((have_coz)); then
+        (cd "$tmp" && "$coz_bin" run --fixed-line "$loc" --fixed-speedup "$pc" -o "$tmp/coz-$p-$s.run.coz" \
+          --- "$prog-coz" "${items[@]}" >"$tmp/coz-$p-$s.out" 2>"$tmp/coz-$p-$s.err") ||
+          echo "  coz failed: $(tail -1 "$tmp/coz-$p-$s.err")" >&2
+        cat "$tmp/coz-$p-$s.run.coz" >>"$tmp/coz-$p-$s.coz" 2>/dev/null || true
+        rm -f "$tmp/coz-$p-$s.run.coz"
+      fi
+    done
     echo "  tools at S=$s done" >&2
   done
   if ((have_coz)); then
-    (cd "$tmp" && "$coz_bin" run --fixed-line "$loc" --fixed-speedup 0 -o "$tmp/coz-$p-0.coz" \
-      --- "$prog-coz" "${items[@]}" >"$tmp/coz-$p-0.out" 2>"$tmp/coz-$p-0.err") ||
-      echo "  coz failed: $(tail -1 "$tmp/coz-$p-0.err")" >&2
+    for ((t = 1; t <= tool_runs; t++)); do
+      (cd "$tmp" && "$coz_bin" run --fixed-line "$loc" --fixed-speedup 0 -o "$tmp/coz-$p-0.run.coz" \
+        --- "$prog-coz" "${items[@]}" >"$tmp/coz-$p-0.out" 2>"$tmp/coz-$p-0.err") ||
+        echo "  coz failed: $(tail -1 "$tmp/coz-$p-0.err")" >&2
+      cat "$tmp/coz-$p-0.run.coz" >>"$tmp/coz-$p-0.coz" 2>/dev/null || true
+      rm -f "$tmp/coz-$p-0.run.coz"
+    done
   fi
   # The physically faster programs, interleaved with the unmodified one.
   for ((r = 1; r <= reps; r++)); do
