@@ -8,6 +8,7 @@
 #include <fstream>
 #include <optional>
 #include <regex>
+#include <sstream>
 #include <string>
 
 #include "tests/support/results_loader.h"
@@ -216,7 +217,15 @@ TEST(CausalRun, RegionSpansStopAtTheCap) {
                         output),
             0)
       << output;
-  EXPECT_EQ(chrome_region_calls(dir, "work"), "500 3 True 0 0\n");
+  // 500 slices, all positive, none on the main thread. On how many of the three workers
+  // the first 500 calls fell depends on the scheduler (a loaded machine may start the
+  // third late): not asserted here (RegionCallsAreSlicesInTheChromeTrace does).
+  std::istringstream calls(chrome_region_calls(dir, "work"));
+  std::string count, threads, positive, on_main, unnamed;
+  calls >> count >> threads >> positive >> on_main >> unnamed;
+  EXPECT_EQ(count, "500");
+  EXPECT_TRUE(threads == "1" || threads == "2" || threads == "3") << threads;
+  EXPECT_EQ(positive + " " + on_main + " " + unnamed, "True 0 0");
   const std::string json = report_json(dir);
   EXPECT_NE(json.find("{\"name\": \"work\", \"count\": 2000,"), std::string::npos)
       << json.substr(json.find("\"regions\""));
