@@ -22,6 +22,7 @@
 #include <cerrno>
 #include <cstdarg>
 
+#include "causal/runtime/calling_thread.h"
 #include "causal/runtime/causal_runtime.h"
 #include "common/monotonic.h"
 #include "causal/runtime/futex_rules.h"
@@ -89,22 +90,6 @@ CPROF_REAL(epoll_pwait)
 CPROF_REAL(syscall)
 #undef CPROF_REAL
 
-// The calling thread's delays, or null when the runtime does not know it.
-struct Self {
-  CausalRuntime* rt = CausalRuntime::instance();
-  CausalThread* t = rt != nullptr ? CausalRuntime::current_thread() : nullptr;
-  explicit operator bool() const { return t != nullptr; }
-};
-
-// About to wake another thread: pay first.
-void wake_other() {
-  if (Self s; s) {
-    const int saved = errno;
-    s.rt->delays().before_wake_other(s.t->delay);
-    errno = saved;
-  }
-}
-
 // A blocking call's bookkeeping: construct before blocking, then say how it ended.
 class Block {
  public:
@@ -112,16 +97,10 @@ class Block {
     if (s_) global_ = s_.rt->delays().before_block(s_.t->delay);
   }
   void woken_by_other() {
-    if (!s_) return;
-    const int saved = errno;
-    s_.rt->delays().after_woken_by_other(s_.t->delay, global_);
-    errno = saved;
+    s_.apply([this](DelayAccounting& d, ThreadDelay& t) { d.after_woken_by_other(t, global_); });
   }
   void self_wake() {
-    if (!s_) return;
-    const int saved = errno;
-    s_.rt->delays().after_self_wake(s_.t->delay);
-    errno = saved;
+    s_.apply([](DelayAccounting& d, ThreadDelay& t) { d.after_self_wake(t); });
   }
   // pthread-style result: 0 woken, ETIMEDOUT (or another error) by itself.
   int pthread_result(int rc) {
@@ -134,7 +113,7 @@ class Block {
   }
 
  private:
-  Self s_;
+  CallingThread s_;
   uint64_t global_ = 0;
 };
 

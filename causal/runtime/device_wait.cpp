@@ -3,10 +3,10 @@
 
 #include "causal/runtime/device_wait.h"
 
-#include <cerrno>
 #include <cstdio>
 #include <ctime>
 
+#include "causal/runtime/calling_thread.h"
 #include "causal/runtime/causal_runtime.h"
 #include "causal/runtime/device_wait_api.h"
 
@@ -24,27 +24,19 @@ uint64_t now_ns() {
 }
 
 void api_begin() {
-  CausalRuntime* rt = CausalRuntime::instance();
-  CausalThread* t = rt != nullptr ? CausalRuntime::current_thread() : nullptr;
-  if (t == nullptr) return;
-  const int saved = errno;
-  if (!DelayAccounting::in_device_wait(t->delay)) t->device_wait_start_ns = now_ns();
-  rt->delays().device_wait_begin(t->delay);
-  errno = saved;
+  const CallingThread c;
+  if (c && !DelayAccounting::in_device_wait(c.t->delay)) c.t->device_wait_start_ns = now_ns();
+  c.apply([](DelayAccounting& d, ThreadDelay& t) { d.device_wait_begin(t); });
 }
 
 void api_end() {
-  CausalRuntime* rt = CausalRuntime::instance();
-  CausalThread* t = rt != nullptr ? CausalRuntime::current_thread() : nullptr;
-  if (t == nullptr || !DelayAccounting::in_device_wait(t->delay)) return;
-  const int saved = errno;
-  const bool outermost = t->delay.device_waits.load(std::memory_order_relaxed) == 1;
-  if (outermost) {
+  const CallingThread c;
+  if (!c || !DelayAccounting::in_device_wait(c.t->delay)) return;
+  if (c.t->delay.device_waits.load(std::memory_order_relaxed) == 1) {  // the outermost
     g_waits.fetch_add(1, std::memory_order_relaxed);
-    g_wait_ns.fetch_add(now_ns() - t->device_wait_start_ns, std::memory_order_relaxed);
+    g_wait_ns.fetch_add(now_ns() - c.t->device_wait_start_ns, std::memory_order_relaxed);
   }
-  rt->delays().device_wait_end(t->delay);
-  errno = saved;
+  c.apply([](DelayAccounting& d, ThreadDelay& t) { d.device_wait_end(t); });
 }
 
 constexpr cprof_device_wait_api kApi{1, &api_begin, &api_end};

@@ -15,12 +15,11 @@
 #include <link.h>
 
 #include <atomic>
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <type_traits>
 
+#include "causal/runtime/calling_thread.h"
 #include "causal/runtime/causal_runtime.h"
 #include "causal/runtime/openmp_waits.h"
 
@@ -128,35 +127,29 @@ bool marking_waits() {
   return on;
 }
 
-// The calling thread's delays, or null when the runtime does not know it.
-ThreadDelay* self() {
-  if (!marking_waits()) return nullptr;
-  CausalRuntime* rt = CausalRuntime::instance();
-  CausalThread* t = rt != nullptr ? CausalRuntime::current_thread() : nullptr;
-  return t != nullptr ? &t->delay : nullptr;
+// The calling thread, or nothing (a thread the runtime does not know, or marking off).
+CallingThread self() { return marking_waits() ? CallingThread() : CallingThread{nullptr, nullptr}; }
+
+void wait_begin(const CallingThread& c) {
+  if (c && !DelayAccounting::in_runtime_wait(c.t->delay)) {
+    g_waits.fetch_add(1, std::memory_order_relaxed);
+  }
+  c.apply([](DelayAccounting& d, ThreadDelay& t) { d.runtime_wait_begin(t); });
 }
 
-void wait_begin(ThreadDelay* d) {
-  if (d == nullptr) return;
-  const int saved = errno;
-  if (!DelayAccounting::in_runtime_wait(*d)) g_waits.fetch_add(1, std::memory_order_relaxed);
-  CausalRuntime::instance()->delays().runtime_wait_begin(*d);
-  errno = saved;
+void wait_end(const CallingThread& c) {
+  c.apply([](DelayAccounting& d, ThreadDelay& t) { d.runtime_wait_end(t); });
 }
 
-void wait_end(ThreadDelay* d) {
-  if (d == nullptr) return;
-  const int saved = errno;
-  CausalRuntime::instance()->delays().runtime_wait_end(*d);
-  errno = saved;
+void wake_others(const CallingThread& c) {
+  c.apply([](DelayAccounting& d, ThreadDelay& t) { d.before_wake_other(t); });
 }
 
-void wake_others(ThreadDelay* d) {
-  if (d == nullptr) return;
-  const int saved = errno;
-  CausalRuntime::instance()->delays().before_wake_other(*d);
-  errno = saved;
-}
+// Ends the calling thread's wait when the forwarded call returns.
+struct EndsWait {
+  const CallingThread& c;
+  ~EndsWait() { wait_end(c); }
+};
 
 // A parallel region's function and data, with the thread that forked the team. Lives in
 // the master's frame of the GOMP_parallel call, which returns only after every thread of
@@ -164,49 +157,38 @@ void wake_others(ThreadDelay* d) {
 struct Region {
   RegionFn fn;
   void* data;
-  const ThreadDelay* master;
+  const CausalThread* master;
 };
 
 void region_entry(void* arg) {
   const auto* region = static_cast<const Region*>(arg);
-  ThreadDelay* d = self();
+  const CallingThread c = self();
   // A worker comes from the pool's dock (or is new: no wait to end); the master came
   // straight from its GOMP_parallel call.
-  if (d != region->master) wait_end(d);
+  if (c.t != region->master) wait_end(c);
   region->fn(region->data);
-  wait_begin(d);
+  wait_begin(c);
 }
 
-// GOMP_parallel and its combined forms: (fn, data, rest...).
+// GOMP_parallel and its combined forms: (fn, data, rest...). The master waits at the
+// join until the call returns.
 template <typename Result, typename... Rest>
 Result fork_team(Result (*real)(RegionFn, void*, Rest...), RegionFn fn, void* data, Rest... rest) {
-  ThreadDelay* d = self();
-  if (d == nullptr) return real(fn, data, rest...);
-  const Region region{fn, data, d};
-  wake_others(d);
-  if constexpr (std::is_void_v<Result>) {
-    real(&region_entry, const_cast<Region*>(&region), rest...);
-    wait_end(d);
-  } else {
-    Result r = real(&region_entry, const_cast<Region*>(&region), rest...);
-    wait_end(d);
-    return r;
-  }
+  const CallingThread c = self();
+  if (!c) return real(fn, data, rest...);
+  const Region region{fn, data, c.t};
+  wake_others(c);
+  const EndsWait join{c};
+  return real(&region_entry, const_cast<Region*>(&region), rest...);
 }
 
 // A call that waits for other threads of the team.
 template <typename Result, typename... Args>
 Result waited(Result (*real)(Args...), Args... args) {
-  ThreadDelay* d = self();
-  wait_begin(d);
-  if constexpr (std::is_void_v<Result>) {
-    real(args...);
-    wait_end(d);
-  } else {
-    Result r = real(args...);
-    wait_end(d);
-    return r;
-  }
+  const CallingThread c = self();
+  wait_begin(c);
+  const EndsWait end{c};
+  return real(args...);
 }
 
 // A call that lets a waiting thread go (leaving a critical section).

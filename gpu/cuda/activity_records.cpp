@@ -6,6 +6,26 @@
 
 namespace cprof::gpu::cuda {
 
+namespace {
+
+// What kernel and copy records share: the launch (submit time, thread, call stack) joined
+// by correlation id, and the device's start and end on the host clock. A record still
+// running at a forced flush has no end (0): left untimed.
+template <typename Record, typename Activity>
+void join_launch_and_time(Record& r, const Activity& a, LaunchJoin& join, const ClockMap& clock) {
+  if (const auto launch = join.take(a.correlation_id)) {
+    r.time_ns = launch->time_ns;
+    r.tid = launch->tid;
+    r.frames = launch->frames;
+  }
+  if (a.start != 0 && a.end >= a.start) {
+    r.start_ns = clock.to_host(a.start);
+    r.end_ns = clock.to_host(a.end);
+  }
+}
+
+}  // namespace
+
 format::CopyDirection copy_direction(uint8_t cupti_copy_kind) {
   using D = format::CopyDirection;
   switch (static_cast<CuptiCopyKind>(cupti_copy_kind)) {
@@ -54,16 +74,7 @@ const std::string& ActivityRecords::kernel_name(const char* mangled) {
 void ActivityRecords::kernel(const KernelActivity& a) {
   format::KernelRecord r;
   r.device_id = known_device(a.device);
-  if (const auto launch = join_.take(a.correlation_id)) {
-    r.time_ns = launch->time_ns;
-    r.tid = launch->tid;
-    r.frames = launch->frames;
-  }
-  // A kernel still running at a forced flush has no end (0): left untimed.
-  if (a.start != 0 && a.end >= a.start) {
-    r.start_ns = clock_.to_host(a.start);
-    r.end_ns = clock_.to_host(a.end);
-  }
+  join_launch_and_time(r, a, join_, clock_);
   r.queue_id = a.stream;
   r.name = kernel_name(a.name);
   r.dispatch_id = static_cast<uint64_t>(a.grid_id);
@@ -80,15 +91,7 @@ void ActivityRecords::kernel(const KernelActivity& a) {
 void ActivityRecords::copy(const CopyActivity& a) {
   format::CopyRecord r;
   const uint32_t gpu = known_device(a.device);
-  if (const auto launch = join_.take(a.correlation_id)) {
-    r.time_ns = launch->time_ns;
-    r.tid = launch->tid;
-    r.frames = launch->frames;
-  }
-  if (a.start != 0 && a.end >= a.start) {
-    r.start_ns = clock_.to_host(a.start);
-    r.end_ns = clock_.to_host(a.end);
-  }
+  join_launch_and_time(r, a, join_, clock_);
   r.bytes = a.bytes;
   r.direction = copy_direction(a.kind);
   using D = format::CopyDirection;

@@ -1,14 +1,12 @@
 // The causal-report binary as a user runs it: exit codes, one-line errors, warnings on
 // stderr, text and JSON on stdout or in -o FILE.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <array>
-#include <cstdio>
 #include <fstream>
 #include <sstream>
 
 #include "tests/report/results_fixture.h"
+#include "tests/report/tool_shell.h"
 
 namespace cprof::report {
 namespace {
@@ -24,15 +22,9 @@ struct Run {
 Run run(const std::string& args) {
   TempDir tmp;
   const auto err_file = tmp.path() / "stderr";
-  const std::string command =
-      std::string(CAUSAL_REPORT_BIN) + " " + args + " 2>" + err_file.string();
-  Run r;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (!pipe) return r;
-  std::array<char, 4096> buf;
-  for (size_t n; (n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0;) r.out.append(buf.data(), n);
-  const int status = ::pclose(pipe);
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  const testing::ShellResult shell =
+      testing::run_shell(std::string(CAUSAL_REPORT_BIN) + " " + args + " 2>" + err_file.string());
+  Run r{shell.status, shell.out, ""};
   std::ifstream in(err_file);
   std::stringstream ss;
   ss << in.rdbuf();

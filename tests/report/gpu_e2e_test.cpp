@@ -4,41 +4,24 @@
 // their demangled names, and each kernel's time attributed to the program's function
 // that launched it, not to the runtime's frames below it.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <array>
-#include <cstdio>
 #include <fstream>
 #include <sstream>
 
 #include "tests/report/results_fixture.h"
+#include "tests/report/tool_shell.h"
 
 namespace cprof::report {
 namespace {
 
+using testing::run_shell;
 using testing::TempDir;
-
-struct Run {
-  int status = -1;
-  std::string out;
-};
-
-Run run(const std::string& command) {
-  Run r;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (!pipe) return r;
-  std::array<char, 4096> buf;
-  for (size_t n; (n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0;) r.out.append(buf.data(), n);
-  const int status = ::pclose(pipe);
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
 
 class GpuEndToEnd : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = new TempDir;
-    const auto r = run(std::string(SAMPLE_RUN) + " --gpu -q -o " + dir_->path().string() + " -- " +
+    const auto r = run_shell(std::string(SAMPLE_RUN) + " --gpu -q -o " + dir_->path().string() + " -- " +
                        GPU_STANDIN_APP + " 30 2>&1");
     ASSERT_EQ(r.status, 0) << r.out;
     ASSERT_NE(r.out.find("30 rounds"), std::string::npos) << r.out;
@@ -48,7 +31,7 @@ class GpuEndToEnd : public ::testing::Test {
     dir_ = nullptr;
   }
   static std::string report(const std::string& args) {
-    const auto r = run(std::string(CAUSAL_REPORT_BIN) + " " + dir_->path().string() + " -q " + args);
+    const auto r = run_shell(std::string(CAUSAL_REPORT_BIN) + " " + dir_->path().string() + " -q " + args);
     EXPECT_EQ(r.status, 0) << r.out;
     return r.out;
   }
@@ -84,7 +67,7 @@ TEST_F(GpuEndToEnd, JsonAttributesEachKernelToItsLauncher) {
     std::ofstream out(file);
     out << report("--format json");
   }
-  const auto r = run(
+  const auto r = run_shell(
       "python3 -c 'import json,sys\n"
       "g = json.load(open(sys.argv[1]))[\"gpu\"]\n"
       "for k in sorted(g[\"kernels\"], key=lambda k: k[\"name\"]):\n"

@@ -3,41 +3,22 @@
 // chrome-trace flow events paired launch to execution, and the SQLite tables queried
 // with the sqlite3 shell.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <array>
-#include <cstdio>
 #include <fstream>
 #include <sstream>
 
 #include "report/render/render.h"
 #include "tests/report/gpu_fixture.h"
+#include "tests/report/tool_shell.h"
 
 namespace cprof::report {
 namespace {
 
 using testing::gpu_report;
+using testing::have_tool;
+using testing::run_shell;
 using testing::TempDir;
 
-struct Shell {
-  int status = -1;
-  std::string out;
-};
-
-Shell shell(const std::string& command) {
-  Shell r;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (!pipe) return r;
-  std::array<char, 4096> buf;
-  for (size_t n; (n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0;) r.out.append(buf.data(), n);
-  const int status = ::pclose(pipe);
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
-bool have(const std::string& tool) {
-  return shell("command -v " + tool + " >/dev/null 2>&1").status == 0;
-}
 
 void write_file(const std::filesystem::path& path, const std::string& data) {
   std::ofstream out(path, std::ios::binary);
@@ -48,7 +29,7 @@ void write_file(const std::filesystem::path& path, const std::string& data) {
 std::string python_on_json(const std::filesystem::path& file, const std::string& code) {
   const auto script = file.parent_path() / "check.py";
   write_file(script, "import json, sys\nd = json.load(open(sys.argv[1]))\n" + code);
-  const auto r = shell("python3 " + script.string() + " " + file.string() + " 2>&1");
+  const auto r = run_shell("python3 " + script.string() + " " + file.string() + " 2>&1");
   return r.out;
 }
 
@@ -110,7 +91,7 @@ TEST(GpuJson, KernelsWithStatsAndLaunchSites) {
   const auto r = gpu_report(dir.path());
   const auto file = dir.path() / "report.json";
   write_file(file, render_json(r, {.top = 0}));
-  if (!have("python3")) GTEST_SKIP() << "python3 not installed: JSON not parsed";
+  if (!have_tool("python3")) GTEST_SKIP() << "python3 not installed: JSON not parsed";
   EXPECT_EQ(python_on_json(file, R"py(
 g = d["gpu"]
 print(g["summary"]["kernels"], g["summary"]["kernel_time_ns"], g["summary"]["engines"])
@@ -165,7 +146,7 @@ TEST(GpuChrome, FlowArrowsPairLaunchToExecution) {
   const auto r = gpu_report(dir.path());
   const auto file = dir.path() / "trace.json";
   write_file(file, render_chrome(r));
-  if (!have("python3")) GTEST_SKIP() << "python3 not installed: JSON not parsed";
+  if (!have_tool("python3")) GTEST_SKIP() << "python3 not installed: JSON not parsed";
   // Every "s" has one "f" of the same id; the "s" is on the launching thread of the CPU
   // process (pid 1, tid 1) at a launch slice; the "f" at the start of a GPU slice.
   EXPECT_EQ(python_on_json(file, R"py(
@@ -200,9 +181,9 @@ TEST(GpuSqlite, TablesQueriedWithTheShell) {
   TempDir dir;
   const auto db = dir.path() / "profile.db";
   ASSERT_EQ(write_sqlite(gpu_report(dir.path()), db.string()), "");
-  if (!have("sqlite3")) GTEST_SKIP() << "sqlite3 not installed: database not queried";
+  if (!have_tool("sqlite3")) GTEST_SKIP() << "sqlite3 not installed: database not queried";
   const auto q = [&](const std::string& sql) {
-    return shell("sqlite3 " + db.string() + " \"" + sql + "\" 2>&1").out;
+    return run_shell("sqlite3 " + db.string() + " \"" + sql + "\" 2>&1").out;
   };
   EXPECT_EQ(q("SELECT name, calls, total_ns, min_ns, max_ns FROM kernel_summary"),
             "square(float*, int)|3|230000|35000|100000\nscale|3|200000|100000|100000\n"
