@@ -6,25 +6,14 @@
 #include <cmath>
 
 #include "report/render/gpu_render.h"
+#include "report/render/text_rows.h"
 #include "report/render/text_util.h"
 #include "report/render/text_views.h"
 
 namespace cprof::report {
 namespace {
 
-
-void line(std::string& out, size_t width, const std::string& text) {
-  out += fit_right(text, width);
-  out += '\n';
-}
-
-std::string percent(double f) { return fmt::format("{:>6.2f}%", 100 * f); }
-
 std::string ns(double v) { return human_duration(static_cast<uint64_t>(std::llround(v))); }
-
-std::string plural(uint64_t n, const char* word) {
-  return fmt::format("{} {}{}", with_commas(n), word, n == 1 ? "" : "s");
-}
 
 void summary(std::string& out, const Report& r, const RenderOptions& o) {
   const auto& g = r.gpu;
@@ -36,7 +25,7 @@ void summary(std::string& out, const Report& r, const RenderOptions& o) {
                    human_bytes(g.copy_bytes));
   s += fmt::format(" on {}", plural(g.devices.size(), "device"));
   if (!engines.empty()) s += "; recorded by " + engines;
-  line(out, o.width, s);
+  add_line(out, o.width, s);
 }
 
 void kernels(std::string& out, const Report& r, const RenderOptions& o) {
@@ -44,10 +33,10 @@ void kernels(std::string& out, const Report& r, const RenderOptions& o) {
   if (rows.empty()) return;
   const size_t n = o.rows(rows.size());
   out += '\n';
-  line(out, o.width, fmt::format("GPU kernels by total time (top {} of {})", n, with_commas(rows.size())));
+  add_line(out, o.width, fmt::format("GPU kernels by total time (top {} of {})", n, with_commas(rows.size())));
   // Fixed columns take 70; the kernel name gets the rest.
   const size_t rest = o.width > 90 ? o.width - 70 : 20;
-  line(out, o.width,
+  add_line(out, o.width,
        fmt::format("{:>7} {:>9} {:>10} {:>9} {:>9} {:>9} {:>9}  {}", "time%", "total", "calls",
                    "mean", "min", "max", "stddev", "kernel"));
   uint64_t untimed = 0;
@@ -55,14 +44,14 @@ void kernels(std::string& out, const Report& r, const RenderOptions& o) {
   for (size_t i = 0; i < n; ++i) {
     const auto& k = rows[i];
     const auto& d = k.duration_ns;
-    line(out, o.width,
+    add_line(out, o.width,
          fmt::format("{} {:>9} {:>10} {:>9} {:>9} {:>9} {:>9}  {}",
-                     percent(r.gpu.fraction({k.calls, k.total_ns})), human_duration(k.total_ns),
+                     percent_cell(r.gpu.fraction({k.calls, k.total_ns})), human_duration(k.total_ns),
                      with_commas(k.calls), ns(d.mean()), ns(d.min()), ns(d.max()), ns(d.stddev()),
                      compact_function_name(gpu_kernel_label(k.name), rest)));
   }
   if (untimed) {
-    line(out, o.width,
+    add_line(out, o.width,
          fmt::format("  ({} without device times: counted in calls, not in time)",
                      plural(untimed, "call")));
   }
@@ -75,44 +64,24 @@ void launch_sites(std::string& out, const Report& r, const RenderOptions& o) {
   if (rows.empty()) return;
   const size_t n = o.rows(rows.size());
   out += '\n';
-  line(out, o.width,
+  add_line(out, o.width,
        fmt::format("GPU kernel time by launching {} (top {} of {}; self: innermost frame "
                    "outside the runtime)",
                    by_line ? "line" : "function", n, with_commas(rows.size())));
   constexpr size_t kFixed = 38;
   const size_t rest = o.width > kFixed + 20 ? o.width - kFixed : 20;
   const size_t where_width = std::min<size_t>(30, rest / 2);
-  line(out, o.width,
+  add_line(out, o.width,
        fmt::format("{:>7} {:>7} {:>9} {:>10}  {}", "self%", "total%", "self", "calls",
                    by_line ? "location (function)" : "function (location)"));
   for (size_t i = 0; i < n; ++i) {
     const auto& row = rows[i];
-    std::string name, where;
-    if (row.id == GpuLaunchRow::kNoSite) {
-      name = "[no launch stack]";
-    } else if (by_line) {
-      const auto& l = table.lines[row.id];
-      name = l.file.empty() ? table.line_label(row.id)
-                            : fmt::format("{}:{}", base_name(l.file), l.line);
-      if (!l.file.empty()) where = table.functions[l.function].name;
-    } else {
-      const auto& f = table.functions[row.id];
-      name = f.name;
-      if (!f.file.empty()) where = fmt::format("{}:{}", base_name(f.file), f.line);
-    }
-    std::string cells;
-    if (by_line) {
-      const std::string loc = fit_left(name, where_width);
-      cells = where.empty() ? loc : loc + "  " + fit_right(where, rest - loc.size() - 2);
-    } else {
-      const std::string loc = fit_left(where, where_width);
-      const size_t name_width = loc.empty() ? rest : rest - loc.size() - 2;
-      cells = compact_function_name(name, name_width);
-      if (!loc.empty()) cells += std::string(name_width - cells.size() + 2, ' ') + loc;
-    }
-    line(out, o.width,
-         fmt::format("{} {} {:>9} {:>10}  {}", percent(r.gpu.fraction(row.self)),
-                     percent(r.gpu.fraction(row.total)), human_duration(row.self.time_ns),
+    const RowLabel label = row.id == GpuLaunchRow::kNoSite ? RowLabel{"[no launch stack]", ""}
+                                                           : row_label(table, row.id, by_line);
+    const std::string cells = row_cells(label, by_line, rest, where_width, 0);
+    add_line(out, o.width,
+         fmt::format("{} {} {:>9} {:>10}  {}", percent_cell(r.gpu.fraction(row.self)),
+                     percent_cell(r.gpu.fraction(row.total)), human_duration(row.self.time_ns),
                      with_commas(row.self.calls), cells));
   }
 }
@@ -123,24 +92,24 @@ void launch_tree(std::string& out, const Report& r, const RenderOptions& o) {
   const double min_fraction = o.top == 0 ? 0.0 : kTreeMinFraction;
   const size_t max_lines = o.top == 0 ? SIZE_MAX : o.top;
   out += '\n';
-  line(out, o.width,
+  add_line(out, o.width,
        fmt::format("GPU kernel time by launch stack, top-down ({} nodes{})",
                    with_commas(nodes.size() - 1),
                    o.top == 0 ? "" : fmt::format("; at most {} lines; under 0.5% hidden", max_lines)));
-  line(out, o.width,
+  add_line(out, o.width,
        fmt::format("{:>7} {:>7} {:>9} {:>10}  {}", "total%", "self%", "total", "calls", "function"));
   const size_t rest = o.width > 60 ? o.width - 38 : 20;
   const size_t hidden = walk_tree_lines(
       nodes, min_fraction, max_lines, [&](const auto& n) { return r.gpu.fraction(n.total); },
       [&](const auto& n, const std::string& indent) {
         const std::string name = gpu_site_function(r, {.function = n.function});
-        line(out, o.width,
-             fmt::format("{} {} {:>9} {:>10}  {}{}", percent(r.gpu.fraction(n.total)),
-                         percent(r.gpu.fraction(n.self)), human_duration(n.total.time_ns),
+        add_line(out, o.width,
+             fmt::format("{} {} {:>9} {:>10}  {}{}", percent_cell(r.gpu.fraction(n.total)),
+                         percent_cell(r.gpu.fraction(n.self)), human_duration(n.total.time_ns),
                          with_commas(n.total.calls), indent,
                          fit_right(name, rest > indent.size() + 10 ? rest - indent.size() : 10)));
       });
-  if (hidden) line(out, o.width, fmt::format("  ({} subtrees hidden)", with_commas(hidden)));
+  if (hidden) add_line(out, o.width, fmt::format("  ({} subtrees hidden)", with_commas(hidden)));
 }
 
 void devices(std::string& out, const Report& r, const RenderOptions& o) {
@@ -150,31 +119,31 @@ void devices(std::string& out, const Report& r, const RenderOptions& o) {
   }
   if (rows.empty()) return;
   out += '\n';
-  line(out, o.width,
+  add_line(out, o.width,
        "GPU devices (busy = union of kernel times over the span, first kernel start to last end)");
   const size_t rest = o.width > 70 ? o.width - 54 : 16;
-  line(out, o.width,
+  add_line(out, o.width,
        fmt::format("{:>7} {:>9} {:>9} {:>10} {:>7} {:>7}  {}", "busy%", "busy", "span", "kernels",
                    "queues", "gaps", "device"));
   for (const auto* d : rows) {
-    line(out, o.width,
-         fmt::format("{} {:>9} {:>9} {:>10} {:>7} {:>7}  {}", percent(d->busy.busy_fraction()),
+    add_line(out, o.width,
+         fmt::format("{} {:>9} {:>9} {:>10} {:>7} {:>7}  {}", percent_cell(d->busy.busy_fraction()),
                      human_duration(d->busy.busy_ns), human_duration(d->busy.span_ns()),
                      with_commas(d->kernels), d->queues, with_commas(d->busy.gaps),
                      fit_right(gpu_device_label(*d), rest)));
   }
   out += '\n';
-  line(out, o.width, "Idle gaps between kernels, by length (count)");
+  add_line(out, o.width, "Idle gaps between kernels, by length (count)");
   std::string head;
   static constexpr const char* kBuckets[kIdleGapBuckets] = {
       "<10us", "10-20us", "20-50us", "50-100us", ".1-1ms", "1-10ms", "10-100ms", ">=100ms"};
   for (const char* b : kBuckets) head += fmt::format("{:>9}", b);
-  line(out, o.width, head + "  device");
+  add_line(out, o.width, head + "  device");
   const size_t name_width = o.width > 9 * kIdleGapBuckets + 12 ? o.width - 9 * kIdleGapBuckets - 2 : 10;
   for (const auto* d : rows) {
     std::string s;
     for (const uint64_t c : d->busy.gap_counts) s += fmt::format("{:>9}", short_count(c));
-    line(out, o.width, s + "  " + fit_right(gpu_device_label(*d), name_width));
+    add_line(out, o.width, s + "  " + fit_right(gpu_device_label(*d), name_width));
   }
 }
 
@@ -182,12 +151,12 @@ void copies(std::string& out, const Report& r, const RenderOptions& o) {
   const auto& rows = r.gpu.copy_rows;
   if (rows.empty()) return;
   out += '\n';
-  line(out, o.width, "GPU copies by direction (GB/s over the timed copies)");
-  line(out, o.width,
+  add_line(out, o.width, "GPU copies by direction (GB/s over the timed copies)");
+  add_line(out, o.width,
        fmt::format("{:<18} {:>10} {:>10} {:>9} {:>9} {:>9} {:>9}", "direction", "copies", "bytes",
                    "time", "mean", "GB/s", "untimed"));
   for (const auto& c : rows) {
-    line(out, o.width,
+    add_line(out, o.width,
          fmt::format("{:<18} {:>10} {:>10} {:>9} {:>9} {:>9} {:>9}", copy_direction_name(c.direction),
                      with_commas(c.count), human_bytes(c.bytes), human_duration(c.time_ns),
                      ns(c.duration_ns.mean()),

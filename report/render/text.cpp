@@ -8,6 +8,7 @@
 #include "report/causal/causal_render.h"
 #include "report/render/gpu_render.h"
 #include "report/render/render.h"
+#include "report/render/text_rows.h"
 #include "report/render/text_util.h"
 #include "report/render/text_views.h"
 
@@ -16,15 +17,6 @@ namespace {
 
 constexpr size_t kProcessLines = 8;  // processes listed one per line before summarizing
 constexpr size_t kMessageLines = 10;
-
-void line(std::string& out, size_t width, const std::string& text) {
-  out += fit_right(text, width);
-  out += '\n';
-}
-
-std::string plural(uint64_t n, const char* word) {
-  return fmt::format("{} {}{}", with_commas(n), word, n == 1 ? "" : "s");
-}
 
 // A line too wide is wrapped after a "; " that fits, the continuation indented.
 void wrapped(std::string& out, size_t width, std::string text) {
@@ -35,7 +27,7 @@ void wrapped(std::string& out, size_t width, std::string text) {
     out += '\n';
     text = "      " + text.substr(cut + 2);
   }
-  line(out, width, text);
+  add_line(out, width, text);
 }
 
 std::string process_line(const ProcessProfile& p) {
@@ -64,7 +56,7 @@ std::string process_line(const ProcessProfile& p) {
 }
 
 void header(std::string& out, const Report& r, size_t width) {
-  line(out, width,
+  add_line(out, width,
        fmt::format("causal-report: {} process{}, {}, {}, {} sampled; symbols: {}",
                    r.processes.size(), r.processes.size() == 1 ? "" : "es",
                    plural(r.threads(), "thread"), plural(r.samples(), "sample"),
@@ -74,7 +66,7 @@ void header(std::string& out, const Report& r, size_t width) {
     wrapped(out, width, process_line(r.processes[i]));
   }
   if (r.processes.size() > kProcessLines) {
-    line(out, width, fmt::format("  ... and {} more processes", r.processes.size() - kProcessLines));
+    add_line(out, width, fmt::format("  ... and {} more processes", r.processes.size() - kProcessLines));
   }
 
   // The same event or message in many processes is said once, with how many.
@@ -97,18 +89,18 @@ void header(std::string& out, const Report& r, size_t width) {
     return r.processes.size() > 1 ? fmt::format(" [{} of {} processes]", n, r.processes.size())
                                   : std::string();
   };
-  for (const auto& [text, n] : unavailable) line(out, width, "unavailable event: " + text + times(n));
-  for (const auto& [text, n] : zero) line(out, width, "event counted nothing: " + text + times(n));
+  for (const auto& [text, n] : unavailable) add_line(out, width, "unavailable event: " + text + times(n));
+  for (const auto& [text, n] : zero) add_line(out, width, "event counted nothing: " + text + times(n));
   size_t shown = 0;
   for (const auto& [text, n] : messages) {
     if (shown++ == kMessageLines) {
-      line(out, width, fmt::format("... and {} more messages", messages.size() - kMessageLines));
+      add_line(out, width, fmt::format("... and {} more messages", messages.size() - kMessageLines));
       break;
     }
-    line(out, width, "message " + text + times(n));
+    add_line(out, width, "message " + text + times(n));
   }
   if (!r.warnings.empty()) {
-    line(out, width,
+    add_line(out, width,
          fmt::format("{} warning{} while reading (on stderr); {} of {} files loaded",
                      r.warnings.size(), r.warnings.size() == 1 ? "" : "s",
                      r.files_found - r.files_failed, r.files_found));
@@ -121,7 +113,7 @@ void table(std::string& out, const Report& r, const RenderOptions& o) {
   const auto& rows = by_line ? r.flat.lines : r.flat.functions;
   const size_t n = o.top == 0 ? rows.size() : std::min(o.top, rows.size());
   out += '\n';
-  line(out, o.width,
+  add_line(out, o.width,
        fmt::format("{} by self time (top {} of {}; {} with a stack in {})",
                    by_line ? "Lines" : "Functions", n, with_commas(rows.size()),
                    plural(r.flat.all.samples, "sample"), plural(r.flat.threads, "thread")));
@@ -129,50 +121,25 @@ void table(std::string& out, const Report& r, const RenderOptions& o) {
   constexpr size_t kFixed = 39;
   const size_t rest = o.width > kFixed + 20 ? o.width - kFixed : 20;
   const size_t where_width = std::min<size_t>(30, rest / 2);
-  line(out, o.width,
+  add_line(out, o.width,
        fmt::format("{:>7} {:>7} {:>9} {:>11}  {}", "self%", "total%", "self", "samples",
                    by_line ? "location (function)" : "function (location)"));
-  const auto line_name = [&](const FlatRow& row) {
-    const auto& l = table.lines[row.id];
-    return l.file.empty() ? table.line_label(row.id)
-                          : fmt::format("{}:{}", base_name(l.file), l.line);
-  };
   // Line locations are short: one column as wide as the widest shown, functions after it.
   size_t line_width = 0;
   for (size_t i = 0; by_line && i < n; ++i) {
-    line_width = std::max(line_width, std::min(where_width, line_name(rows[i]).size()));
+    line_width =
+        std::max(line_width, std::min(where_width, row_label(table, rows[i].id, true).name.size()));
   }
   for (size_t i = 0; i < n; ++i) {
     const auto& row = rows[i];
-    std::string name, where;
-    if (by_line) {
-      const auto& l = table.lines[row.id];
-      name = line_name(row);
-      where = l.file.empty() ? "" : table.functions[l.function].name;
-    } else {
-      const auto& f = table.functions[row.id];
-      name = f.name;
-      if (!f.file.empty()) where = fmt::format("{}:{}", base_name(f.file), f.line);
-    }
-    std::string cells;
-    if (by_line) {
-      // A line's location is short; its function gets what is left.
-      const std::string loc = fit_left(name, where_width);
-      cells = where.empty() ? loc
-                            : fmt::format("{:<{}}  {}", loc, line_width,
-                                          fit_right(where, rest - line_width - 2));
-    } else {
-      const std::string loc = fit_left(where, where_width);
-      const size_t name_width = loc.empty() ? rest : rest - loc.size() - 2;
-      cells = compact_function_name(name, name_width);
-      if (!loc.empty()) cells += std::string(name_width - cells.size() + 2, ' ') + loc;
-    }
-    line(out, o.width,
+    const std::string cells = row_cells(row_label(table, row.id, by_line), by_line, rest,
+                                        where_width, line_width);
+    add_line(out, o.width,
          fmt::format("{:>6.2f}% {:>6.2f}% {:>9} {:>11}  {}", 100 * r.flat.fraction(row.self),
                      100 * r.flat.fraction(row.total), human_duration(row.self.time_ns),
                      with_commas(row.self.samples), cells));
   }
-  if (rows.empty()) line(out, o.width, "  (no samples with a stack)");
+  if (rows.empty()) add_line(out, o.width, "  (no samples with a stack)");
 }
 
 }  // namespace

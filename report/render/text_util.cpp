@@ -102,4 +102,15 @@ std::string compact_function_name(std::string_view name, size_t width) {
   return fit_right(s, width);
 }
 
+void add_line(std::string& out, size_t width, std::string_view text) {
+  out += fit_right(text, width);
+  out += '\n';
+}
+
+std::string percent_cell(double fraction) { return fmt::format("{:>6.2f}%", 100 * fraction); }
+
+std::string plural(uint64_t n, const char* word) {
+  return fmt::format("{} {}{}", with_commas(n), word, n == 1 ? "" : "s");
+}
+
 }  // namespace cprof::report

@@ -25,6 +25,12 @@ std::string fit_left(std::string_view s, size_t width);
 std::string compact_function_name(std::string_view name, size_t width);
 // The last path component.
 std::string_view base_name(std::string_view path);
+// Appends `text`, cut to `width` columns, and a newline.
+void add_line(std::string& out, size_t width, std::string_view text);
+// A fraction as a percentage cell: " 42.00%" (7 columns).
+std::string percent_cell(double fraction);
+// "1,234 samples", "1 call".
+std::string plural(uint64_t n, const char* word);
 
 // Top-down trees (the call tree, the GPU launch tree): nodes under 0.5% of the time are
 // hidden when the output is limited (--top), and indents stop growing at 40 columns (a

@@ -11,14 +11,6 @@
 namespace cprof::report {
 namespace {
 
-
-void line(std::string& out, size_t width, const std::string& text) {
-  out += fit_right(text, width);
-  out += '\n';
-}
-
-std::string percent(double f) { return fmt::format("{:>6.2f}%", 100 * f); }
-
 // "name 42%": the group's hottest function and its share of the group's time.
 std::string top_function(const Report& r, const BreakdownRow& row) {
   if (row.time.samples == 0) return "";
@@ -32,18 +24,18 @@ std::string top_function(const Report& r, const BreakdownRow& row) {
 void threads_table(std::string& out, const Report& r, const RenderOptions& o) {
   const auto& rows = r.breakdown.threads;
   const size_t n = o.rows(rows.size());
-  line(out, o.width, fmt::format("Threads by time (top {} of {})", n, with_commas(rows.size())));
+  add_line(out, o.width, fmt::format("Threads by time (top {} of {})", n, with_commas(rows.size())));
   // Fixed columns take 41; the thread label and its top function share the rest.
   const size_t rest = o.width > 61 ? o.width - 41 : 20;
   const size_t label_width = std::min<size_t>(30, rest / 2);
-  line(out, o.width,
+  add_line(out, o.width,
        fmt::format("{:>7} {:>9} {:>11} {:>9}  {:<{}}  {}", "share", "time", "samples", "cpu time",
                    "thread", label_width, "top function (self)"));
   for (size_t i = 0; i < n; ++i) {
     const auto& row = rows[i];
     const auto& p = r.processes[row.process];
-    line(out, o.width,
-         fmt::format("{} {:>9} {:>11} {:>9}  {:<{}}  {}", percent(r.flat.fraction(row.time)),
+    add_line(out, o.width,
+         fmt::format("{} {:>9} {:>11} {:>9}  {:<{}}  {}", percent_cell(r.flat.fraction(row.time)),
                      human_duration(row.time.time_ns), with_commas(row.time.samples),
                      row.cpu_time_ns ? human_duration(row.cpu_time_ns) : "-",
                      fit_right(thread_label(p, row.thread), label_width), label_width,
@@ -54,8 +46,8 @@ void threads_table(std::string& out, const Report& r, const RenderOptions& o) {
 void processes_table(std::string& out, const Report& r, const RenderOptions& o) {
   const auto& rows = r.breakdown.processes;
   const size_t n = o.rows(rows.size());
-  line(out, o.width, fmt::format("Processes by time (top {} of {})", n, with_commas(rows.size())));
-  line(out, o.width,
+  add_line(out, o.width, fmt::format("Processes by time (top {} of {})", n, with_commas(rows.size())));
+  add_line(out, o.width,
        fmt::format("{:>7} {:>9} {:>10} {:>7} {:>9} {:>5} {:>11} {:>11}  {}", "share", "time",
                    "samples", "threads", "peak RSS", "CPUs", "flt mn/mj", "ctx v/inv", "process"));
   for (size_t i = 0; i < n; ++i) {
@@ -63,10 +55,10 @@ void processes_table(std::string& out, const Report& r, const RenderOptions& o) 
     const auto& p = r.processes[row.process];
     const auto& m = r.breakdown.metrics[row.process];
     const bool metrics = m.records > 0;
-    line(out, o.width,
+    add_line(out, o.width,
          fmt::format(
              "{} {:>9} {:>10} {:>7} {:>9} {:>5} {:>11} {:>11}  {}",
-             percent(r.flat.fraction(row.time)), human_duration(row.time.time_ns),
+             percent_cell(r.flat.fraction(row.time)), human_duration(row.time.time_ns),
              short_count(row.time.samples), row.threads,
              metrics ? fmt::format("{:.1f} MB", static_cast<double>(m.peak_rss_bytes) / 1e6) : "-",
              m.cpu_utilization >= 0 ? fmt::format("{:.2f}", m.cpu_utilization) : "-",
@@ -80,19 +72,19 @@ void processes_table(std::string& out, const Report& r, const RenderOptions& o) 
 void ranks_table(std::string& out, const Report& r, const RenderOptions& o) {
   const auto& rows = r.breakdown.ranks;
   const size_t n = o.rows(rows.size());
-  line(out, o.width,
+  add_line(out, o.width,
        fmt::format("Ranks (top {} of {}; time per thread: mean, min, max)", n, rows.size()));
-  line(
+  add_line(
       out, o.width,
       fmt::format("{:>5} {:>5} {:>7} {:>7} {:>9} {:>9} {:>9} {:>9}  {}", "rank", "procs", "threads",
                   "share", "time", "mean/thr", "min/thr", "max/thr", "top function (self)"));
   for (size_t i = 0; i < n; ++i) {
     const auto& row = rows[i];
     const auto& s = row.time_per_thread;
-    line(out, o.width,
+    add_line(out, o.width,
          fmt::format("{:>5} {:>5} {:>7} {} {:>9} {:>9} {:>9} {:>9}  {}",
                      row.rank >= 0 ? std::to_string(row.rank) : "none", row.processes, row.threads,
-                     percent(r.flat.fraction(row.time)), human_duration(row.time.time_ns),
+                     percent_cell(r.flat.fraction(row.time)), human_duration(row.time.time_ns),
                      human_duration(static_cast<uint64_t>(s.mean())),
                      human_duration(static_cast<uint64_t>(s.min())),
                      human_duration(static_cast<uint64_t>(s.max())), top_function(r, row)));
@@ -138,29 +130,29 @@ void text_breakdown(std::string& out, const Report& r, const RenderOptions& o) {
 void text_call_tree(std::string& out, const Report& r, const RenderOptions& o) {
   out += '\n';
   if (!r.tree || r.tree->nodes.size() <= 1) {
-    line(out, o.width, "Call tree: (no samples with a stack)");
+    add_line(out, o.width, "Call tree: (no samples with a stack)");
     return;
   }
   const auto& nodes = r.tree->nodes;
   const double min_fraction = o.top == 0 ? 0.0 : kTreeMinFraction;
   const size_t max_lines = o.top == 0 ? SIZE_MAX : o.top;
-  line(out, o.width,
+  add_line(out, o.width,
        o.top == 0 ? fmt::format("Call tree, top-down ({} nodes)", with_commas(nodes.size() - 1))
                   : fmt::format(
                         "Call tree, top-down ({} nodes; at most {} lines; nodes under 0.5% hidden)",
                         with_commas(nodes.size() - 1), max_lines));
-  line(out, o.width, fmt::format("{:>7} {:>7} {:>9}  {}", "total%", "self%", "total", "function"));
+  add_line(out, o.width, fmt::format("{:>7} {:>7} {:>9}  {}", "total%", "self%", "total", "function"));
   const size_t rest = o.width > 48 ? o.width - 28 : 20;
   const size_t hidden = walk_tree_lines(
       nodes, min_fraction, max_lines, [&](const auto& n) { return r.flat.fraction(n.total); },
       [&](const auto& n, const std::string& indent) {
         const auto& name = r.symbols.table.functions[n.function].name;
-        line(out, o.width,
-             fmt::format("{} {} {:>9}  {}{}", percent(r.flat.fraction(n.total)),
-                         percent(r.flat.fraction(n.self)), human_duration(n.total.time_ns), indent,
+        add_line(out, o.width,
+             fmt::format("{} {} {:>9}  {}{}", percent_cell(r.flat.fraction(n.total)),
+                         percent_cell(r.flat.fraction(n.self)), human_duration(n.total.time_ns), indent,
                          fit_right(name, rest > indent.size() + 10 ? rest - indent.size() : 10)));
       });
-  if (hidden) line(out, o.width, fmt::format("  ({} subtrees hidden)", with_commas(hidden)));
+  if (hidden) add_line(out, o.width, fmt::format("  ({} subtrees hidden)", with_commas(hidden)));
 }
 
 void text_counters(std::string& out, const Report& r, const RenderOptions& o) {
@@ -191,13 +183,13 @@ void text_counters(std::string& out, const Report& r, const RenderOptions& o) {
     title += fmt::format("; {} = {} / {}", c.ratios[i].name, c.events[c.ratios[i].numerator].name,
                          c.events[c.ratios[i].denominator].name);
   }
-  line(out, o.width, title);
+  add_line(out, o.width, title);
   std::string head;
   for (size_t i = 0; i < n_events; ++i)
     head += fmt::format("{:>13} ", fit_left(c.events[events[i]].name, 13));
   for (size_t i = 0; i < n_ratios; ++i)
     head += fmt::format("{:>8} ", fit_right(c.ratios[i].name, 8));
-  line(out, o.width, head + " function");
+  add_line(out, o.width, head + " function");
   for (size_t k = 0; k < rows; ++k) {
     const auto& row = c.functions[k];
     std::string s;
@@ -207,7 +199,7 @@ void text_counters(std::string& out, const Report& r, const RenderOptions& o) {
       const double v = ratio_value(c.ratios[i], row.self);
       s += v < 0 ? fmt::format("{:>8} ", "-") : fmt::format("{:>8.3f} ", v);
     }
-    line(out, o.width, s + " " + r.symbols.table.functions[row.function].name);
+    add_line(out, o.width, s + " " + r.symbols.table.functions[row.function].name);
   }
 }
 
