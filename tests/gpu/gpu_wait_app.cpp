@@ -7,7 +7,6 @@
 //   gpu_wait_app ROUNDS [KERNEL_US] [EXIT_STATUS]
 #include <cstdio>
 #include <cstdlib>
-#include <sstream>
 #include <string>
 
 #include "include/causal/progress.h"
@@ -51,15 +50,9 @@ int main(int argc, char** argv) {
   const uint64_t kernel_us = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 2000;
   const int status = argc > 3 ? std::atoi(argv[3]) : 0;
   StandinRuntime rt;
-  if (const char* tools = std::getenv("HSA_TOOLS_LIB")) {
-    std::istringstream in(tools);
-    for (std::string path; in >> path;) {
-      std::string error;
-      if (!rt.load_tool(path, error)) {
-        std::fprintf(stderr, "gpu_wait_app: %s: %s\n", path.c_str(), error.c_str());
-        return 1;
-      }
-    }
+  if (std::string error; !rt.load_tools_from_environment(error)) {
+    std::fprintf(stderr, "gpu_wait_app: %s\n", error.c_str());
+    return 1;
   }
   rt.set_real_time(true);
   const uint64_t ticks = kernel_us * (StandinRuntime::kSystemFrequency / 1000000);

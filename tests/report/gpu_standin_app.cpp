@@ -6,7 +6,6 @@
 // launch stacks to attribute.
 #include <cstdio>
 #include <cstdlib>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -51,16 +50,9 @@ extern "C" __attribute__((noinline)) void launch_scale(const Gpu& g) {
 int main(int argc, char** argv) {
   const int rounds = argc > 1 ? std::atoi(argv[1]) : 20;
   StandinRuntime rt;
-  // What hsa_init does with HSA_TOOLS_LIB: every space-separated library, in order.
-  if (const char* tools = std::getenv("HSA_TOOLS_LIB")) {
-    std::istringstream in(tools);
-    for (std::string path; in >> path;) {
-      std::string error;
-      if (!rt.load_tool(path, error)) {
-        std::fprintf(stderr, "gpu_standin_app: %s: %s\n", path.c_str(), error.c_str());
-        return 1;
-      }
-    }
+  if (std::string error; !rt.load_tools_from_environment(error)) {
+    std::fprintf(stderr, "gpu_standin_app: %s\n", error.c_str());
+    return 1;
   }
   // 50 us and 20 us kernels (ticks of the stand-in's 100 MHz clock).
   const hsa_executable_t exe = rt.create_executable(

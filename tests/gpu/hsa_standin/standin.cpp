@@ -7,12 +7,14 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <sstream>
 #include <thread>
 
 namespace cprof::gpu::standin {
@@ -597,6 +599,19 @@ bool StandinRuntime::load_tool(const std::string& path, std::string& error) {
     return false;
   }
   return on_load(table(), 1, 0, nullptr);
+}
+
+bool StandinRuntime::load_tools_from_environment(std::string& error) {
+  const char* tools = std::getenv("HSA_TOOLS_LIB");
+  if (tools == nullptr) return true;
+  std::istringstream in(tools);
+  for (std::string path; in >> path;) {
+    if (std::string why; !load_tool(path, why)) {
+      error = path + ": " + why;
+      return false;
+    }
+  }
+  return true;
 }
 
 void StandinRuntime::set_real_time(bool on) { g_state->real_time.store(on); }

@@ -50,6 +50,9 @@ class StandinRuntime {
   // dlopen(path) and OnLoad(table(), ...), as the runtime does for HSA_TOOLS_LIB.
   // Returns OnLoad's answer; error is set when the library or OnLoad cannot be found.
   bool load_tool(const std::string& path, std::string& error);
+  // What hsa_init does with HSA_TOOLS_LIB: load_tool for every space-separated library it
+  // names, in order. False at the first that fails, error then "PATH: why".
+  bool load_tools_from_environment(std::string& error);
   // OnUnload, as hsa_shut_down does. The library stays loaded.
   void unload_tool();
 
