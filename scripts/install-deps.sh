@@ -12,6 +12,7 @@ packages=(
   chromium  # tests/report: the HTML report loaded headless (skipped when absent)
   libhsa-runtime-dev
   clang llvm llvm-dev binutils linux-perf coz-profiler
+  libomp-dev  # tests/causal: an OpenMP program built by clang against LLVM's libomp
 )
 
 missing=()

@@ -22,6 +22,8 @@ using cprof::testing::run_command;
 
 const std::string kRun = CAUSAL_RUN;
 const std::string kProgram = std::string(CAUSAL_PROGRAMS) + "/causal_openmp";
+// The same program built by clang against LLVM's libomp (waits marked through OMPT).
+const std::string kProgramLlvm = std::string(CAUSAL_PROGRAMS) + "/causal_openmp_llvm";
 // Passive waits: libgomp sleeps in the kernel at once instead of spinning first, so the
 // futex waits are there to be seen on any machine.
 const std::string kEnv = "CPROF_CAUSAL_DURATION_MS=100 OMP_WAIT_POLICY=passive ";
@@ -53,20 +55,22 @@ struct OmpRun {
   std::string dir;
 };
 
-OmpRun plain(const std::string& name, const std::string& args) {
+OmpRun plain(const std::string& name, const std::string& args,
+             const std::string& program = kProgram) {
   OmpRun r;
   r.dir = fresh_directory("openmp-plain-" + name);
-  r.status = run_command(kEnv + kProgram + " " + args + " > " + r.dir + "/stdout", r.output);
+  r.status = run_command(kEnv + program + " " + args + " > " + r.dir + "/stdout", r.output);
   r.out = program_output(r.dir + "/stdout");
   return r;
 }
 
-OmpRun profiled(const std::string& name, const std::string& args, const std::string& env = "") {
+OmpRun profiled(const std::string& name, const std::string& args, const std::string& env = "",
+                const std::string& program = kProgram) {
   OmpRun r;
   r.dir = fresh_directory("openmp-" + name);
   const std::string line = "openmp.cpp:" + std::to_string(hot_line());
   r.status = run_command(kEnv + env + " " + kRun + " -o " + r.dir + " --line " + line +
-                             " --fixed-speedup 50 --seed 2 -- " + kProgram + " " + args + " > " +
+                             " --fixed-speedup 50 --seed 2 -- " + program + " " + args + " > " +
                              r.dir + ".stdout",
                          r.output);
   r.out = program_output(r.dir + ".stdout");
@@ -103,6 +107,8 @@ std::pair<uint64_t, uint64_t> openmp_waits(const std::string& text) {
 
 #define SKIP_WITHOUT_OPENMP() \
   if (!CAUSAL_HAVE_OPENMP) GTEST_SKIP() << "no OpenMP compiler support"
+#define SKIP_WITHOUT_LIBOMP() \
+  if (!CAUSAL_HAVE_LIBOMP) GTEST_SKIP() << "clang++ cannot build against libomp (libomp-dev)"
 
 TEST(CausalRunOpenMP, LibgompFutexWaitsAreTrappedAndTheProgramRunsUnchanged) {
   SKIP_WITHOUT_OPENMP();
@@ -260,6 +266,63 @@ TEST(CausalRunOpenMP, EveryWaitingConstructForwardsFaithfully) {
   EXPECT_GE(openmp_waits(messages(r.dir)).first, 300u * 2 * 8) << messages(r.dir);
 }
 
+// LLVM's libomp (the program built by clang) reports its waits through OMPT, which the
+// runtime registers for. Its threads spin for KMP_BLOCKTIME (200 ms by default) before
+// they sleep, so the waiting thread is sampled inside libomp: set aside, as with libgomp.
+TEST(CausalRunOpenMP, LibompWaitsAreMarkedThroughOmpt) {
+  SKIP_WITHOUT_LIBOMP();
+  const std::string spin = "OMP_WAIT_POLICY=active KMP_BLOCKTIME=200";
+  const std::string rounds = "1000";
+  const OmpRun p = plain("libomp", rounds, kProgramLlvm);
+  const OmpRun r = profiled("libomp", rounds, spin, kProgramLlvm);
+  EXPECT_EQ(p.status, 3) << p.output;
+  EXPECT_EQ(r.status, 3) << r.output;
+  EXPECT_EQ(r.out, p.out);
+  const std::string m = messages(r.dir);
+  const auto [waits, samples] = openmp_waits(m);
+  // Each round: the master at the join, the worker from the join to its next region.
+  EXPECT_GE(waits, 2 * std::stoull(rounds)) << m;
+  EXPECT_GT(samples, 0u) << m;
+  EXPECT_EQ(m.find("not marked"), std::string::npos) << m;
+  const OmpRun off = profiled("libomp-off", rounds, spin + " CPROF_CAUSAL_OPENMP_WAITS=off",
+                              kProgramLlvm);
+  EXPECT_EQ(off.status, 3) << off.output;
+  EXPECT_EQ(off.out, p.out);
+  EXPECT_EQ(openmp_waits(messages(off.dir)).first, 0u) << messages(off.dir);
+}
+
+// Every construct under libomp too: barriers, critical, single, loops, sections, tasks,
+// locks plain, nestable and tried, ordered (each a pair of OMPT events the runtime must
+// close): the same checksum, waits marked for each.
+TEST(CausalRunOpenMP, LibompConstructsForwardFaithfully) {
+  SKIP_WITHOUT_LIBOMP();
+  const std::string args = "300 constructs";
+  const OmpRun p = plain("libomp-constructs", args, kProgramLlvm);
+  const OmpRun r = profiled("libomp-constructs", args, "", kProgramLlvm);
+  ASSERT_EQ(p.status, 0) << p.output;
+  EXPECT_NE(p.out.find("constructs rounds=300 sum="), std::string::npos) << p.out;
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(r.out, p.out);
+  EXPECT_GE(openmp_waits(messages(r.dir)).first, 300u * 2 * 8) << messages(r.dir);
+}
+
+// OMPT has one tool per runtime: a tool the user names in OMP_TOOL_LIBRARIES keeps its
+// place (here one that does not exist: libomp tries it and runs without a tool), and the
+// end-of-run message says the waits were not marked.
+TEST(CausalRunOpenMP, AToolNamedInOmpToolLibrariesKeepsItsPlace) {
+  SKIP_WITHOUT_LIBOMP();
+  const OmpRun p = plain("libomp-tool", "300", kProgramLlvm);
+  const OmpRun r = profiled("libomp-tool", "300", "OMP_TOOL_LIBRARIES=/nonexistent/tool.so",
+                            kProgramLlvm);
+  EXPECT_EQ(r.status, 3) << r.output;
+  EXPECT_EQ(r.out, p.out);
+  const std::string m = messages(r.dir);
+  EXPECT_EQ(openmp_waits(m).first, 0u) << m;
+  EXPECT_NE(m.find("OpenMP waits not marked: OMP_TOOL_LIBRARIES names another OMPT tool"),
+            std::string::npos)
+      << m;
+}
+
 TEST(CausalRuntime, ExportsOnlyTheFunctionsItInterposes) {
   std::string out;
   ASSERT_EQ(run_command(std::string("nm -D --defined-only ") + CAUSAL_RUNTIME_LIBRARY, out), 0);
@@ -290,7 +353,9 @@ TEST(CausalRuntime, ExportsOnlyTheFunctionsItInterposes) {
       "GOMP_loop_end", "GOMP_loop_end_cancel", "GOMP_sections_end", "GOMP_sections_end_cancel",
       "GOMP_single_copy_start", "GOMP_single_copy_end", "GOMP_taskwait", "GOMP_taskgroup_end",
       "GOMP_critical_start", "GOMP_critical_end", "GOMP_critical_name_start",
-      "GOMP_critical_name_end", "GOMP_atomic_start", "GOMP_atomic_end"};
+      "GOMP_critical_name_end", "GOMP_atomic_start", "GOMP_atomic_end",
+      // libomp's tool interface and the try-locks (ompt_tool.cpp)
+      "ompt_start_tool", "omp_test_lock", "omp_test_nest_lock"};
   EXPECT_EQ(exported, expected) << out;
 }
 

@@ -12,10 +12,13 @@
 //   exec-unprofiled    the same through the raw execve system call, LD_PRELOAD removed:
 //                      the new image runs without the runtime (nothing inherited)
 //   child              rounds, exit 5
-//   constructs         every waiting construct the runtime interposes (barrier, critical,
+//   constructs         every waiting construct the runtime marks (barrier, critical,
 //                      single copyprivate, worksharing loops and sections, tasks with
-//                      taskwait, combined parallel loops and sections): a checksum that
-//                      must come out the same under causal-run, exit 0
+//                      taskwait, combined parallel loops and sections, omp locks plain,
+//                      nestable and tried, ordered): a checksum that must come out the
+//                      same under causal-run, exit 0
+// Built twice: with GCC (libgomp, causal_openmp) and with clang (LLVM's libomp,
+// causal_openmp_llvm).
 #include <omp.h>
 #include <signal.h>
 #include <sys/syscall.h>
@@ -57,8 +60,14 @@ uint64_t rounds(long n) {
 // Every interposed GOMP_* entry point, with a result that depends on each of them.
 uint64_t constructs(long n) {
   uint64_t sum = 0;
+  omp_lock_t lock;
+  omp_nest_lock_t nest;
+  omp_init_lock(&lock);
+  omp_init_nest_lock(&nest);
   for (long r = 0; r < n; ++r) {
     uint64_t round = 0;
+    uint64_t nested = 0;
+    uint64_t failed_tries = 0;
 #pragma omp parallel num_threads(2)
     {
       uint64_t mine = 0;
@@ -88,6 +97,33 @@ uint64_t constructs(long n) {
 #pragma omp atomic
         round += a + b + shared;
       }
+      // Locks (after the single's barrier): plain, nestable taken twice, a try-lock loop.
+      omp_set_lock(&lock);
+      round += work(50);
+      omp_unset_lock(&lock);
+      omp_set_nest_lock(&nest);
+      omp_set_nest_lock(&nest);
+      nested += 1;  // not `round`: another thread may hold `lock` meanwhile
+      omp_unset_nest_lock(&nest);
+      omp_unset_nest_lock(&nest);
+      while (omp_test_lock(&lock) == 0) {
+      }
+      round += 2;
+      omp_unset_lock(&lock);
+#pragma omp barrier
+      // A try that fails every round: thread 0 holds the lock while thread 1 tries it.
+      if (omp_get_thread_num() == 0) omp_set_lock(&lock);
+#pragma omp barrier
+      if (omp_get_thread_num() == 1) failed_tries += omp_test_lock(&lock) == 0 ? 1 : 1000;
+#pragma omp barrier
+      if (omp_get_thread_num() == 0) omp_unset_lock(&lock);
+      // An ordered loop: the result depends on the order of its ordered sections.
+#pragma omp for ordered schedule(static, 1)
+      for (int i = 0; i < 4; ++i) {
+        const uint64_t v = work(20 + i);
+#pragma omp ordered
+        round = round * 3 + v;
+      }
     }
     uint64_t loop = 0;
 #pragma omp parallel for num_threads(2) schedule(dynamic, 2) reduction(+ : loop)
@@ -100,8 +136,10 @@ uint64_t constructs(long n) {
 #pragma omp section
       s2 = work(160);
     }
-    sum += round + loop + s1 + s2;
+    sum += round + nested + failed_tries + loop + s1 + s2;
   }
+  omp_destroy_nest_lock(&nest);
+  omp_destroy_lock(&lock);
   return sum;
 }
 

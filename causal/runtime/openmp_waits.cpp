@@ -1,0 +1,147 @@
+#include "causal/runtime/openmp_waits.h"
+
+#include <dlfcn.h>
+#include <link.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace cprof::causal {
+namespace {
+
+std::atomic<uint64_t> g_code_start{0};
+std::atomic<uint64_t> g_code_end{0};
+std::atomic<uint64_t> g_waits{0};
+std::atomic<uint64_t> g_samples{0};
+std::atomic<const char*> g_unmarked{nullptr};
+
+}  // namespace
+
+CodeRange runtime_code() {
+  const uint64_t start = g_code_start.load(std::memory_order_acquire);
+  return CodeRange{start, start != 0 ? g_code_end.load(std::memory_order_relaxed) : 0};
+}
+
+void publish_runtime_code(const void* address) {
+  if (g_code_start.load(std::memory_order_acquire) != 0) return;
+  struct Find {
+    uintptr_t address;
+    uintptr_t start = 0;
+    uintptr_t end = 0;
+  } find{reinterpret_cast<uintptr_t>(address)};
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* arg) {
+        auto* f = static_cast<Find*>(arg);
+        for (ElfW(Half) i = 0; i < info->dlpi_phnum; ++i) {
+          const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+          if (ph.p_type != PT_LOAD || (ph.p_flags & PF_X) == 0) continue;
+          const uintptr_t start = info->dlpi_addr + ph.p_vaddr;
+          if (f->address >= start && f->address < start + ph.p_memsz) {
+            f->start = start;
+            f->end = start + ph.p_memsz;
+            return 1;
+          }
+        }
+        return 0;
+      },
+      &find);
+  if (find.start == 0) return;
+  g_code_end.store(find.end, std::memory_order_relaxed);
+  g_code_start.store(find.start, std::memory_order_release);
+}
+
+void* next_openmp_definition(const char* name) {
+  if (void* fn = dlsym(RTLD_NEXT, name)) return fn;
+  struct Search {
+    const char* name;
+    const char* self;
+    void* fn = nullptr;
+  } search{name, nullptr};
+  Dl_info self{};
+  if (dladdr(reinterpret_cast<const void*>(&next_openmp_definition), &self) != 0) {
+    search.self = self.dli_fname;
+  }
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* arg) {
+        auto* s = static_cast<Search*>(arg);
+        if (info->dlpi_name == nullptr || info->dlpi_name[0] == '\0') return 0;
+        if (s->self != nullptr && std::strcmp(info->dlpi_name, s->self) == 0) return 0;
+        void* handle = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
+        if (handle == nullptr) return 0;
+        void* fn = dlsym(handle, s->name);
+        dlclose(handle);
+        // dlsym on a handle searches the object's dependencies too: keep its own only.
+        Dl_info where{};
+        if (fn != nullptr && dladdr(fn, &where) != 0 &&
+            std::strcmp(where.dli_fname, info->dlpi_name) == 0) {
+          s->fn = fn;
+          return 1;
+        }
+        return 0;
+      },
+      &search);
+  if (search.fn == nullptr) {
+    // Called, so defined somewhere; not finding it is a bug worth stopping for.
+    std::fprintf(stderr, "causal-run: %s: the OpenMP runtime's definition was not found\n", name);
+    std::abort();
+  }
+  return search.fn;
+}
+
+bool marking_openmp_waits() {
+  static const bool on = [] {
+    const char* v = std::getenv("CPROF_CAUSAL_OPENMP_WAITS");
+    return v == nullptr || std::strcmp(v, "off") != 0;
+  }();
+  return on;
+}
+
+CallingThread openmp_thread() {
+  return marking_openmp_waits() ? CallingThread() : CallingThread{nullptr, nullptr};
+}
+
+void openmp_wait_begin(const CallingThread& c) {
+  if (c && !DelayAccounting::in_runtime_wait(c.t->delay)) {
+    g_waits.fetch_add(1, std::memory_order_relaxed);
+  }
+  c.apply([](DelayAccounting& d, ThreadDelay& t) { d.runtime_wait_begin(t); });
+}
+
+void openmp_wait_end(const CallingThread& c) {
+  c.apply([](DelayAccounting& d, ThreadDelay& t) { d.runtime_wait_end(t); });
+}
+
+void openmp_wake_others(const CallingThread& c) {
+  c.apply([](DelayAccounting& d, ThreadDelay& t) { d.before_wake_other(t); });
+}
+
+void note_openmp_waits_unmarked(const char* why) {
+  g_unmarked.store(why, std::memory_order_relaxed);
+}
+
+void note_runtime_wait_sample() { g_samples.fetch_add(1, std::memory_order_relaxed); }
+
+std::string runtime_wait_summary() {
+  const uint64_t waits = g_waits.load();
+  const char* unmarked = g_unmarked.load();
+  std::string text;
+  if (waits != 0) {
+    char seen[200];
+    std::snprintf(seen, sizeof seen,
+                  "OpenMP waits seen: %llu (%llu samples spinning inside them not counted as "
+                  "CPU work)",
+                  static_cast<unsigned long long>(waits),
+                  static_cast<unsigned long long>(g_samples.load()));
+    text = seen;
+  }
+  if (unmarked != nullptr) {
+    text += text.empty() ? "" : "; ";
+    text += std::string("OpenMP waits not marked: ") + unmarked +
+            " (a thread spinning in them counts as running)";
+  }
+  return text;
+}
+
+}  // namespace cprof::causal
