@@ -11,9 +11,11 @@
 // when the wait returns). docs/causal.md "Waiting for the GPU".
 // A thread inside a parallel runtime's wait (DelayAccounting::in_runtime_wait: an OpenMP
 // barrier, the thread pool's dock) whose sample is in the runtime's own code is spinning
-// for other threads: nothing either (it is credited when released). One whose sample is
-// in other code is running work the runtime gave it while it waits (an OpenMP task
-// inside a barrier): steps 1-3 as usual. docs/causal.md "Waits that spin".
+// for other threads: nothing either (it is credited when released). So is one in system
+// code (libc, the vDSO) that the runtime called while it spins (libomp yields with
+// sched_yield and reads clocks): frames in system code are skipped to find the caller.
+// One whose sample is in other code is running work the runtime gave it while it waits
+// (an OpenMP task inside a barrier): steps 1-3 as usual. docs/causal.md "Waits that spin".
 //
 // Signal-safety contract: causal_sample() is async-signal-safe (atomics and the
 // DelayAccounting's sleeper only).
@@ -26,7 +28,8 @@
 
 namespace cprof::causal {
 
-// Code addresses [start, end): the parallel runtime's text, where a waiting thread spins.
+// Code addresses [start, end): a loaded object's text (the parallel runtime's, where a
+// waiting thread spins, or a system library's).
 struct CodeRange {
   uint64_t start = 0;
   uint64_t end = 0;
@@ -39,6 +42,7 @@ struct SampleStep {
   const LocationTable* auto_table = nullptr;  // automatic selection: where to look; else null
   RecentLocations* recent = nullptr;          // ... and where to note it
   CodeRange runtime_code{};                   // the parallel runtime's text (or empty)
+  std::span<const CodeRange> system_code{};   // libc's and the vDSO's text (or none)
 };
 
 enum class SampleOutcome : uint8_t {

@@ -431,7 +431,7 @@ void CausalRuntime::hook_on_sample(sampler::ThreadState& ts, const uint64_t* fra
   if (t == nullptr || controller == nullptr) return;
   const SampleStep step{rt->delays_, controller->selected(),
                         rt->settings_.automatic ? &rt->table_ : nullptr, &rt->recent_,
-                        runtime_code()};
+                        runtime_code(), system_code()};
   switch (causal_sample(step, t->delay, std::span<const uint64_t>(frames, depth))) {
     case SampleOutcome::in_device_wait: note_device_wait_sample(); break;
     case SampleOutcome::in_runtime_wait: note_runtime_wait_sample(); break;

@@ -2,11 +2,14 @@
 
 #include <dlfcn.h>
 #include <link.h>
+#include <sched.h>
+#include <sys/auxv.h>
 
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 
 namespace cprof::causal {
 namespace {
@@ -17,6 +20,33 @@ std::atomic<uint64_t> g_waits{0};
 std::atomic<uint64_t> g_samples{0};
 std::atomic<const char*> g_unmarked{nullptr};
 
+CodeRange g_system[2];  // libc, the vDSO
+
+// The executable segment of the loaded object that holds `address` (empty if none).
+CodeRange code_of(const void* address) {
+  struct Find {
+    uintptr_t address;
+    CodeRange found{};
+  } find{reinterpret_cast<uintptr_t>(address)};
+  if (address == nullptr) return {};
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* arg) {
+        auto* f = static_cast<Find*>(arg);
+        for (ElfW(Half) i = 0; i < info->dlpi_phnum; ++i) {
+          const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+          if (ph.p_type != PT_LOAD || (ph.p_flags & PF_X) == 0) continue;
+          const uintptr_t start = info->dlpi_addr + ph.p_vaddr;
+          if (f->address >= start && f->address < start + ph.p_memsz) {
+            f->found = CodeRange{start, start + ph.p_memsz};
+            return 1;
+          }
+        }
+        return 0;
+      },
+      &find);
+  return find.found;
+}
+
 }  // namespace
 
 CodeRange runtime_code() {
@@ -26,30 +56,21 @@ CodeRange runtime_code() {
 
 void publish_runtime_code(const void* address) {
   if (g_code_start.load(std::memory_order_acquire) != 0) return;
-  struct Find {
-    uintptr_t address;
-    uintptr_t start = 0;
-    uintptr_t end = 0;
-  } find{reinterpret_cast<uintptr_t>(address)};
-  dl_iterate_phdr(
-      [](dl_phdr_info* info, size_t, void* arg) {
-        auto* f = static_cast<Find*>(arg);
-        for (ElfW(Half) i = 0; i < info->dlpi_phnum; ++i) {
-          const ElfW(Phdr)& ph = info->dlpi_phdr[i];
-          if (ph.p_type != PT_LOAD || (ph.p_flags & PF_X) == 0) continue;
-          const uintptr_t start = info->dlpi_addr + ph.p_vaddr;
-          if (f->address >= start && f->address < start + ph.p_memsz) {
-            f->start = start;
-            f->end = start + ph.p_memsz;
-            return 1;
-          }
-        }
-        return 0;
-      },
-      &find);
-  if (find.start == 0) return;
-  g_code_end.store(find.end, std::memory_order_relaxed);
-  g_code_start.store(find.start, std::memory_order_release);
+  static std::once_flag once;  // two threads may resolve their first calls at once
+  std::call_once(once, [address] {
+    const CodeRange runtime = code_of(address);
+    if (runtime.start == 0) return;
+    // Written before the runtime's range is published (release), read after it (acquire).
+    g_system[0] = code_of(reinterpret_cast<const void*>(&::sched_yield));
+    g_system[1] = code_of(reinterpret_cast<const void*>(getauxval(AT_SYSINFO_EHDR)));
+    g_code_end.store(runtime.end, std::memory_order_relaxed);
+    g_code_start.store(runtime.start, std::memory_order_release);
+  });
+}
+
+std::span<const CodeRange> system_code() {
+  if (g_code_start.load(std::memory_order_acquire) == 0) return {};
+  return g_system;
 }
 
 void* next_openmp_definition(const char* name) {

@@ -8,11 +8,12 @@
 // what both share: the marking rules on the calling thread, the runtime's text (where
 // spinning happens, for the sampling step) and the counters of the end-of-run message.
 //
-// Signal-safety contract: runtime_code() and note_runtime_wait_sample() are
-// async-signal-safe (atomics only). The rest runs in the interposed calls and callbacks.
+// Signal-safety contract: runtime_code(), system_code() and note_runtime_wait_sample()
+// are async-signal-safe (atomics and data written before runtime_code() is published). The rest runs in the interposed calls and callbacks.
 
 #include <atomic>
 #include <cstdint>
+#include <span>
 #include <string>
 
 #include "causal/runtime/calling_thread.h"
@@ -23,8 +24,12 @@ namespace cprof::causal {
 // The text of the OpenMP runtime whose waits are marked, once one published it; empty
 // before. The first runtime to publish wins (a process normally has one).
 CodeRange runtime_code();
-// Publishes the executable segment of the loaded object that holds `address`.
+// Publishes the executable segment of the loaded object that holds `address`, and with
+// it libc's and the vDSO's (system_code()).
 void publish_runtime_code(const void* address);
+// The text of libc and of the vDSO, which the runtime calls while it waits (sched_yield,
+// clock reads): published with runtime_code(), empty before.
+std::span<const CodeRange> system_code();
 
 // The next definition of `name` after this library (an OpenMP runtime's function this
 // library interposes): RTLD_NEXT, or, for a runtime that a dlopen'ed library brought in

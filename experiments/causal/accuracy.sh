@@ -8,6 +8,8 @@
 # openmp-passive (cexp-openmp with OMP_WAIT_POLICY=passive for every run of it, the
 # tools' and the physical ones alike: libgomp then waits in futex calls at once instead
 # of spinning first; docs/causal.md says why the spinning row is the hard one)
+# openmp-llvm (openmp.cpp built by clang against LLVM's libomp, which spins for
+# KMP_BLOCKTIME, 200 ms, before it sleeps; its waits are marked through OMPT)
 # (default: all that were built). Each program (experiments/causal/*.cpp; see workload.h)
 # has one hot line, marked "// HOT", and a knob S that removes the fraction S of that
 # line's work. Per program and per S in SPEEDUPS:
@@ -51,7 +53,7 @@ if [[ $coz_bin == none ]] || ! command -v "$coz_bin" >/dev/null; then
 fi
 programs=("$@")
 if ((${#programs[@]} == 0)); then
-  for p in serial forkjoin-pthread forkjoin-std pipeline lock sleep openmp openmp-passive; do
+  for p in serial forkjoin-pthread forkjoin-std pipeline lock sleep openmp openmp-passive openmp-llvm; do
     [[ -x $BIN/cexp-${p%-passive} ]] && programs+=("$p")
   done
 fi
@@ -67,7 +69,8 @@ for p in "${programs[@]}"; do
   # The -passive variant: the same program, its OpenMP runtime told not to spin.
   if [[ $p == *-passive ]]; then export OMP_WAIT_POLICY=passive; else unset OMP_WAIT_POLICY; fi
   p_bin=${p%-passive}
-  src=$here/${p_bin//-/_}.cpp
+  src_name=${p_bin%-llvm}  # openmp-llvm: openmp.cpp built by clang
+  src=$here/${src_name//-/_}.cpp
   line=$(grep -n '// HOT' "$src" | head -1 | cut -d: -f1)
   loc=$(basename "$src"):$line
   prog=$BIN/cexp-$p_bin

@@ -11,7 +11,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 build=${1:?usage: $0 BUILD_DIR [PROGRAM...]}
 shift
 programs=("$@")
-if ((${#programs[@]} == 0)); then programs=(serial forkjoin-pthread forkjoin-std pipeline lock sleep openmp openmp-passive); fi
+if ((${#programs[@]} == 0)); then
+  programs=(serial forkjoin-pthread forkjoin-std pipeline lock sleep openmp openmp-passive)
+  [[ -x $build/bin/cexp-openmp-llvm ]] && programs+=(openmp-llvm)
+fi
 per=${CORES_PER_PROGRAM:-2}
 cores=$(nproc)
 if ((${#programs[@]} * per > cores)); then

@@ -46,9 +46,25 @@ Result<LineTable> LineTable::load(Dwarf_Die* cu_die) {
     std::stable_sort(table.rows_.begin(), table.rows_.end(),
                      [](const LineRow& a, const LineRow& b) { return a.addr < b.addr; });
   }
+  attribute_enclosed_line_zero(table.rows_);
   table.addrs_.reserve(table.rows_.size());
   for (const auto& row : table.rows_) table.addrs_.push_back(row.addr);
   return table;
+}
+
+void attribute_enclosed_line_zero(std::span<LineRow> rows) {
+  for (size_t i = 1; i + 1 < rows.size(); ++i) {
+    LineRow& r = rows[i];
+    const LineRow& before = rows[i - 1];
+    const LineRow& after = rows[i + 1];
+    // `before` ending a sequence would put r at the start of the next one; `after` ending
+    // it is only the end address, not a line.
+    if (r.line != 0 || r.end_sequence || before.end_sequence || after.end_sequence) continue;
+    if (before.line == 0 || before.line != after.line || before.file != after.file) continue;
+    r.line = before.line;
+    r.file = before.file;
+    r.column = before.column;
+  }
 }
 
 const LineRow* LineTable::find(uint64_t addr) const {

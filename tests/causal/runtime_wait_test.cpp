@@ -33,7 +33,11 @@ class RuntimeWait : public ::testing::Test {
     line = table.add("app.cpp:42", {{0x1000, 0x1100}});
     table.finish();
   }
-  SampleStep step() { return SampleStep{delays, &table.at(line), &table, &recent, kRuntime}; }
+  // libc's and the vDSO's text.
+  static constexpr CodeRange kSystem[] = {{0x9000, 0xa000}, {0xb000, 0xb100}};
+  SampleStep step() {
+    return SampleStep{delays, &table.at(line), &table, &recent, kRuntime, kSystem};
+  }
   // Spinning in the runtime, called from a function that the selected line called.
   static constexpr uint64_t kSpinning[] = {0x7010, 0x1010, 0x5000};
   // A task the runtime runs inside the wait: the selected line, called from the runtime.
@@ -74,6 +78,24 @@ TEST_F(RuntimeWait, SpinningSamplesNeitherPayNorCountNorNoteTheLine) {
   EXPECT_EQ(waiter.selected_samples.load(), 0u);
   EXPECT_EQ(recent.noted(), noted);
   EXPECT_EQ(delays.global_ns(), kHalf);
+}
+
+// libomp yields (sched_yield, in libc) and reads the clock (the vDSO) while it spins: the
+// first frame outside system code decides.
+TEST_F(RuntimeWait, SamplesInSystemCodeTheRuntimeCalledAreSpinningToo) {
+  delays.begin_experiment(0.5, kP);
+  delays.runtime_wait_begin(waiter);
+  causal_sample(step(), worker, kInLine);
+  static constexpr uint64_t kYield[] = {0x9010, 0x7010, 0x1010, 0x5000};
+  static constexpr uint64_t kClock[] = {0xb010, 0x9020, 0x7010, 0x1010};
+  EXPECT_EQ(causal_sample(step(), waiter, kYield), SampleOutcome::in_runtime_wait);
+  EXPECT_EQ(causal_sample(step(), waiter, kClock), SampleOutcome::in_runtime_wait);
+  EXPECT_TRUE(time.sleeps.empty());
+  EXPECT_EQ(waiter.selected_samples.load(), 0u);
+  // A task inside the wait calling libc (a memcpy in the line) is work: counted, paid.
+  static constexpr uint64_t kTaskCallsLibc[] = {0x9030, 0x1010, 0x7020, 0x5000};
+  EXPECT_EQ(causal_sample(step(), waiter, kTaskCallsLibc), SampleOutcome::counted);
+  EXPECT_EQ(waiter.selected_samples.load(), 1u);
 }
 
 TEST_F(RuntimeWait, SpinningSamplesOutsideAWaitStillCount) {
