@@ -24,9 +24,8 @@
 # The tools run interleaved (ours at S, Coz at S, ...) so that a burst of load on the
 # shared machine does not hit one of them only. Prints predicted vs actual per program
 # and S in percent, the error in points, and the mean absolute error (MAE) of each tool,
-# with and without the OpenMP row (libgomp's spinning barrier makes its physical runs
-# the noisiest on a shared machine).
-# Target: causal-run's MAE <= 3 points and below Coz's.
+# over all rows and over the programs (all but openmp-llvm, an extra runtime).
+# Target: causal-run's MAE <= 3 points and below Coz's, on the programs.
 #
 # Environment: SPEEDUPS (default "0.25 0.5 0.75"), REPS (default 3), DURATION_MS (our
 # first and shortest experiment, CPROF_CAUSAL_DURATION_MS; default 250), ITEMS (progress

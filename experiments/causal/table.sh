@@ -11,13 +11,15 @@ cat "$@" | awk '
   {
     printf "%-17s %5s | %8s %17s %7s %7s | %8s %7s %7s | %8s\n", $1, $2, pc($3), ci($4, $5), $6,
       err($3, $9), pc($7), $8, err($7, $9), pc($9)
-    if ($3 != "NA") { so += ($3 > $9 ? $3 - $9 : $9 - $3) * 100; no++; if ($1 != "openmp") { so2 += ($3 > $9 ? $3 - $9 : $9 - $3) * 100; no2++ } }
-    if ($7 != "NA") { sc += ($7 > $9 ? $7 - $9 : $9 - $7) * 100; nc++; if ($1 != "openmp") { sc2 += ($7 > $9 ? $7 - $9 : $9 - $7) * 100; nc2++ } }
+    # openmp-llvm (clang, LLVM libomp) is an extra runtime, beyond the programs of the issue.
+    issue = $1 != "openmp-llvm"
+    if ($3 != "NA") { so += ($3 > $9 ? $3 - $9 : $9 - $3) * 100; no++; if (issue) { so2 += ($3 > $9 ? $3 - $9 : $9 - $3) * 100; no2++ } }
+    if ($7 != "NA") { sc += ($7 > $9 ? $7 - $9 : $9 - $7) * 100; nc++; if (issue) { sc2 += ($7 > $9 ? $7 - $9 : $9 - $7) * 100; nc2++ } }
   }
   END {
     print ""
-    printf "MAE causal-run: %s points over %d rows (%s without openmp)\n", no ? sprintf("%.2f", so / no) : "NA", no, no2 ? sprintf("%.2f", so2 / no2) : "NA"
-    printf "MAE coz:        %s points over %d rows (%s without openmp)\n", nc ? sprintf("%.2f", sc / nc) : "NA", nc, nc2 ? sprintf("%.2f", sc2 / nc2) : "NA"
+    printf "MAE causal-run: %s points over %d rows (%s over the %d rows without openmp-llvm)\n", no ? sprintf("%.2f", so / no) : "NA", no, no2 ? sprintf("%.2f", so2 / no2) : "NA", no2
+    printf "MAE coz:        %s points over %d rows (%s over the %d rows without openmp-llvm)\n", nc ? sprintf("%.2f", sc / nc) : "NA", nc, nc2 ? sprintf("%.2f", sc2 / nc2) : "NA", nc2
     t = (no2 && so2 / no2 <= 3 && (!nc2 || so2 / no2 < sc2 / nc2)) ? "within target" : "OVER target"
-    print "target: causal-run MAE <= 3 points and below Coz'"'"'s (without openmp): " t
+    print "target: causal-run MAE <= 3 points and below Coz'"'"'s (the issue'"'"'s programs: without openmp-llvm): " t
   }'
