@@ -157,7 +157,8 @@ CPROF_EXPORT int omp_test_nest_lock(void* lock) {
 CPROF_EXPORT cc::ompt::StartToolResult* ompt_start_tool(
     unsigned omp_version, const char* runtime_version) {
   // The program's own tool first: OMPT has one tool per runtime.
-  if (const auto next = reinterpret_cast<cc::ompt::StartTool>(dlsym(RTLD_NEXT, "ompt_start_tool"))) {
+  const auto next = reinterpret_cast<cc::ompt::StartTool>(dlsym(RTLD_NEXT, "ompt_start_tool"));
+  if (next != nullptr) {
     if (cc::ompt::StartToolResult* theirs = next(omp_version, runtime_version)) {
       cc::note_openmp_waits_unmarked("the program has its own OMPT tool");
       return theirs;

@@ -9,7 +9,8 @@
 // spinning happens, for the sampling step) and the counters of the end-of-run message.
 //
 // Signal-safety contract: runtime_code(), system_code() and note_runtime_wait_sample()
-// are async-signal-safe (atomics and data written before runtime_code() is published). The rest runs in the interposed calls and callbacks.
+// are async-signal-safe (atomics and data written before runtime_code() is published).
+// The rest runs in the interposed calls and callbacks.
 
 #include <atomic>
 #include <cstdint>
