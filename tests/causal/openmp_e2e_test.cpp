@@ -297,6 +297,25 @@ TEST(CausalRunOpenMP, LibompConstructsForwardFaithfully) {
   expect_constructs_forward_faithfully("libomp-constructs", kProgramLlvm);
 }
 
+// OMPT has one tool per runtime: the program's own (linked in as a library, found after
+// the runtime's definition) is the one libomp starts, in plain and profiled runs alike,
+// and the end-of-run message says the waits were not marked.
+TEST(CausalRunOpenMP, TheProgramsOwnOmptToolKeepsItsPlace) {
+  SKIP_WITHOUT_LIBOMP();
+  const std::string program = std::string(CAUSAL_PROGRAMS) + "/causal_openmp_llvm_tool";
+  const OmpRun p = plain("libomp-own-tool", "300", program);
+  const OmpRun r = profiled("libomp-own-tool", "300", "", program);
+  EXPECT_EQ(p.status, 3) << p.output;
+  EXPECT_NE(p.out.find("own OMPT tool initialized"), std::string::npos) << p.out;
+  EXPECT_EQ(r.status, 3) << r.output;
+  EXPECT_EQ(r.out, p.out);
+  const std::string m = messages(r.dir);
+  EXPECT_EQ(openmp_waits(m).first, 0u) << m;
+  EXPECT_NE(m.find("OpenMP waits not marked: the program has its own OMPT tool"),
+            std::string::npos)
+      << m;
+}
+
 // OMPT has one tool per runtime: a tool the user names in OMP_TOOL_LIBRARIES keeps its
 // place (here one that does not exist: libomp tries it and runs without a tool), and the
 // end-of-run message says the waits were not marked.
