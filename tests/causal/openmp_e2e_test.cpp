@@ -297,40 +297,38 @@ TEST(CausalRunOpenMP, LibompConstructsForwardFaithfully) {
   expect_constructs_forward_faithfully("libomp-constructs", kProgramLlvm);
 }
 
-// OMPT has one tool per runtime: the program's own (linked in as a library, found after
-// the runtime's definition) is the one libomp starts, in plain and profiled runs alike,
-// and the end-of-run message says the waits were not marked.
-TEST(CausalRunOpenMP, TheProgramsOwnOmptToolKeepsItsPlace) {
-  SKIP_WITHOUT_LIBOMP();
-  const std::string program = std::string(CAUSAL_PROGRAMS) + "/causal_openmp_llvm_tool";
-  const OmpRun p = plain("libomp-own-tool", "300", program);
-  const OmpRun r = profiled("libomp-own-tool", "300", "", program);
+// OMPT has one tool per runtime: another tool keeps its place under causal-run. `program`
+// runs profiled with `env`; the output is the plain run's, no wait is marked, and the
+// end-of-run message says why ("OpenMP waits not marked: <why>"). Returns the plain run.
+OmpRun expect_tool_keeps_its_place(const std::string& name, const std::string& env,
+                                   const std::string& program, const std::string& why) {
+  const OmpRun p = plain(name, "300", program);
+  const OmpRun r = profiled(name, "300", env, program);
   EXPECT_EQ(p.status, 3) << p.output;
-  EXPECT_NE(p.out.find("own OMPT tool initialized"), std::string::npos) << p.out;
   EXPECT_EQ(r.status, 3) << r.output;
   EXPECT_EQ(r.out, p.out);
   const std::string m = messages(r.dir);
   EXPECT_EQ(openmp_waits(m).first, 0u) << m;
-  EXPECT_NE(m.find("OpenMP waits not marked: the program has its own OMPT tool"),
-            std::string::npos)
-      << m;
+  EXPECT_NE(m.find("OpenMP waits not marked: " + why), std::string::npos) << m;
+  return p;
 }
 
-// OMPT has one tool per runtime: a tool the user names in OMP_TOOL_LIBRARIES keeps its
-// place (here one that does not exist: libomp tries it and runs without a tool), and the
-// end-of-run message says the waits were not marked.
+// The program's own tool (linked in as a library, found after the runtime's definition)
+// is the one libomp starts, in plain and profiled runs alike.
+TEST(CausalRunOpenMP, TheProgramsOwnOmptToolKeepsItsPlace) {
+  SKIP_WITHOUT_LIBOMP();
+  const OmpRun p = expect_tool_keeps_its_place(
+      "libomp-own-tool", "", std::string(CAUSAL_PROGRAMS) + "/causal_openmp_llvm_tool",
+      "the program has its own OMPT tool");
+  EXPECT_NE(p.out.find("own OMPT tool initialized"), std::string::npos) << p.out;
+}
+
+// A tool the user names in OMP_TOOL_LIBRARIES (here one that does not exist: libomp tries
+// it and runs without a tool).
 TEST(CausalRunOpenMP, AToolNamedInOmpToolLibrariesKeepsItsPlace) {
   SKIP_WITHOUT_LIBOMP();
-  const OmpRun p = plain("libomp-tool", "300", kProgramLlvm);
-  const OmpRun r = profiled("libomp-tool", "300", "OMP_TOOL_LIBRARIES=/nonexistent/tool.so",
-                            kProgramLlvm);
-  EXPECT_EQ(r.status, 3) << r.output;
-  EXPECT_EQ(r.out, p.out);
-  const std::string m = messages(r.dir);
-  EXPECT_EQ(openmp_waits(m).first, 0u) << m;
-  EXPECT_NE(m.find("OpenMP waits not marked: OMP_TOOL_LIBRARIES names another OMPT tool"),
-            std::string::npos)
-      << m;
+  expect_tool_keeps_its_place("libomp-tool", "OMP_TOOL_LIBRARIES=/nonexistent/tool.so",
+                              kProgramLlvm, "OMP_TOOL_LIBRARIES names another OMPT tool");
 }
 
 TEST(CausalRuntime, ExportsOnlyTheFunctionsItInterposes) {
