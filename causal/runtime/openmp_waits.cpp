@@ -11,6 +11,8 @@
 #include <cstring>
 #include <mutex>
 
+#include "causal/runtime/loaded_text.h"
+
 namespace cprof::causal {
 namespace {
 
@@ -24,27 +26,9 @@ CodeRange g_system[2];  // libc, the vDSO
 
 // The executable segment of the loaded object that holds `address` (empty if none).
 CodeRange code_of(const void* address) {
-  struct Find {
-    uintptr_t address;
-    CodeRange found{};
-  } find{reinterpret_cast<uintptr_t>(address)};
   if (address == nullptr) return {};
-  dl_iterate_phdr(
-      [](dl_phdr_info* info, size_t, void* arg) {
-        auto* f = static_cast<Find*>(arg);
-        for (ElfW(Half) i = 0; i < info->dlpi_phnum; ++i) {
-          const ElfW(Phdr)& ph = info->dlpi_phdr[i];
-          if (ph.p_type != PT_LOAD || (ph.p_flags & PF_X) == 0) continue;
-          const uintptr_t start = info->dlpi_addr + ph.p_vaddr;
-          if (f->address >= start && f->address < start + ph.p_memsz) {
-            f->found = CodeRange{start, start + ph.p_memsz};
-            return 1;
-          }
-        }
-        return 0;
-      },
-      &find);
-  return find.found;
+  const LoadedText text = loaded_text_containing(address);
+  return CodeRange{text.start, text.end};
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "causal/runtime/futex_rules.h"
+#include "causal/runtime/loaded_text.h"
 #include "causal/runtime/real_calls.h"
 #include "sampler/runtime/thread_registry.h"
 
@@ -38,12 +39,6 @@ namespace {
 // libgomp 12 has 38, behind config/linux/x86/futex.h). Inclusive mode covers one range
 // per thread, so one library at a time.
 constexpr const char* kInlineFutexLibraries[] = {"libgomp.so"};
-
-struct Range {
-  uintptr_t start = 0;
-  uintptr_t end = 0;
-  std::string name;
-};
 
 enum class Want : uint8_t { automatic, inclusive, exclusive, off };
 enum class Trap : uint8_t { experiments, delays, always };
@@ -85,30 +80,10 @@ bool is_target(const char* name) {
   return false;
 }
 
-// The executable PT_LOAD segment of the first loaded object matching `match`.
+// The first executable segment of the first loaded object whose name `match` accepts.
 template <typename Match>
-Range find_text(Match match) {
-  struct Query {
-    Match* match;
-    Range found;
-  } q{&match, {}};
-  dl_iterate_phdr(
-      [](dl_phdr_info* info, size_t, void* p) {
-        auto* query = static_cast<Query*>(p);
-        if (!(*query->match)(info->dlpi_name)) return 0;
-        for (int i = 0; i < info->dlpi_phnum; ++i) {
-          const auto& ph = info->dlpi_phdr[i];
-          if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X) != 0) {
-            query->found.start = info->dlpi_addr + ph.p_vaddr;
-            query->found.end = info->dlpi_addr + ph.p_vaddr + ph.p_memsz;
-            query->found.name = info->dlpi_name;
-            return 1;
-          }
-        }
-        return 0;
-      },
-      &q);
-  return q.found;
+LoadedText find_text(Match match) {
+  return find_loaded_text([&match](const char* name, uintptr_t, uintptr_t) { return match(name); });
 }
 
 int prctl_op() { return g_mode == Mode::inclusive ? PR_SYS_DISPATCH_INCLUSIVE_ON : PR_SYS_DISPATCH_EXCLUSIVE_ON; }
@@ -248,7 +223,7 @@ void uninstall_handler() {
 }
 
 // Chooses the mode by turning it on in the calling thread. Returns why not, or "".
-std::string choose_mode(const Range& target) {
+std::string choose_mode(const LoadedText& target) {
   const int saved = errno;
   std::string why;
   if (g_want == Want::automatic || g_want == Want::inclusive) {
@@ -259,7 +234,7 @@ std::string choose_mode(const Range& target) {
     why = std::string("inclusive mode: ") + std::strerror(errno);
   }
   if (g_want == Want::automatic || g_want == Want::exclusive) {
-    const Range libc = find_text([](const char* name) {
+    const LoadedText libc = find_text([](const char* name) {
       return name != nullptr && std::strstr(name, "/libc.so") != nullptr;
     });
     if (libc.start != 0) {
@@ -344,7 +319,7 @@ std::string refresh() {
   // Two threads may dlopen at once.
   static std::mutex mutex;  // constant-initialized
   std::lock_guard lock(mutex);
-  const Range target = find_text(is_target);
+  const LoadedText target = find_text(is_target);
   if (target.start == 0 || g_warned) return "";
   if (active()) {
     if (target.name == g_target) return "";
