@@ -32,6 +32,7 @@ inline bool is_known_record_type(uint32_t type) {
     case RecordType::kernel:
     case RecordType::gpu_copy:
     case RecordType::gpu_device:
+    case RecordType::gpu_trace_window:
       return true;
   }
   return false;

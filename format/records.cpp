@@ -190,6 +190,13 @@ void encode_payload(const GpuDeviceRecord& r, Encoder& e) {
   e.u8(static_cast<uint8_t>(r.kind));
 }
 
+void encode_payload(const GpuTraceWindowRecord& r, Encoder& e) {
+  e.varint(r.start_ns);
+  e.varint(r.end_ns);
+  e.f64(r.duty);
+  e.varint(r.period_ns);
+}
+
 template <typename T>
 constexpr RecordType type_of();
 template <> constexpr RecordType type_of<ProcessRecord>() { return RecordType::process; }
@@ -209,6 +216,9 @@ template <> constexpr RecordType type_of<KernelRecord>() { return RecordType::ke
 template <> constexpr RecordType type_of<CopyRecord>() { return RecordType::gpu_copy; }
 template <> constexpr RecordType type_of<GpuDeviceRecord>() { return RecordType::gpu_device; }
 template <> constexpr RecordType type_of<RegionSpansRecord>() { return RecordType::region_spans; }
+template <> constexpr RecordType type_of<GpuTraceWindowRecord>() {
+  return RecordType::gpu_trace_window;
+}
 
 }  // namespace
 
@@ -444,6 +454,16 @@ std::optional<Record> decode_record(uint32_t type, std::span<const uint8_t> payl
       if (kind > static_cast<uint8_t>(GpuDeviceKind::other)) return std::nullopt;
       r.kind = static_cast<GpuDeviceKind>(kind);
       out = std::move(r);
+      break;
+    }
+    case RecordType::gpu_trace_window: {
+      GpuTraceWindowRecord r;
+      r.start_ns = d.varint();
+      r.end_ns = d.varint();
+      r.duty = d.f64();
+      r.period_ns = d.varint();
+      if (r.end_ns < r.start_ns || !(r.duty > 0 && r.duty <= 1)) return std::nullopt;
+      out = r;
       break;
     }
     default:

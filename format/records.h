@@ -28,6 +28,7 @@ enum class RecordType : uint32_t {
   kernel = 32,      // one GPU kernel execution: when, where, what, and who launched it
   gpu_copy = 33,    // one asynchronous memory copy between agents
   gpu_device = 34,  // a GPU or CPU agent that kernel and copy records name by id
+  gpu_trace_window = 35,  // the hooks traced GPU activity only inside windows: one of them
 };
 
 struct ProcessRecord {
@@ -225,10 +226,22 @@ struct GpuDeviceRecord {
   GpuDeviceKind kind = GpuDeviceKind::gpu;
 };
 
+// One interval in which the GPU hooks traced launches, kernels and copies, when they
+// trace a share of the run (sample-run --gpu-duty): a file with none of these traced
+// everything. Written when the window closes; launches outside every window have no
+// records, so counts and totals are of the windows and busy time is measured inside them.
+struct GpuTraceWindowRecord {
+  uint64_t start_ns = 0;   // host CLOCK_MONOTONIC: tracing on
+  uint64_t end_ns = 0;     // tracing off (>= start_ns)
+  double duty = 0;         // the share of each period traced (0.25 = 25%)
+  uint64_t period_ns = 0;  // the period the windows are placed in
+};
+
 using Record = std::variant<ProcessRecord, ModuleRecord, ThreadRecord, ThreadEndRecord,
                             EventRecord, SampleRecord, MetricRecord, MessageRecord,
                             ExperimentRecord, ProgressPointRecord, RegionRecord, KernelRecord,
-                            CopyRecord, GpuDeviceRecord, RegionSpansRecord>;
+                            CopyRecord, GpuDeviceRecord, RegionSpansRecord,
+                            GpuTraceWindowRecord>;
 
 // Appends one framed record (type, length, payload) to out.
 void encode_record(const Record& record, std::vector<uint8_t>& out);

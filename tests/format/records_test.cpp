@@ -191,6 +191,43 @@ TEST(Records, RoundTripGpuTypes) {
   EXPECT_EQ(c.correlation_id, 10u);
 }
 
+TEST(Records, RoundTripGpuTraceWindow) {
+  const auto path = temp_file("window");
+  GpuTraceWindowRecord w{.start_ns = 5'000'000'000, .end_ns = 5'010'000'000, .duty = 0.1,
+                         .period_ns = 100'000'000};
+  {
+    ResultsWriter writer;
+    ASSERT_EQ(writer.open(path), "");
+    writer.add(w);
+    writer.close();
+  }
+  std::vector<Record> got;
+  const auto summary = read_results_file(path, [&](Record&& r) { got.push_back(std::move(r)); });
+  std::filesystem::remove(path);
+  EXPECT_TRUE(summary.issues.empty());
+  ASSERT_EQ(got.size(), 1u);
+  const auto& g = std::get<GpuTraceWindowRecord>(got[0]);
+  EXPECT_EQ(g.start_ns, w.start_ns);
+  EXPECT_EQ(g.end_ns, w.end_ns);
+  EXPECT_EQ(g.duty, 0.1);
+  EXPECT_EQ(g.period_ns, w.period_ns);
+}
+
+// A window that ends before it starts, or a duty outside (0, 1], is malformed.
+TEST(Records, GpuTraceWindowOutOfOrderOrBadDutyIsMalformed) {
+  const auto encoded = [](GpuTraceWindowRecord w) {
+    std::vector<uint8_t> framed;
+    encode_record(w, framed);
+    // type (1 byte: 35) and length (1 byte) come first: the payload is the rest.
+    return std::vector<uint8_t>(framed.begin() + 2, framed.end());
+  };
+  const auto type = static_cast<uint32_t>(RecordType::gpu_trace_window);
+  EXPECT_TRUE(decode_record(type, encoded({.start_ns = 1, .end_ns = 2, .duty = 1, .period_ns = 5})));
+  EXPECT_FALSE(decode_record(type, encoded({.start_ns = 3, .end_ns = 2, .duty = 0.5, .period_ns = 5})));
+  EXPECT_FALSE(decode_record(type, encoded({.start_ns = 1, .end_ns = 2, .duty = 0, .period_ns = 5})));
+  EXPECT_FALSE(decode_record(type, encoded({.start_ns = 1, .end_ns = 2, .duty = 1.5, .period_ns = 5})));
+}
+
 // Region spans (type 19): begins stored as signed deltas (a later span may begin
 // earlier), durations as varints; negative and large tids, a zero-length call, and an
 // empty batch survive.
@@ -235,8 +272,8 @@ TEST(Records, RegionSpansWithImpossibleCountIsMalformed) {
 
 // Known types are not one contiguous range: the gaps between the parts are unknown.
 TEST(Records, KnownTypesAreExactlyTheDefinedOnes) {
-  for (uint32_t t : {1u, 2u, 8u, 16u, 18u, 19u, 32u, 33u, 34u}) EXPECT_TRUE(is_known_record_type(t)) << t;
-  for (uint32_t t : {0u, 9u, 15u, 20u, 31u, 35u, 47u, 48u}) EXPECT_FALSE(is_known_record_type(t)) << t;
+  for (uint32_t t : {1u, 2u, 8u, 16u, 18u, 19u, 32u, 33u, 34u, 35u}) EXPECT_TRUE(is_known_record_type(t)) << t;
+  for (uint32_t t : {0u, 9u, 15u, 20u, 31u, 36u, 47u, 48u}) EXPECT_FALSE(is_known_record_type(t)) << t;
 }
 
 TEST(Records, ManyChunksKeepOrder) {
