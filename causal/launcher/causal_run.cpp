@@ -51,6 +51,7 @@ struct Options {
   double frequency = 1000;
   bool quiet = false;
   bool gpu = false;
+  double gpu_duty = 100;
   std::vector<std::string> command;
 };
 
@@ -171,11 +172,14 @@ int run(int argc, char** argv) {
       ->default_val(1000);
   app.add_flag("--gpu", o.gpu, "also record GPU kernels and copies (HSA: libcprof-hsa, CUDA: "
                "libcprof-cuda); waits for the GPU count as blocked");
+  app.add_option("--gpu-duty", o.gpu_duty, cprof::launch::kGpuDutyHelp)
+      ->check(CLI::Range(0.1, 100.0));
   app.add_flag("-q,--quiet", o.quiet, "print nothing but errors");
   app.add_option("command", o.command, "-- PROGRAM [ARGS...]")->required();
   app.positionals_at_end();
   if (int code = 0; !cprof::cli::parse(app, argc, argv, code)) return code;
   o.seed_given = app.count("--seed") > 0;
+  o.gpu = o.gpu || app.count("--gpu-duty") > 0;
 
   std::string program;
   if (std::string err = cprof::launch::check_program(o.command[0], program); !err.empty()) fail(1, err);
@@ -248,7 +252,8 @@ int run(int argc, char** argv) {
   if (!breakpoints.empty()) child_env.set.emplace_back(cenv::kBreakpoints, breakpoints);
   if (o.gpu) {
     std::vector<std::string> gpu_notes;
-    if (std::string err = cprof::launch::add_gpu_environment(child_env, gpu_notes); !err.empty()) {
+    if (std::string err = cprof::launch::add_gpu_environment(child_env, gpu_notes, o.gpu_duty);
+        !err.empty()) {
       fail(1, err);
     }
     for (const auto& note : gpu_notes) {

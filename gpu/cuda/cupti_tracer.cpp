@@ -1,5 +1,7 @@
 #include "gpu/cuda/cupti_tracer.h"
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <new>
 
@@ -18,6 +20,10 @@ constexpr size_t kBufferAlign = 8;  // ACTIVITY_RECORD_ALIGNMENT in CUPTI's samp
 // CUPTI returns buffers on its own when full; this bounds how long a record can wait in a
 // half-empty one (and so how long its launch waits in the join), in ms.
 constexpr uint32_t kFlushPeriodMs = 100;
+
+// The activity kinds of kernels (not serializing them: KIND_KERNEL would) and copies.
+constexpr CUpti_ActivityKind kKernelKind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+constexpr CUpti_ActivityKind kCopyKind = CUPTI_ACTIVITY_KIND_MEMCPY;
 
 // The buffer callbacks take no user data; there is one tracer per process.
 CuptiTracer* g_tracer = nullptr;
@@ -41,6 +47,9 @@ std::string CuptiTracer::start() {
     std::lock_guard lock(activity_mutex_);
     calibrate_locked();
   }
+  std::string duty_error;
+  const auto duty = trace_duty_from_environment(duty_error);
+  if (!duty) return duty_error;
   const char* api = std::getenv("CPROF_CUDA_API");
   const auto domains = parse_api_domains(api != nullptr ? api : "");
   if (!domains) {
@@ -73,9 +82,7 @@ std::string CuptiTracer::start() {
       err = cupti_error("cuptiActivityRegisterCallbacks", r);
     }
   }
-  for (const CUpti_ActivityKind kind :
-       {CUPTI_ACTIVITY_KIND_DEVICE, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
-        CUPTI_ACTIVITY_KIND_MEMCPY}) {
+  for (const CUpti_ActivityKind kind : {CUPTI_ACTIVITY_KIND_DEVICE, kKernelKind, kCopyKind}) {
     if (!err.empty()) break;
     if (const CUptiResult r = cuptiActivityEnable(kind); r != CUPTI_SUCCESS) {
       err = cupti_error("cuptiActivityEnable", r);
@@ -85,8 +92,8 @@ std::string CuptiTracer::start() {
   // recorded before it opens: this runs inside cuInit, before any launch.
   if (err.empty()) err = file_.open(gpu_results_path(output_dir_from_environment()), "cupti");
   if (!err.empty()) {
-    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MEMCPY);
+    cuptiActivityDisable(kKernelKind);
+    cuptiActivityDisable(kCopyKind);
     cuptiActivityDisable(CUPTI_ACTIVITY_KIND_DEVICE);
     if (subscriber_ != nullptr) cuptiUnsubscribe(subscriber_);
     subscriber_ = nullptr;
@@ -94,7 +101,37 @@ std::string CuptiTracer::start() {
     return err;
   }
   cuptiActivityFlushPeriod(kFlushPeriodMs);  // optional: older CUPTI flush only when full
+  if (duty->windowed()) {
+    windows_ = std::make_unique<TraceWindows>(
+        *duty, [this](bool on) { switch_tracing(on); },
+        [this](const format::GpuTraceWindowRecord& w) { file_.add(w); },
+        static_cast<uint64_t>(getpid()) ^ monotonic_ns());
+    windows_->start();
+  }
   return "";
+}
+
+void CuptiTracer::switch_tracing(bool on) {
+  const auto check = [this](CUptiResult r) {
+    if (r == CUPTI_SUCCESS) return;
+    switch_failures_.fetch_add(1, std::memory_order_relaxed);
+    last_switch_error_ = r;  // only this thread switches
+  };
+  const auto callbacks = [&](uint32_t enable) {
+    for (const auto& [domain, cbid] : window_callbacks_) {
+      check(cuptiEnableCallback(enable, subscriber_, domain, cbid));
+    }
+  };
+  if (on) {
+    tracker_.new_window();
+    callbacks(1);
+    check(cuptiActivityEnable(kKernelKind));
+    check(cuptiActivityEnable(kCopyKind));
+  } else {
+    check(cuptiActivityDisable(kKernelKind));
+    check(cuptiActivityDisable(kCopyKind));
+    callbacks(0);
+  }
 }
 
 std::string CuptiTracer::enable_callbacks(CUpti_CallbackDomain domain, uint32_t cbid_count,
@@ -112,6 +149,7 @@ std::string CuptiTracer::enable_callbacks(CUpti_CallbackDomain domain, uint32_t 
       return cupti_error("cuptiEnableCallback", r);
     }
     kinds[cbid] = kind;
+    if (kind != ApiKind::host_sync) window_callbacks_.emplace_back(domain, cbid);
   }
   return "";
 }
@@ -218,9 +256,19 @@ void CuptiTracer::read_buffer(CUcontext context, uint32_t stream, uint8_t* buffe
 }
 
 void CuptiTracer::stop() {
+  if (windows_) windows_->stop();  // the open window ends here; tracing stays as it is
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   {
     std::lock_guard lock(activity_mutex_);
+    if (const uint64_t failures = switch_failures_.load(); failures > 0) {
+      file_.add(format::MessageRecord{
+          .time_ns = monotonic_ns(),
+          .level = format::MessageLevel::warning,
+          .text = "cprof-cuda: " + std::to_string(failures) +
+                  " CUPTI calls that switch trace windows failed (" +
+                  cupti_error("last", last_switch_error_) +
+                  "); the windows' records may not cover them exactly"});
+    }
     if (dropped_records_ > 0) {
       file_.add(format::MessageRecord{
           .time_ns = monotonic_ns(),

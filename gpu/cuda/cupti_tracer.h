@@ -5,11 +5,16 @@
 //    on the launching thread (stack + correlation id);
 //  - the activity API (CONCURRENT_KERNEL, MEMCPY, DEVICE) hands back buffers of records
 //    on CUPTI's own thread (or the thread that flushes); ActivityRecords joins them to
-//    their launches and the records go to the tool's results file.
+//    their launches and the records go to the tool's results file;
+//  - under CPROF_GPU_DUTY both are switched on and off by TraceWindows, except the host
+//    synchronization callbacks of causal-run, which stay on.
 
+#include <atomic>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <cupti.h>
@@ -17,6 +22,7 @@
 #include "gpu/common/clock_map.h"
 #include "gpu/common/launch_stack.h"
 #include "gpu/common/results_file.h"
+#include "gpu/common/trace_windows.h"
 #include "gpu/cuda/activity_records.h"
 #include "gpu/cuda/api_filter.h"
 #include "gpu/cuda/launch_join.h"
@@ -50,6 +56,9 @@ class CuptiTracer {
                                std::vector<ApiKind>& kinds, bool launches, bool syncs);
   void read_buffer(CUcontext context, uint32_t stream, uint8_t* buffer, size_t valid);
   void calibrate_locked();
+  // Trace windows: the launch and copy callbacks and the kernel and copy activity kinds,
+  // on (callbacks first: a record then finds its launch) or off (activity first).
+  void switch_tracing(bool on);
 
   LaunchStacks stacks_;
   GpuResultsFile file_;
@@ -58,6 +67,11 @@ class CuptiTracer {
   CUpti_SubscriberHandle subscriber_ = nullptr;
   std::vector<ApiKind> runtime_kinds_;  // by callback id
   std::vector<ApiKind> driver_kinds_;
+  // The launch and copy callbacks that trace windows switch (domain, callback id).
+  std::vector<std::pair<CUpti_CallbackDomain, CUpti_CallbackId>> window_callbacks_;
+  std::unique_ptr<TraceWindows> windows_;
+  std::atomic<uint64_t> switch_failures_{0};  // CUPTI calls refused by switch_tracing
+  CUptiResult last_switch_error_ = CUPTI_SUCCESS;
 
   std::mutex activity_mutex_;  // buffers may complete on several threads at once
   ActivityRecords records_;

@@ -11,6 +11,7 @@ namespace {
 struct Nesting {
   uint32_t outer_id = 0;  // correlation id of the outermost watched call in progress
   int depth = 0;
+  uint32_t epoch = 0;     // LaunchTracker::epoch_ when the nesting was last seen
 };
 thread_local Nesting t_nesting;
 
@@ -18,6 +19,9 @@ thread_local Nesting t_nesting;
 
 void LaunchTracker::enter(ApiKind kind, uint32_t correlation_id) {
   Nesting& n = t_nesting;
+  if (const uint32_t epoch = epoch_.load(std::memory_order_relaxed); n.epoch != epoch) {
+    n = Nesting{.epoch = epoch};
+  }
   if (n.depth++ > 0) {
     join_.alias(correlation_id, n.outer_id);
     return;
@@ -37,6 +41,8 @@ void LaunchTracker::enter(ApiKind kind, uint32_t correlation_id) {
 
 void LaunchTracker::exit(uint32_t correlation_id, bool failed) {
   Nesting& n = t_nesting;
+  // The exit of a call entered before the current window opened: its entry is forgotten.
+  if (n.epoch != epoch_.load(std::memory_order_relaxed)) return;
   if (n.depth > 0) --n.depth;
   // A failed outer call forgets its aliases too; a failed nested call leaves it to the
   // outer one (which usually fails with it, or retried and succeeded).

@@ -6,6 +6,7 @@
 //
 // Not for signal handlers (allocates, locks). Thread-safe; the nesting state is per thread.
 
+#include <atomic>
 #include <cstdint>
 
 #include "gpu/common/launch_stack.h"
@@ -22,9 +23,14 @@ class LaunchTracker {
   // `failed`: the call returned an error, so no activity record will name it.
   void exit(uint32_t correlation_id, bool failed);
 
+  // A trace window opens (gpu/common/trace_windows.h): calls whose exit fell between
+  // windows never came back, so every thread's nesting from before starts over.
+  void new_window() { epoch_.fetch_add(1, std::memory_order_relaxed); }
+
  private:
   LaunchJoin& join_;
   LaunchStacks& stacks_;
+  std::atomic<uint32_t> epoch_{0};
 };
 
 }  // namespace cprof::gpu::cuda

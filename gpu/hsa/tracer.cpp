@@ -114,10 +114,26 @@ std::string Tracer::start() {
     std::lock_guard lock(clock_mutex_);
     calibrate_locked();
   }
-  return file_.open(gpu_results_path(output_dir_from_environment()), "hsa");
+  std::string err;
+  const auto duty = trace_duty_from_environment(err);
+  if (!duty) return err;
+  if (err = file_.open(gpu_results_path(output_dir_from_environment()), "hsa"); !err.empty()) {
+    return err;
+  }
+  if (duty->windowed()) {
+    windows_ = std::make_unique<TraceWindows>(
+        *duty, [this](bool on) { tracing_.store(on, std::memory_order_relaxed); },
+        [this](const format::GpuTraceWindowRecord& w) { file_.add(w); },
+        static_cast<uint64_t>(getpid()) ^ monotonic_ns());
+    windows_->start();
+  }
+  return "";
 }
 
-void Tracer::stop() { file_.close(); }
+void Tracer::stop() {
+  if (windows_) windows_->stop();
+  file_.close();
+}
 
 void Tracer::calibrate_locked() {
   uint64_t frequency = 0;
@@ -223,6 +239,11 @@ void Tracer::fill_launch(Pending& p) {
 
 void Tracer::on_submit(const void* packets, uint64_t count, uint64_t user_index,
                        QueueInfo* queue, hsa_amd_queue_intercept_packet_writer writer) {
+  if (!tracing_.load(std::memory_order_relaxed)) {
+    counters_.outside_windows.fetch_add(count, std::memory_order_relaxed);
+    writer(packets, count);
+    return;
+  }
   thread_local std::vector<hsa_kernel_dispatch_packet_t> copy;
   thread_local std::vector<uint64_t> frames;
   copy.assign(static_cast<const hsa_kernel_dispatch_packet_t*>(packets),
@@ -321,6 +342,11 @@ hsa_status_t Tracer::memory_async_copy(void* dst, hsa_agent_t dst_agent, const v
                                        uint32_t num_dep_signals,
                                        const hsa_signal_t* dep_signals,
                                        hsa_signal_t completion) {
+  if (!tracing_.load(std::memory_order_relaxed)) {
+    counters_.outside_windows.fetch_add(1, std::memory_order_relaxed);
+    return amd_.hsa_amd_memory_async_copy_fn(dst, dst_agent, src, src_agent, size,
+                                             num_dep_signals, dep_signals, completion);
+  }
   hsa_signal_t ours{};
   if (completion.handle == 0 || amd_.hsa_amd_profiling_get_async_copy_time_fn == nullptr ||
       !take_signal(ours)) {

@@ -25,6 +25,7 @@
 #include "gpu/common/clock_map.h"
 #include "gpu/common/launch_stack.h"
 #include "gpu/common/results_file.h"
+#include "gpu/common/trace_windows.h"
 #include "gpu/hsa/hsa_api.h"
 #include "gpu/hsa/kernel_names.h"
 
@@ -52,6 +53,7 @@ struct Counters {
   std::atomic<uint64_t> dispatches{0};    // kernel dispatches tracked
   std::atomic<uint64_t> copies{0};        // async copies tracked
   std::atomic<uint64_t> untracked{0};     // passed through unchanged (no signal, an error)
+  std::atomic<uint64_t> outside_windows{0};  // passed through unchanged: between trace windows
   std::atomic<uint64_t> completed{0};     // completion handlers run
 };
 
@@ -65,9 +67,10 @@ class Tracer {
   Tracer(const Tracer&) = delete;
   Tracer& operator=(const Tracer&) = delete;
 
-  // Opens the results file. "" or the reason.
+  // Opens the results file and, under CPROF_GPU_DUTY, starts the trace windows. "" or the
+  // reason (a bad CPROF_GPU_DUTY or CPROF_GPU_PERIOD_MS included).
   std::string start();
-  // Writes everything and closes the file. Completion handlers that run later still
+  // Ends the trace windows, writes everything and closes the file. Completion handlers that run later still
   // forward the program's signals; their records are dropped (counted).
   void stop();
   // Puts the replacements into the runtime's table.
@@ -111,6 +114,9 @@ class Tracer {
   std::atomic<uint64_t> next_correlation_{1};
   std::once_flag copy_profiling_once_;
   std::atomic<bool> copy_profiling_{false};
+  // Off between trace windows: dispatches and copies pass through untouched.
+  std::atomic<bool> tracing_{true};
+  std::unique_ptr<TraceWindows> windows_;
 
   std::mutex signals_mutex_;
   std::vector<hsa_signal_t> free_signals_;

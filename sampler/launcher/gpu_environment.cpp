@@ -2,6 +2,10 @@
 
 #include <cstdlib>
 
+#include <fmt/format.h>
+
+#include "sampler/runtime/config.h"
+
 namespace cprof::launch {
 namespace {
 
@@ -12,7 +16,9 @@ std::string getenv_string(const char* name) {
 
 }  // namespace
 
-std::string add_gpu_environment(ChildEnvironment& env, std::vector<std::string>& notes) {
+std::string add_gpu_environment(ChildEnvironment& env, std::vector<std::string>& notes,
+                                double duty_percent) {
+  if (duty_percent < 100) env.set.emplace_back(sampler::env::kGpuDuty, fmt::format("{}", duty_percent));
   bool any = false;
   std::string hsa_tool;
   if (find_runtime_library("libcprof-hsa.so", hsa_tool).empty()) {

@@ -85,6 +85,7 @@ static int run(int argc, char** argv) {
   std::string events;
   bool quiet = false;
   bool gpu = false;
+  double gpu_duty = 100;
   std::vector<std::string> command;
   app.add_option("-f,--frequency", frequency, "samples per second of CPU time per thread")
       ->check(CLI::Range(1.0, 100000.0))
@@ -111,6 +112,8 @@ static int run(int argc, char** argv) {
                  "(page-faults, context-switches, cycles, INST_RETIRED:ANY_P, ...)");
   app.add_flag("-q,--quiet", quiet, "print nothing but errors");
   app.add_flag("--gpu", gpu, "also record GPU kernels and copies (HSA: libcprof-hsa, CUDA: libcprof-cuda)");
+  app.add_option("--gpu-duty", gpu_duty, cprof::launch::kGpuDutyHelp)
+      ->check(CLI::Range(0.1, 100.0));
   app.add_option("command", command, "-- PROGRAM [ARGS...]")->required();
   app.positionals_at_end();
   if (int code = 0; !cprof::cli::parse(app, argc, argv, code)) return code;
@@ -151,9 +154,10 @@ static int run(int argc, char** argv) {
   std::string joined;
   for (const auto& e : known_events) joined += (joined.empty() ? "" : ",") + e;
   child_env.set.emplace_back(env::kEvents, joined);
-  if (gpu) {
+  if (gpu || app.count("--gpu-duty") > 0) {
     std::vector<std::string> notes;
-    if (std::string err = cprof::launch::add_gpu_environment(child_env, notes); !err.empty()) {
+    if (std::string err = cprof::launch::add_gpu_environment(child_env, notes, gpu_duty);
+        !err.empty()) {
       fail(1, err);
     }
     for (const auto& note : notes) {

@@ -40,6 +40,9 @@ inline constexpr const char* kEvents = "CPROF_EVENTS";
 inline constexpr const char* kSignal = "CPROF_SIGNAL";
 inline constexpr const char* kFlushMs = "CPROF_FLUSH_MS";
 inline constexpr const char* kPreload = "CPROF_PRELOAD";
+// Read by the GPU hooks (gpu/common/trace_windows.h), set by --gpu-duty.
+inline constexpr const char* kGpuDuty = "CPROF_GPU_DUTY";          // percent traced
+inline constexpr const char* kGpuPeriodMs = "CPROF_GPU_PERIOD_MS";  // the windows' period
 }  // namespace env
 
 }  // namespace cprof::sampler

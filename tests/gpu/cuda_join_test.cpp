@@ -172,6 +172,33 @@ TEST(CudaLaunchTracker, TheOutermostCallOwnsTheLaunchAndNestedCallsAlias) {
   EXPECT_NE(join.take(40), nullptr);
 }
 
+// Between trace windows the callbacks are off: a call entered just before a window
+// closed never reports its exit. The next window must not take the thread's next launch
+// for a call nested in that lost one (it would only become an alias, without a stack).
+TEST(CudaLaunchTracker, ACallWhoseExitFellBetweenWindowsDoesNotSwallowTheNextLaunch) {
+  LaunchJoin join;
+  LaunchStacks stacks(16, false);
+  LaunchTracker tracker(join, stacks);
+  tracker.enter(ApiKind::launch, 50);  // its exit is never seen: the window closed
+  tracker.new_window();
+  tracker.enter(ApiKind::launch, 60);
+  tracker.exit(60, true);  // a failed outermost call forgets itself: it owned the launch
+  EXPECT_EQ(join.take(60), nullptr);
+  tracker.enter(ApiKind::launch, 61);
+  tracker.exit(61, false);
+  const auto l = join.take(61);
+  ASSERT_NE(l, nullptr);
+  EXPECT_NE(join.take(50), l);  // 61 is a launch of its own, not an alias of 50
+
+  tracker.enter(ApiKind::launch, 70);  // entered in one window, exits in the next
+  tracker.new_window();
+  tracker.exit(70, true);  // an exit from before the window: ignored, 70 stays
+  EXPECT_NE(join.take(70), nullptr);
+  tracker.enter(ApiKind::launch, 71);
+  tracker.exit(71, false);
+  EXPECT_NE(join.take(71), nullptr);
+}
+
 TEST(CudaClockMap, KeepsTheNarrowestBracket) {
   // host() is read before and after each read(): brackets of 50, 10 and 30 ns.
   std::vector<uint64_t> host = {1000, 1050, 2000, 2010, 3000, 3030};

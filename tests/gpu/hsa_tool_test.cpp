@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -79,7 +80,11 @@ class HsaTool : public ::testing::Test {
     setenv("CPROF_OUTPUT_DIR", dir_.c_str(), 1);
     setenv("CPROF_FLUSH_MS", "10", 1);
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
+  void TearDown() override {
+    unsetenv("CPROF_GPU_DUTY");
+    unsetenv("CPROF_GPU_PERIOD_MS");
+    std::filesystem::remove_all(dir_);
+  }
 
   void load(StandinRuntime& rt) {
     std::string error;
@@ -335,6 +340,94 @@ TEST_F(HsaTool, CopiesHaveDirectionSizeAndTime) {
     EXPECT_TRUE(stack_has(c.frames, reinterpret_cast<const void*>(&app_copy)));
   }
   for (hsa_signal_t s : {s1, s2, s3}) rt.core().hsa_signal_destroy_fn(s);
+}
+
+// --gpu-duty: the tool traces only inside windows (30% of every 20 ms here). Between
+// them dispatches and copies pass through untouched, and the program's signals fire either
+// way; every traced kernel was submitted inside a window the file records.
+TEST_F(HsaTool, TraceWindowsTraceOnlyInsideThemAndForwardEverything) {
+  setenv("CPROF_GPU_DUTY", "30", 1);
+  setenv("CPROF_GPU_PERIOD_MS", "20", 1);
+  StandinRuntime rt;
+  load(rt);
+  const hsa_executable_t exe = rt.create_executable({{"_Z6squarePfi.kd", kSquare, 10}});
+  rt.core().hsa_executable_freeze_fn(exe, nullptr);
+  hsa_queue_t* q = make_queue(rt);
+  ASSERT_NE(q, nullptr);
+  std::vector<char> host(4096, 'h'), device(4096, 'd');
+  hsa_signal_t one = make_signal(rt, 1);
+  uint64_t dispatched = 0, copied = 0;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(400);
+  while (std::chrono::steady_clock::now() < until) {
+    rt.core().hsa_signal_store_screlease_fn(one, 1);
+    const auto p = dispatch_packet(kSquare, 64, 64, one);
+    app_launch_kernel(&rt.core(), q, &p);
+    ASSERT_EQ(rt.core().hsa_signal_wait_scacquire_fn(one, HSA_SIGNAL_CONDITION_EQ, 0,
+                                                     UINT64_MAX, HSA_WAIT_STATE_BLOCKED),
+              0);
+    ++dispatched;
+    if (dispatched % 16 == 0) {
+      rt.core().hsa_signal_store_screlease_fn(one, 1);
+      ASSERT_EQ(app_copy(&rt.amd(), device.data(), rt.gpu_agent(), host.data(), rt.cpu_agent(),
+                         host.size(), one),
+                HSA_STATUS_SUCCESS);
+      ASSERT_EQ(rt.core().hsa_signal_wait_scacquire_fn(one, HSA_SIGNAL_CONDITION_EQ, 0,
+                                                       UINT64_MAX, HSA_WAIT_STATE_BLOCKED),
+                0);
+      ++copied;
+    }
+  }
+  rt.wait_idle();
+  EXPECT_EQ(rt.packets_executed(), dispatched + copied);  // the stand-in counts copies too
+  rt.unload_tool();
+
+  const auto records = results();
+  const auto windows = only<fmt::GpuTraceWindowRecord>(records);
+  // 400 ms of 20 ms periods: about 20 windows (fewer when this machine is slow).
+  ASSERT_GE(windows.size(), 5u);
+  EXPECT_LE(windows.size(), 22u);
+  for (size_t i = 0; i < windows.size(); ++i) {
+    const auto& w = windows[i];
+    EXPECT_EQ(w.duty, 0.3);
+    EXPECT_EQ(w.period_ns, 20'000'000u);
+    EXPECT_LE(w.start_ns, w.end_ns);
+    if (i > 0) {
+      EXPECT_GE(w.start_ns, windows[i - 1].end_ns) << "windows overlap";
+    }
+  }
+  // The traced share of the run: 30% planned, far from all of it.
+  const uint64_t run = windows.back().end_ns - windows.front().start_ns;
+  uint64_t traced = 0;
+  for (const auto& w : windows) traced += w.end_ns - w.start_ns;
+  EXPECT_GT(traced, run / 10);
+  EXPECT_LT(traced, run * 7 / 10);
+
+  const auto kernels = only<fmt::KernelRecord>(records);
+  const auto copies = only<fmt::CopyRecord>(records);
+  EXPECT_GT(kernels.size(), 0u);
+  EXPECT_LT(kernels.size(), dispatched * 8 / 10);
+  EXPECT_LT(copies.size(), copied);
+  const auto in_a_window = [&](uint64_t t) {
+    return std::any_of(windows.begin(), windows.end(),
+                       [&](const auto& w) { return t >= w.start_ns && t <= w.end_ns; });
+  };
+  // A submission that read the switch, was preempted and only then read the clock can
+  // fall just outside; nearly all must be inside.
+  size_t inside = 0;
+  for (const auto& k : kernels) inside += in_a_window(k.time_ns) ? 1 : 0;
+  EXPECT_GE(inside * 100, kernels.size() * 98) << inside << " of " << kernels.size();
+}
+
+// A bad CPROF_GPU_DUTY is one line from OnLoad, which refuses: no file, nothing traced.
+TEST_F(HsaTool, ABadDutyIsRefused) {
+  setenv("CPROF_GPU_DUTY", "0", 1);
+  StandinRuntime rt;
+  std::string error;
+  ::testing::internal::CaptureStderr();
+  EXPECT_FALSE(rt.load_tool(CPROF_HSA_TOOL_PATH, error));
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("CPROF_GPU_DUTY=0: expected a percentage"), std::string::npos) << err;
+  EXPECT_FALSE(std::filesystem::exists(dir_));
 }
 
 // A table from a runtime this tool does not know is refused, and left untouched.

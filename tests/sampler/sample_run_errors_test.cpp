@@ -53,14 +53,17 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"unknown_option", "--frobnicate -- " + kPrograms + "/exec_target", "frobnicate"},
         Case{"unknown_event", "-o /tmp/unused -e no-such-event -- " + kPrograms + "/exec_target",
              "no-such-event"},
-        Case{"bad_frequency", "-f 0 -- " + kPrograms + "/exec_target", "frequency"}),
+        Case{"bad_frequency", "-f 0 -- " + kPrograms + "/exec_target", "frequency"},
+        Case{"bad_gpu_duty", "--gpu-duty 0 -- " + kPrograms + "/exec_target", "--gpu-duty"},
+        Case{"gpu_duty_over_100", "--gpu-duty 150 -- " + kPrograms + "/exec_target",
+             "--gpu-duty"}),
     [](const auto& test_info) { return std::string(test_info.param.name); });
 
 TEST(SampleRunHelp, ListsTheOptions) {
   std::string out;
   EXPECT_EQ(run_command(kSampleRun + " --help", out), 0);
   for (const char* option : {"--frequency", "--output", "--backend", "--clock", "--unwind",
-                             "--events", "--depth"}) {
+                             "--events", "--depth", "--gpu", "--gpu-duty"}) {
     EXPECT_NE(out.find(option), std::string::npos) << option;
   }
 }
