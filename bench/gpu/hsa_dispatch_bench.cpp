@@ -3,8 +3,9 @@
 //   hsa_dispatch_bench [DISPATCHES] [STACK_DEPTH]
 //
 // A "program" launches DISPATCHES kernels from STACK_DEPTH frames deep, each with its own
-// completion signal, waiting for each one (a launch-heavy program), three ways: without
-// the tool, with the tool but no launch stacks (CPROF_GPU_STACKS=0), and with the tool.
+// completion signal, waiting for each one (a launch-heavy program), four ways: without
+// the tool, with the tool but no launch stacks (CPROF_GPU_STACKS=0), with the tool, and
+// with the tool tracing windows over 10% of the run (CPROF_GPU_DUTY=10, --gpu-duty 10).
 // Reported per dispatch: the submitting thread's time in the submit call (what the
 // program feels at launch) and the round trip from submit to the program's signal firing
 // (which adds the tool's completion handler in front of the program's signal).
@@ -71,10 +72,11 @@ __attribute__((noinline)) void at_depth(Run& r, int depth) {
   asm volatile("" ::: "memory");
 }
 
-Result measure(const char* tool, const char* stacks, uint64_t n, int depth) {
+Result measure(const char* tool, const char* stacks, const char* duty, uint64_t n, int depth) {
   StandinRuntime rt;
   if (tool != nullptr) {
     setenv("CPROF_GPU_STACKS", stacks, 1);
+    setenv("CPROF_GPU_DUTY", duty, 1);
     std::string error;
     if (!rt.load_tool(tool, error)) {
       std::fprintf(stderr, "cannot load %s: %s\n", tool, error.c_str());
@@ -112,9 +114,10 @@ int main(int argc, char** argv) {
   const auto dir = std::filesystem::temp_directory_path() /
                    ("cprof-hsa-bench." + std::to_string(getpid()));
   setenv("CPROF_OUTPUT_DIR", dir.c_str(), 1);
-  const Result base = measure(nullptr, "1", n, depth);
-  const Result nostack = measure(CPROF_HSA_TOOL_PATH, "0", n, depth);
-  const Result full = measure(CPROF_HSA_TOOL_PATH, "1", n, depth);
+  const Result base = measure(nullptr, "1", "100", n, depth);
+  const Result nostack = measure(CPROF_HSA_TOOL_PATH, "0", "100", n, depth);
+  const Result full = measure(CPROF_HSA_TOOL_PATH, "1", "100", n, depth);
+  const Result windows = measure(CPROF_HSA_TOOL_PATH, "1", "10", n, depth);
   std::filesystem::remove_all(dir);
   std::printf("%llu dispatches, launched %d frames deep; per dispatch, median of 5 rounds\n",
               static_cast<unsigned long long>(n), depth);
@@ -127,5 +130,6 @@ int main(int argc, char** argv) {
   row("no tool", base);
   row("tool, no launch stacks", nostack);
   row("tool, launch stacks", full);
+  row("tool, stacks, 10% windows", windows);
   return 0;
 }

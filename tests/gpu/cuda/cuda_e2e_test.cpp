@@ -6,14 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <iostream>
-#include <span>
 #include <string>
-#include <vector>
 
-#include "format/reader.h"
-#include "format/records.h"
-#include "symbolize/symbolizer.h"
+#include "tests/gpu/cuda_tool_checks.h"
 #include "tests/support/results_loader.h"
 
 namespace cprof::testing {
@@ -42,70 +37,6 @@ std::string why_no_cuda_device() {
   return "";
 }
 
-struct GpuFile {
-  format::ProcessRecord process;
-  std::vector<format::ModuleRecord> modules;
-  std::vector<format::KernelRecord> kernels;
-  std::vector<format::CopyRecord> copies;
-  std::vector<format::GpuDeviceRecord> devices;
-  format::ReadSummary summary;
-};
-
-GpuFile read_gpu_file(const std::filesystem::path& path) {
-  GpuFile f;
-  f.summary = format::read_results_file(path, [&](format::Record&& r) {
-    std::visit(
-        [&](auto&& rec) {
-          using T = std::decay_t<decltype(rec)>;
-          if constexpr (std::is_same_v<T, format::ProcessRecord>) f.process = rec;
-          if constexpr (std::is_same_v<T, format::ModuleRecord>) f.modules.push_back(rec);
-          if constexpr (std::is_same_v<T, format::KernelRecord>) f.kernels.push_back(rec);
-          if constexpr (std::is_same_v<T, format::CopyRecord>) f.copies.push_back(rec);
-          if constexpr (std::is_same_v<T, format::GpuDeviceRecord>) f.devices.push_back(rec);
-        },
-        std::move(r));
-  });
-  return f;
-}
-
-// Every function on a launch stack (inline chains expanded), innermost first.
-std::vector<std::string> stack_functions(const GpuFile& f, const std::vector<uint64_t>& frames,
-                                         symbolize::Symbolizer& symbolizer) {
-  std::vector<std::string> out;
-  for (const uint64_t ret : frames) {
-    const uint64_t pc = ret - 1;  // every frame is a return address
-    const format::ModuleRecord* m = nullptr;
-    for (const auto& mod : f.modules) {
-      if (pc >= mod.start && pc < mod.end) m = &mod;
-    }
-    if (m == nullptr) {
-      out.emplace_back("?");
-      continue;
-    }
-    const uint64_t elf = pc - m->load_bias;
-    const auto result = symbolizer.symbolize({m->path, m->build_id}, std::span(&elf, 1));
-    if (result.empty() || result[0].frames.empty()) {
-      out.emplace_back("?");
-      continue;
-    }
-    for (const auto& fr : result[0].frames) out.push_back(fr.function);
-  }
-  return out;
-}
-
-bool has_function(const std::vector<std::string>& functions, const std::string& name) {
-  for (const auto& f : functions) {
-    if (f == name || f.starts_with(name + "(")) return true;
-  }
-  return false;
-}
-
-std::string joined(const std::vector<std::string>& functions) {
-  std::string s;
-  for (const auto& f : functions) s += (s.empty() ? "" : " <- ") + f;
-  return s;
-}
-
 TEST(CudaTool, KernelsAndCopiesWithTheirLaunchStacks) {
   if (const std::string why = why_no_cuda_device(); !why.empty()) GTEST_SKIP() << why;
   const std::string dir = fresh_directory("cuda-e2e");
@@ -115,70 +46,9 @@ TEST(CudaTool, KernelsAndCopiesWithTheirLaunchStacks) {
   EXPECT_NE(output.find("cuda_launches: ok"), std::string::npos) << output;
   EXPECT_EQ(output.find("cprof-cuda:"), std::string::npos) << output;
 
-  std::vector<std::filesystem::path> gpu_files;
-  for (const auto& e : std::filesystem::directory_iterator(dir)) {
-    if (e.path().string().find(".gpu") != std::string::npos) gpu_files.push_back(e.path());
-  }
+  const auto gpu_files = gpu_files_in(dir);
   ASSERT_EQ(gpu_files.size(), 1u) << output;
-  const GpuFile f = read_gpu_file(gpu_files[0]);
-  EXPECT_TRUE(f.summary.issues.empty());
-  EXPECT_EQ(f.process.engine, "cupti");
-
-  bool named_gpu = false;
-  for (const auto& d : f.devices) {
-    if (d.kind == format::GpuDeviceKind::gpu && !d.name.empty()) named_gpu = true;
-  }
-  EXPECT_TRUE(named_gpu);
-
-  symbolize::Symbolizer symbolizer;
-  size_t scale = 0, offset = 0;
-  for (const auto& k : f.kernels) {
-    const bool is_scale = k.name == "scale_kernel(float*, float, int)";
-    const bool is_offset = k.name == "offset_kernel(float*, float, int)";
-    ASSERT_TRUE(is_scale || is_offset) << "unexpected kernel '" << k.name << "'";
-    scale += is_scale ? 1 : 0;
-    offset += is_offset ? 1 : 0;
-    EXPECT_GT(k.start_ns, 0u) << k.name;
-    EXPECT_GT(k.end_ns, k.start_ns) << k.name;
-    EXPECT_GT(k.time_ns, 0u) << k.name;
-    // Launched before it ran (allowing for the clock mapping's error).
-    EXPECT_LT(k.time_ns, k.start_ns + 1000000) << k.name;
-    EXPECT_EQ(k.grid[0], 1u << 18) << k.name;
-    EXPECT_EQ(k.workgroup[0], 256u) << k.name;
-    EXPECT_GT(k.tid, 0) << k.name;
-    const auto functions = stack_functions(f, k.frames, symbolizer);
-    if ((is_scale && scale == 1) || (is_offset && offset == 1)) {  // in the log, once each
-      std::cout << k.name << ": " << (k.end_ns - k.start_ns) << " ns, launch stack "
-                << joined(functions) << "\n";
-    }
-    EXPECT_TRUE(has_function(functions, is_scale ? "launch_scale" : "launch_offset"))
-        << k.name << ": " << joined(functions);
-    EXPECT_FALSE(has_function(functions, is_scale ? "launch_offset" : "launch_scale"))
-        << k.name << ": " << joined(functions);
-    EXPECT_TRUE(has_function(functions, "main")) << k.name << ": " << joined(functions);
-  }
-  EXPECT_EQ(scale, 5u);
-  EXPECT_EQ(offset, 3u);
-
-  size_t in = 0, out = 0;
-  for (const auto& c : f.copies) {
-    EXPECT_GT(c.end_ns, c.start_ns);
-    const auto functions = stack_functions(f, c.frames, symbolizer);
-    std::cout << "copy: direction " << static_cast<int>(c.direction) << ", " << c.bytes
-              << " bytes, " << (c.end_ns - c.start_ns) << " ns, launch stack " << joined(functions)
-              << "\n";
-    if (c.direction == format::CopyDirection::host_to_device) {
-      ++in;
-      EXPECT_EQ(c.bytes, 1u << 20);
-      EXPECT_TRUE(has_function(functions, "copy_in")) << joined(functions);
-    } else if (c.direction == format::CopyDirection::device_to_host) {
-      ++out;
-      EXPECT_EQ(c.bytes, 1u << 19);
-      EXPECT_TRUE(has_function(functions, "copy_out")) << joined(functions);
-    }
-  }
-  EXPECT_EQ(in, 1u);
-  EXPECT_EQ(out, 1u);
+  expect_cuda_launches_recorded(read_gpu_file(gpu_files[0]));
 }
 
 TEST(CudaTool, ProgramOutputAndExitStatusAreItsOwn) {

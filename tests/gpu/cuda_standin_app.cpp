@@ -1,0 +1,100 @@
+// cuda_launches (tests/gpu/cuda/cuda_launches.cu) on the stand-in CUDA and CUPTI
+// (tests/gpu/cupti_standin), for the CUDA tool's end-to-end tests without a GPU: two
+// named kernels launched from two call sites (5 and 3 times), a host-to-device copy of
+// 1 MiB and a device-to-host copy of 512 KiB, each from its own function.
+//   cuda_standin_app                 prints "cuda_standin_app: ok", exit 0
+//   cuda_standin_app --loop MS       launches 20 µs kernels from launch_loop for MS ms,
+//                                    synchronizing after every 10, then prints how many
+//   cuda_standin_app --exit N        the default run, then exit status N
+//   cuda_standin_app --sync N US     N rounds of: a kernel of US µs, a synchronize that
+//                                    spins until it is done (LINE_SYNC), CPU work of
+//                                    about the same length (LINE_WORK)
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "tests/gpu/cupti_standin/standin_cuda.h"
+
+namespace {
+
+constexpr uint32_t kBlocks = (1u << 18) / 256;
+
+// Counting after the launch keeps the launch from being a tail call: the launching
+// function's frame stays on the stack, as in most real code.
+volatile int g_launches = 0;
+
+}  // namespace
+
+__attribute__((noinline)) void launch_scale() {
+  standin_cuda_launch("_Z12scale_kernelPffi", kBlocks, 256, 3000);
+  g_launches = g_launches + 1;
+}
+
+__attribute__((noinline)) void launch_offset() {
+  standin_cuda_launch("_Z13offset_kernelPffi", kBlocks, 256, 2000);
+  g_launches = g_launches + 1;
+}
+
+__attribute__((noinline)) void copy_in() {
+  standin_cuda_memcpy(size_t{1} << 20, true);
+  g_launches = g_launches + 1;
+}
+
+__attribute__((noinline)) void copy_out() {
+  standin_cuda_memcpy(size_t{1} << 19, false);
+  g_launches = g_launches + 1;
+}
+
+__attribute__((noinline)) long launch_loop(long ms) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+  long n = 0;
+  while (std::chrono::steady_clock::now() < until) {
+    standin_cuda_launch("_Z11loop_kernelv", 1, 32, 20000);
+    if (++n % 10 == 0) standin_cuda_synchronize();
+  }
+  standin_cuda_synchronize();
+  return n;
+}
+
+__attribute__((noinline)) double cpu_work(long us) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(us);
+  double x = 1;
+  while (std::chrono::steady_clock::now() < until) {
+    for (int i = 0; i < 100; ++i) x = x * 1.0000001 + 1e-9;
+  }
+  return x;
+}
+
+__attribute__((noinline)) double sync_rounds(long rounds, long us) {
+  double sum = 0;
+  for (long r = 0; r < rounds; ++r) {
+    standin_cuda_launch("_Z11wait_kernelv", 1, 32, static_cast<uint64_t>(us) * 1000);
+    standin_cuda_synchronize();  // LINE_SYNC
+    sum += cpu_work(us);         // LINE_WORK
+  }
+  return sum;
+}
+
+int main(int argc, char** argv) {
+  if (standin_cuda_init() != 0) return 1;
+  if (argc > 3 && std::strcmp(argv[1], "--sync") == 0) {
+    const long rounds = std::atol(argv[2]), us = std::atol(argv[3]);
+    const double sum = sync_rounds(rounds, us);
+    std::printf("cuda_standin_app: %ld rounds of %ld us (%d)\n", rounds, us, sum > 0 ? 1 : 0);
+    return 0;
+  }
+  if (argc > 2 && std::strcmp(argv[1], "--loop") == 0) {
+    const long n = launch_loop(std::atol(argv[2]));
+    std::printf("cuda_standin_app: %ld launches\n", n);
+    return 0;
+  }
+  copy_in();
+  for (int i = 0; i < 5; ++i) launch_scale();
+  for (int i = 0; i < 3; ++i) launch_offset();
+  copy_out();
+  standin_cuda_synchronize();
+  std::printf("cuda_standin_app: ok\n");
+  if (argc > 2 && std::strcmp(argv[1], "--exit") == 0) return std::atoi(argv[2]);
+  return 0;
+}

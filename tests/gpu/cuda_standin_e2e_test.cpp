@@ -1,0 +1,136 @@
+// The CUDA tool end to end without a GPU: sample-run --gpu on cuda_standin_app, a program
+// linked with the stand-in CUDA and CUPTI (tests/gpu/cupti_standin), so libcprof-cuda is
+// loaded through CUDA_INJECTION64_PATH, subscribes, enables callbacks by name, joins
+// activity records to launches and writes them as on a real GPU (the checks are the real
+// test's, tests/gpu/cuda_tool_checks.h). Also: both callback domains, output and exit
+// status, trace windows (--gpu-duty), a bad duty, and causal-run --gpu counting the
+// program's synchronizations as blocked.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <regex>
+#include <string>
+
+#include "tests/gpu/cuda_tool_checks.h"
+#include "tests/gpu/gpu_causal_checks.h"
+#include "tests/support/results_loader.h"
+
+namespace cprof::testing {
+namespace {
+
+const std::string kSampleRun = SAMPLE_RUN;
+const std::string kApp = CUDA_STANDIN_APP;
+
+GpuFile run_and_read(const std::string& dir, const std::string& env, const std::string& options,
+                     const std::string& args, std::string& output) {
+  const int status =
+      run_command(env + " " + kSampleRun + " -o " + dir + " " + options + " -- " + kApp + args,
+                  output);
+  EXPECT_EQ(status, 0) << output;
+  EXPECT_EQ(output.find("cprof-cuda:"), std::string::npos) << output;
+  const auto files = gpu_files_in(dir);
+  EXPECT_EQ(files.size(), 1u) << output;
+  return files.empty() ? GpuFile{} : read_gpu_file(files[0]);
+}
+
+TEST(CudaStandin, KernelsAndCopiesWithTheirLaunchStacks) {
+  std::string output;
+  const GpuFile f = run_and_read(fresh_directory("cuda-standin"), "", "--gpu", "", output);
+  EXPECT_NE(output.find("cuda_standin_app: ok"), std::string::npos) << output;
+  expect_cuda_launches_recorded(f);
+  EXPECT_TRUE(f.windows.empty());  // no --gpu-duty: everything traced
+}
+
+// Runtime and driver callbacks nest (cudaLaunchKernel around cuLaunchKernel, each with its
+// own correlation id): each kernel is still recorded once, with the outer call's stack.
+TEST(CudaStandin, BothCallbackDomainsGiveTheSameRecords) {
+  std::string output;
+  const GpuFile f =
+      run_and_read(fresh_directory("cuda-standin-both"), "CPROF_CUDA_API=both", "--gpu", "", output);
+  expect_cuda_launches_recorded(f);
+}
+
+TEST(CudaStandin, ProgramOutputAndExitStatusAreItsOwn) {
+  std::string plain, traced;
+  const int plain_status = run_command(kApp + " --exit 3", plain);
+  const int traced_status = run_command(
+      kSampleRun + " -q -o " + fresh_directory("cuda-standin-quiet") + " --gpu -- " + kApp + " --exit 3",
+      traced);
+  EXPECT_EQ(plain_status, 3);
+  EXPECT_EQ(traced_status, 3);
+  EXPECT_EQ(plain, traced);
+}
+
+// --gpu-duty 25 with 20 ms periods on 400 ms of launches: the file has the windows; only
+// launches inside them were recorded, each with its launch stack (callbacks are switched
+// on before the kernel activity and off after it, and a call whose exit fell between
+// windows does not swallow the next launch).
+TEST(CudaStandin, TraceWindowsRecordLaunchesInsideThemWithTheirStacks) {
+  std::string output;
+  const GpuFile f = run_and_read(fresh_directory("cuda-standin-duty"), "CPROF_GPU_PERIOD_MS=20",
+                                 "--gpu-duty 25", " --loop 400", output);
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(output, m, std::regex("cuda_standin_app: ([0-9]+) launches")))
+      << output;
+  const uint64_t launched = std::stoull(m[1]);
+  ASSERT_GE(f.windows.size(), 5u);
+  for (const auto& w : f.windows) {
+    EXPECT_EQ(w.duty, 0.25);
+    EXPECT_EQ(w.period_ns, 20'000'000u);
+  }
+  EXPECT_GT(f.kernels.size(), 0u);
+  EXPECT_LT(f.kernels.size(), launched * 6 / 10) << launched << " launched";
+  size_t with_stack = 0, inside = 0;
+  for (const auto& k : f.kernels) {
+    EXPECT_EQ(k.name, "loop_kernel()");
+    if (has_function(stack_functions(f, k.frames), "launch_loop")) ++with_stack;
+    if (std::any_of(f.windows.begin(), f.windows.end(), [&](const auto& w) {
+          return k.time_ns >= w.start_ns && k.time_ns <= w.end_ns;
+        })) {
+      ++inside;
+    }
+  }
+  // A launch racing the switch at a window's start may have a record but no callback.
+  EXPECT_GE(with_stack * 100, f.kernels.size() * 95) << with_stack << " of " << f.kernels.size();
+  EXPECT_GE(inside * 100, f.kernels.size() * 95) << inside << " of " << f.kernels.size();
+}
+
+TEST(CudaStandin, ABadDutyIsOneLineAndThenNothingIsRecorded) {
+  const std::string dir = fresh_directory("cuda-standin-bad-duty");
+  std::string output;
+  const int status =
+      run_command("CPROF_GPU_DUTY=abc " + kSampleRun + " -o " + dir + " --gpu -- " + kApp, output);
+  EXPECT_EQ(status, 0) << output;
+  EXPECT_NE(output.find("cuda_standin_app: ok"), std::string::npos) << output;
+  EXPECT_NE(output.find("cprof-cuda: CPROF_GPU_DUTY=abc: expected a percentage above 0 and at "
+                        "most 100; GPU activity is not recorded"),
+            std::string::npos)
+      << output;
+  EXPECT_TRUE(gpu_files_in(dir).empty());
+}
+
+// causal-run --gpu: the tool brackets cudaDeviceSynchronize (through CUPTI's callbacks on
+// the sync functions) with the causal runtime's GPU wait, so the spinning inside it is not
+// CPU work of the line that synchronizes.
+TEST(CudaStandin, CausalRunCountsSynchronizesAsBlocked) {
+  constexpr int kRounds = 150;
+  const std::string dir = fresh_directory("cuda-standin-causal");
+  const int sync_line = marked_line(CUDA_STANDIN_APP_SOURCE, "// LINE_SYNC");
+  ASSERT_GT(sync_line, 0);
+  std::string output;
+  const int status = run_command(
+      std::string("CPROF_CAUSAL_DURATION_MS=100 ") + CAUSAL_RUN + " --gpu -o " + dir +
+          " --line cuda_standin_app.cpp:" + std::to_string(sync_line) +
+          " --fixed-speedup 50 --seed 1 -- " + kApp + " --sync " + std::to_string(kRounds) +
+          " 3000 2>&1",
+      output);
+  ASSERT_EQ(status, 0) << output;
+  EXPECT_NE(output.find("cuda_standin_app: 150 rounds of 3000 us"), std::string::npos) << output;
+  const auto run = read_causal_gpu_run(dir);
+  EXPECT_EQ(run.gpu_files, 1u) << output;
+  EXPECT_EQ(run.kernels, static_cast<size_t>(kRounds)) << output;
+  expect_gpu_waits_not_counted_as_work(run, kRounds, output);
+}
+
+}  // namespace
+}  // namespace cprof::testing
