@@ -15,6 +15,7 @@
 #   sr-gpu-d25     sample-run --gpu-duty 25: everything above, in trace windows covering
 #                  25% of the run (docs/gpu.md, "Trace windows")
 #   sr-gpu-d10     the same at 10%
+#   sr-gpu-d5      the same at 5%
 # Each run is timed from outside (cprof-bench-time: wall of the whole command, CUDA's and
 # the tools' start and exit included) and inside (the program's launch loop, wall_ms).
 # Ratios are per round against that round's plain run; the table shows the median and
@@ -37,7 +38,7 @@ program=$BIN/cprof-bench-cuda-launches
 tmp=$(mktemp -d /tmp/cprof-cuda-overhead.XXXXXX)
 if [[ ${KEEP:-0} != 1 ]]; then trap 'rm -rf "$tmp"' EXIT; fi
 data=$tmp/data  # config round cmd_wall_s loop_ms kernels_recorded
-configs=(plain sr sr-gpu sr-gpu-both sr-gpu-nostk sr-gpu-act sr-gpu-d25 sr-gpu-d10)
+configs=(plain sr sr-gpu sr-gpu-both sr-gpu-nostk sr-gpu-act sr-gpu-d25 sr-gpu-d10 sr-gpu-d5)
 
 run_one() {  # run_one CONFIG ROUND
   local config=$1 round=$2 res=$tmp/res
@@ -58,6 +59,8 @@ run_one() {  # run_one CONFIG ROUND
     sr-gpu-d25) "$BIN/cprof-bench-time" "$tmp/time" -- "$BIN/sample-run" -q --gpu-duty 25 \
       -o "$res" -- "$program" $bench_args >"$tmp/out" ;;
     sr-gpu-d10) "$BIN/cprof-bench-time" "$tmp/time" -- "$BIN/sample-run" -q --gpu-duty 10 \
+      -o "$res" -- "$program" $bench_args >"$tmp/out" ;;
+    sr-gpu-d5) "$BIN/cprof-bench-time" "$tmp/time" -- "$BIN/sample-run" -q --gpu-duty 5 \
       -o "$res" -- "$program" $bench_args >"$tmp/out" ;;
   esac
   local kernels=NA
