@@ -53,7 +53,9 @@ struct Counters {
   std::atomic<uint64_t> dispatches{0};    // kernel dispatches tracked
   std::atomic<uint64_t> copies{0};        // async copies tracked
   std::atomic<uint64_t> untracked{0};     // passed through unchanged (no signal, an error)
-  std::atomic<uint64_t> outside_windows{0};  // passed through unchanged: between trace windows
+  // Passed through unchanged between trace windows: AQL packets, async copies.
+  std::atomic<uint64_t> packets_outside_windows{0};
+  std::atomic<uint64_t> copies_outside_windows{0};
   std::atomic<uint64_t> completed{0};     // completion handlers run
 };
 

@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <regex>
 #include <set>
 #include <string>
 #include <vector>
@@ -416,6 +417,16 @@ TEST_F(HsaTool, TraceWindowsTraceOnlyInsideThemAndForwardEverything) {
   size_t inside = 0;
   for (const auto& k : kernels) inside += in_a_window(k.time_ns) ? 1 : 0;
   EXPECT_GE(inside * 100, kernels.size() * 98) << inside << " of " << kernels.size();
+  // What passed between the windows is counted: with what was traced, every submission.
+  const auto messages = only<fmt::MessageRecord>(records);
+  ASSERT_EQ(messages.size(), 1u);
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(
+      messages[0].text, m,
+      std::regex("between trace windows ([0-9]+) AQL packets and ([0-9]+) async copies")))
+      << messages[0].text;
+  EXPECT_EQ(kernels.size() + std::stoull(m[1]), dispatched);
+  EXPECT_EQ(copies.size() + std::stoull(m[2]), copied);
 }
 
 // A bad CPROF_GPU_DUTY is one line from OnLoad, which refuses: no file, nothing traced.
