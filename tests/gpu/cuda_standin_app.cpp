@@ -51,7 +51,7 @@ __attribute__((noinline)) long launch_loop(long ms) {
   long n = 0;
   while (std::chrono::steady_clock::now() < until) {
     standin_cuda_launch("_Z11loop_kernelv", 1, 32, 20000);
-    if (++n % 10 == 0) standin_cuda_synchronize();
+    if (++n % 10 == 0) standin_cuda_synchronize();  // cudaStreamSynchronize in cuda_launches
   }
   standin_cuda_synchronize();
   return n;
@@ -69,7 +69,7 @@ __attribute__((noinline)) double cpu_work(long us) {
 __attribute__((noinline)) double sync_rounds(long rounds, long us) {
   double sum = 0;
   for (long r = 0; r < rounds; ++r) {
-    standin_cuda_launch("_Z11wait_kernelv", 1, 32, static_cast<uint64_t>(us) * 1000);
+    standin_cuda_launch("_Z11wait_kernely", 1, 32, static_cast<uint64_t>(us) * 1000);
     standin_cuda_synchronize();  // LINE_SYNC
     sum += cpu_work(us);         // LINE_WORK
   }

@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <iostream>
+#include <regex>
 #include <span>
 #include <type_traits>
 #include <variant>
@@ -133,6 +135,38 @@ void expect_cuda_launches_recorded(const GpuFile& f) {
   }
   EXPECT_EQ(in, 1u);
   EXPECT_EQ(out, 1u);
+}
+
+uint64_t launches_printed(const std::string& output) {
+  std::smatch m;
+  if (!std::regex_search(output, m, std::regex(": ([0-9]+) launches"))) return 0;
+  return std::stoull(m[1]);
+}
+
+void expect_loop_traced_in_windows(const GpuFile& f, uint64_t launched, double duty,
+                                   uint64_t period_ns) {
+  EXPECT_TRUE(f.summary.issues.empty());
+  ASSERT_GE(f.windows.size(), 5u);
+  for (const auto& w : f.windows) {
+    EXPECT_EQ(w.duty, duty);
+    EXPECT_EQ(w.period_ns, period_ns);
+  }
+  EXPECT_GT(f.kernels.size(), 0u);
+  EXPECT_LT(f.kernels.size(), launched * 6 / 10) << launched << " launched";
+  size_t with_stack = 0, inside = 0;
+  for (const auto& k : f.kernels) {
+    EXPECT_EQ(k.name, "loop_kernel()");
+    if (has_function(stack_functions(f, k.frames), "launch_loop")) ++with_stack;
+    if (std::any_of(f.windows.begin(), f.windows.end(), [&](const auto& w) {
+          return k.time_ns >= w.start_ns && k.time_ns <= w.end_ns;
+        })) {
+      ++inside;
+    }
+  }
+  EXPECT_GE(with_stack * 100, f.kernels.size() * 95) << with_stack << " of " << f.kernels.size();
+  EXPECT_GE(inside * 100, f.kernels.size() * 95) << inside << " of " << f.kernels.size();
+  std::cout << f.windows.size() << " windows, " << f.kernels.size() << " kernels of " << launched
+            << " launches, " << with_stack << " with their stack\n";
 }
 
 }  // namespace cprof::testing

@@ -41,4 +41,15 @@ std::string joined(const std::vector<std::string>& functions);
 // stack), a 1 MiB copy in from copy_in and a 512 KiB copy out from copy_out.
 void expect_cuda_launches_recorded(const GpuFile& f);
 
+// The N of "...: N launches" in a `--loop` run's output (0: not there).
+uint64_t launches_printed(const std::string& output);
+
+// A `--loop` run of `launched` loop_kernel launches under --gpu-duty (`duty` of every
+// `period_ns`): at least 5 windows with that duty and period, some kernels but under 60%
+// of the launches, all loop_kernel(), and at least 95% of them with launch_loop on their
+// stack and submitted inside a window (a launch racing the switch at a window's start
+// may have a record but no callback).
+void expect_loop_traced_in_windows(const GpuFile& f, uint64_t launched, double duty,
+                                   uint64_t period_ns);
+
 }  // namespace cprof::testing

@@ -3,9 +3,16 @@
 // device-to-host copy of 512 KiB, each from its own function.
 //   cuda_launches           runs and prints "cuda_launches: ok" (exit 0), or exit 1
 //   cuda_launches --probe   exit 0 when a CUDA device is usable, 77 when not
+//   cuda_launches --loop MS launches 20 µs kernels from launch_loop for MS ms,
+//                           synchronizing after every 10, then prints how many
+//   cuda_launches --sync N US  N rounds of: a kernel spinning US µs, cudaDeviceSynchronize
+//                           (LINE_SYNC), CPU work of about the same length (LINE_WORK)
+// The last two are tests/gpu/cuda_standin_app.cpp's modes of the same names.
 #include <cuda_runtime.h>
 
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -43,6 +50,54 @@ __attribute__((noinline)) bool copy_out(float* h, const float* d) {
   return cudaMemcpy(h, d, kN / 2 * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess;
 }
 
+__device__ unsigned long long global_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+__global__ void loop_kernel() {
+  const unsigned long long start = global_ns();
+  while (global_ns() - start < 20000) {
+  }
+}
+
+__global__ void wait_kernel(unsigned long long ns) {
+  const unsigned long long start = global_ns();
+  while (global_ns() - start < ns) {
+  }
+}
+
+__attribute__((noinline)) long launch_loop(long ms) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+  long n = 0;
+  while (std::chrono::steady_clock::now() < until) {
+    loop_kernel<<<1, 32>>>();
+    if (++n % 10 == 0) cudaStreamSynchronize(nullptr);
+  }
+  cudaDeviceSynchronize();
+  return n;
+}
+
+__attribute__((noinline)) double cpu_work(long us) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(us);
+  double x = 1;
+  while (std::chrono::steady_clock::now() < until) {
+    for (int i = 0; i < 100; ++i) x = x * 1.0000001 + 1e-9;
+  }
+  return x;
+}
+
+__attribute__((noinline)) double sync_rounds(long rounds, long us) {
+  double sum = 0;
+  for (long r = 0; r < rounds; ++r) {
+    wait_kernel<<<1, 32>>>(static_cast<unsigned long long>(us) * 1000);
+    cudaDeviceSynchronize();  // LINE_SYNC
+    sum += cpu_work(us);      // LINE_WORK
+  }
+  return sum;
+}
+
 int main(int argc, char** argv) {
   int devices = 0;
   const bool usable = cudaGetDeviceCount(&devices) == cudaSuccess && devices > 0;
@@ -50,6 +105,17 @@ int main(int argc, char** argv) {
   if (!usable) {
     std::fprintf(stderr, "cuda_launches: no CUDA device\n");
     return 1;
+  }
+  if (argc > 2 && std::strcmp(argv[1], "--loop") == 0) {
+    const long n = launch_loop(std::atol(argv[2]));
+    std::printf("cuda_launches: %ld launches\n", n);
+    return cudaGetLastError() == cudaSuccess ? 0 : 1;
+  }
+  if (argc > 3 && std::strcmp(argv[1], "--sync") == 0) {
+    const long rounds = std::atol(argv[2]), us = std::atol(argv[3]);
+    const double sum = sync_rounds(rounds, us);
+    std::printf("cuda_launches: %ld rounds of %ld us (%d)\n", rounds, us, sum > 0 ? 1 : 0);
+    return cudaGetLastError() == cudaSuccess ? 0 : 1;
   }
   std::vector<float> host(kN, 1.0f);
   float* dev = nullptr;
