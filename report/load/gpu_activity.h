@@ -1,7 +1,8 @@
 #pragma once
-// What the report keeps of a process's GPU activity (docs/gpu.md, records 32-34): its
-// devices, every kernel dispatch and copy with its times, and the launch call stacks
-// interned like the samples' stacks. Kept per process (a GPU hooks' companion file is
+// What the report keeps of a process's GPU activity (docs/gpu.md, records 32-35): its
+// devices, every kernel dispatch and copy with its times, the launch call stacks
+// interned like the samples' stacks, and the windows the hooks traced in when they
+// traced only part of the run. Kept per process (a GPU hooks' companion file is
 // folded into the sampler's process of the same pid: gpu_load.h), because launch stacks
 // are symbolized with that process's modules.
 
@@ -70,8 +71,14 @@ struct GpuActivity {
   std::vector<GpuKernel> kernels;         // in file order
   std::vector<GpuCopy> copies;
   StackTable launch_stacks;  // every frame a return address (looked up at address - 1)
+  // The windows the hooks traced in (`--gpu-duty`, gpu_trace_window records, in file
+  // order). Empty: they traced the whole run. Else kernels and copies are those launched
+  // inside a window; the window open when the process died has no record
+  // (report/profile/gpu_tracing.h infers it).
+  std::vector<format::GpuTraceWindowRecord> trace_windows;
 
   bool empty() const { return kernels.empty() && copies.empty(); }
+  bool windowed() const { return !trace_windows.empty(); }
 };
 
 }  // namespace cprof::report

@@ -97,6 +97,8 @@ void append_gpu_activity(GpuActivity& into, GpuActivity&& from) {
     c.stack = stack(c.stack);
     into.copies.push_back(c);
   }
+  into.trace_windows.insert(into.trace_windows.end(), from.trace_windows.begin(),
+                            from.trace_windows.end());
 }
 
 namespace {
@@ -139,7 +141,7 @@ void merge_gpu_companions(std::vector<ProcessProfile>& processes) {
   std::vector<bool> merged(processes.size(), false);
   for (size_t i = 0; i < processes.size(); ++i) {
     auto& c = processes[i];
-    if (!c.gpu.empty() && c.gpu.engines.empty() && c.has_process_record &&
+    if ((!c.gpu.empty() || c.gpu.windowed()) && c.gpu.engines.empty() && c.has_process_record &&
         is_gpu_engine(c.process.engine))
       c.gpu.engines.push_back(c.process.engine);
     if (!is_gpu_companion(c)) continue;

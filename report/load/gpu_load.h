@@ -1,6 +1,6 @@
 #pragma once
-// GPU records (kernel, gpu_copy, gpu_device: docs/results-format.md) into a process's
-// GpuActivity as a file is read, and the pairing of the GPU hooks' own files with the
+// GPU records (kernel, gpu_copy, gpu_device, gpu_trace_window: docs/results-format.md)
+// into a process's GpuActivity as a file is read, and the pairing of the GPU hooks' own files with the
 // sampler's: until the hooks write into the runtime's file (docs/gpu.md), a process that
 // ran `sample-run --gpu` leaves `<exe>.<host>.<pid>.cprof` and
 // `<exe>.<host>.<pid>.gpu.cprof`, and the report shows them as the one process they were.
@@ -24,6 +24,7 @@ class GpuActivityBuilder {
   void add(format::KernelRecord&& r);
   void add(format::CopyRecord&& r);
   void add(format::GpuDeviceRecord&& r);
+  void add(const format::GpuTraceWindowRecord& r) { a_.trace_windows.push_back(r); }
 
  private:
   uint32_t device_index(uint32_t record_id);
@@ -42,7 +43,7 @@ bool is_gpu_engine(const std::string& engine);
 bool is_gpu_companion(const ProcessProfile& p);
 
 // Appends the activity of another file of the same process (devices, names and stacks
-// renumbered).
+// renumbered; trace windows appended as they are).
 void append_gpu_activity(GpuActivity& into, GpuActivity&& from);
 
 // Folds every GPU companion into the sampler's process of the same run, host and pid --

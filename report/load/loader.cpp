@@ -159,9 +159,14 @@ class Builder {
     gpu_.add(std::move(r));
   }
   void add(format::GpuDeviceRecord&& r) { gpu_.add(std::move(r)); }
+  void add(format::GpuTraceWindowRecord&& r) {
+    saw_time(r.start_ns);
+    saw_time(r.end_ns);
+    gpu_.add(r);
+  }
 
-  // Record types this part does not use yet (causal experiments, GPU activity) are
-  // read and ignored, so a newer writer never breaks the sampled profile.
+  // Record types this part does not use yet are read and ignored, so a newer writer
+  // never breaks the sampled profile.
   template <typename Other>
   void add(Other&& /*unused*/) {}
 

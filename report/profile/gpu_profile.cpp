@@ -163,6 +163,23 @@ class LaunchAttribution {
   IndexMap child_of_;  // (parent << 32 | function) -> node
 };
 
+// Busy over the whole span, or when a process that ran kernels on the device was traced
+// in windows, inside the time all such processes were traced.
+BusySummary device_busy(std::vector<TimeInterval> intervals, const std::vector<size_t>& processes,
+                        const GpuTracing& tracing) {
+  bool windowed = false;
+  std::vector<TimeInterval> windows;
+  for (const size_t p : processes) {
+    const auto& w = tracing.by_process[p].windows;
+    if (w.empty()) continue;
+    windows = windowed ? intersect_intervals(windows, w) : w;
+    windowed = true;
+  }
+  if (!windowed) return summarize_busy(std::move(intervals));
+  // No common window (several processes' windows never met): nothing observed.
+  return summarize_busy_in_windows(std::move(intervals), std::move(windows));
+}
+
 }  // namespace
 
 double GpuCopyRow::gb_per_s() const {
@@ -211,10 +228,13 @@ const char* device_kind_name(format::GpuDeviceKind k) {
 GpuProfile build_gpu_profile(const std::vector<ProcessProfile>& processes,
                              const SymbolizedProfiles& symbols) {
   GpuProfile out;
+  out.tracing = build_gpu_tracing(processes);
   LaunchAttribution launches(symbols.table, out);
   std::unordered_map<std::string, uint32_t> kernel_row;
   std::map<std::tuple<std::string, std::string, uint32_t, std::string>, uint32_t> device_key;
   std::vector<std::vector<TimeInterval>> intervals;
+  // Per device row, the processes that ran kernels on it (their windows measure it).
+  std::vector<std::vector<size_t>> kernel_processes;
   std::set<std::tuple<uint32_t, size_t, uint64_t>> queues;  // (device row, process, queue)
   // (kernel row, site function, site line) -> calls and time
   std::map<std::tuple<uint32_t, FunctionId, LineId>, GpuMeasure> kernel_sites;
@@ -242,6 +262,7 @@ GpuProfile build_gpu_profile(const std::vector<ProcessProfile>& processes,
                                  .run = p.run,
                                  .record_id = dev.record_id});
           intervals.emplace_back();
+          kernel_processes.emplace_back();
         }
         device_row[d] = it->second;
       }
@@ -262,6 +283,8 @@ GpuProfile build_gpu_profile(const std::vector<ProcessProfile>& processes,
       ++row.calls;
       auto& dev = device(k.device);
       ++dev.kernels;
+      auto& ran = kernel_processes[device_row[k.device]];
+      if (ran.empty() || ran.back() != pi) ran.push_back(pi);
       queues.insert({device_row[k.device], pi, k.queue_id});
       ++out.kernels;
       auto& m = k.stack == kNoLaunchStack ? no_stack : per_stack[k.stack];
@@ -321,7 +344,8 @@ GpuProfile build_gpu_profile(const std::vector<ProcessProfile>& processes,
     return std::tie(b.total_ns, b.calls, a.name) < std::tie(a.total_ns, a.calls, b.name);
   });
   for (const auto& [d, p, q] : queues) ++out.devices[d].queues;
-  for (size_t d = 0; d < out.devices.size(); ++d) out.devices[d].busy = summarize_busy(std::move(intervals[d]));
+  for (size_t d = 0; d < out.devices.size(); ++d)
+    out.devices[d].busy = device_busy(std::move(intervals[d]), kernel_processes[d], out.tracing);
   for (size_t d = 0; d < copies.size(); ++d) {
     copies[d].direction = static_cast<format::CopyDirection>(d);
     if (copies[d].count) out.copy_rows.push_back(copies[d]);

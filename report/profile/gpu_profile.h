@@ -9,6 +9,10 @@
 // between the program's call and the hooks say nothing about the program). Its "self"
 // time goes to that site; its "total" time to every function and line on the stack from
 // the outermost frame down to the site, once per kernel.
+//
+// When the hooks traced only windows of the run (gpu_tracing.h), counts and times are
+// those of the windows (not scaled); `tracing` says how much was traced, and a device's
+// busy share and idle gaps are measured inside the windows.
 
 #include <cstdint>
 #include <string>
@@ -18,6 +22,7 @@
 #include "common/running_stats.h"
 #include "report/load/process_profile.h"
 #include "report/profile/gpu_timeline.h"
+#include "report/profile/gpu_tracing.h"
 #include "report/symbols/symbol_table.h"
 
 namespace cprof::report {
@@ -77,7 +82,10 @@ struct GpuDeviceRow {
   uint64_t kernel_ns = 0;  // summed kernel time (more than busy when kernels overlap)
   uint64_t queues = 0;
   uint64_t copies = 0;     // copies with this device at either end
-  BusySummary busy;        // over the timed kernels
+  // Over the timed kernels; when a process that ran kernels on it was traced in windows,
+  // inside the windows (of several such processes: where all of them were traced, the
+  // intersection of their windows).
+  BusySummary busy;
 };
 
 struct GpuCopyRow {
@@ -106,8 +114,10 @@ struct GpuProfile {
   // that nothing ran on), and the launch site of each launch stack.
   std::vector<std::vector<uint32_t>> device_row;
   std::vector<std::vector<GpuSite>> stack_site;
+  GpuTracing tracing;  // trace windows, per process and over all
 
-  bool empty() const { return kernels == 0 && copies == 0; }
+  // Nothing to show: no kernel, no copy, and no window said that tracing was on.
+  bool empty() const { return kernels == 0 && copies == 0 && !tracing.windowed(); }
   // Share of all kernel time.
   double fraction(const GpuMeasure& m) const;
 };

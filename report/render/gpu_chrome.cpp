@@ -4,7 +4,9 @@
 // submission, bound to a zero-length "launch" slice there; "f" bound to the kernel's
 // slice, "bp": "e") joins each launch to its execution, so Perfetto UI and
 // chrome://tracing draw where the CPU asked for the work and when the GPU did it.
-// Times are placed on the same calendar clock as the samples (chrome.cpp).
+// Times are placed on the same calendar clock as the samples (chrome.cpp). When the hooks
+// traced only windows of the run, a "GPU tracing" trace process has a track per such
+// process with each window as a slice: what lies between them was not traced.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -48,6 +50,74 @@ struct Item {
   bool copy;
 };
 
+// The trace windows: a trace process after the devices, a track per windowed process.
+// At most `budget` slices, the earliest first.
+void windows(JsonWriter& j, const Report& r, const Clock& clock, uint64_t budget) {
+  const auto& by_process = r.gpu.tracing.by_process;
+  const uint64_t pid = r.processes.size() + 1 + r.gpu.devices.size();
+  uint64_t all = 0, drawn = 0;
+  for (const auto& t : by_process) all += t.windows.size();
+  if (all == 0) return;
+  j.begin_object(true).field("ph", "M").field("pid", pid).field("name", "process_name");
+  j.key("args").begin_object().field("name", "GPU tracing").end_object().end_object();
+  struct Slice {
+    uint64_t start_ns;
+    uint32_t process;
+    uint32_t index;
+  };
+  std::vector<Slice> slices;
+  for (uint32_t pi = 0; pi < by_process.size(); ++pi) {
+    const auto& t = by_process[pi];
+    if (!t.windowed()) continue;
+    j.begin_object(true)
+        .field("ph", "M")
+        .field("pid", pid)
+        .field("tid", pi + 1)
+        .field("name", "thread_name");
+    j.key("args").begin_object().field("name", "traced windows of " + r.processes[pi].label());
+    j.end_object().end_object();
+    for (uint32_t i = 0; i < t.windows.size(); ++i)
+      slices.push_back({t.windows[i].start_ns, pi, i});
+  }
+  std::stable_sort(slices.begin(), slices.end(),
+                   [](const Slice& a, const Slice& b) { return a.start_ns < b.start_ns; });
+  for (const auto& s : slices) {
+    if (drawn == budget) break;
+    const auto& p = r.processes[s.process];
+    const auto& t = by_process[s.process];
+    const auto& w = t.windows[s.index];
+    const bool inferred = s.index >= t.windows.size() - t.inferred_windows;
+    const double ts = clock.us(p, w.start_ns);
+    j.begin_object(true)
+        .field("ph", "X")
+        .field("pid", pid)
+        .field("tid", s.process + 1)
+        .field("ts", ts)
+        .field("dur", clock.us(p, w.end_ns) - ts)
+        .field("name", inferred ? "traced (window inferred: its record was lost)" : "traced")
+        .field("cat", "gpu.trace_window");
+    j.key("args")
+        .begin_object()
+        .field("process", p.label())
+        .field("duty", t.duty_max)
+        .field("period_ns", t.period_max_ns)
+        .field("inferred", inferred)
+        .end_object()
+        .end_object();
+    ++drawn;
+  }
+  if (drawn < all) {
+    j.begin_object(true)
+        .field("ph", "i")
+        .field("s", "p")
+        .field("pid", pid)
+        .field("tid", 0)
+        .field("ts", clock.us(r.processes[slices[drawn - 1].process], slices[drawn - 1].start_ns))
+        .field("name", fmt::format("GPU trace windows cut: the first {} of {} drawn", drawn, all))
+        .end_object();
+  }
+}
+
 }  // namespace
 
 void chrome_gpu(JsonWriter& j, const Report& r, uint64_t max_events) {
@@ -70,6 +140,7 @@ void chrome_gpu(JsonWriter& j, const Report& r, uint64_t max_events) {
                    [](const Item& a, const Item& b) { return a.start_ns < b.start_ns; });
   const size_t all_items = items.size();
   if (items.size() > budget) items.resize(budget);
+  windows(j, r, clock, budget);
 
   // Device rows are trace processes after the CPU ones; each (process, queue) a track.
   const uint64_t device_pid0 = r.processes.size() + 1;

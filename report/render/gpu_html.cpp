@@ -89,12 +89,21 @@ void launches(std::string& out, const Report& r, const RenderOptions& o, bool by
 }
 
 void devices(std::string& out, const Report& r) {
-  bool any = false;
-  for (const auto& d : r.gpu.devices) any |= d.kernels > 0;
+  bool any = false, windowed = false;
+  for (const auto& d : r.gpu.devices) {
+    any |= d.kernels > 0;
+    windowed |= d.kernels > 0 && d.busy.in_windows;
+  }
   if (!any) return;
   out +=
-      "<h2>GPU devices</h2>\n<p class=\"note\">busy: the union of kernel times over the span from "
-      "the first kernel's start to the last one's end; idle gaps between kernels by length</p>\n";
+      windowed
+          ? "<h2>GPU devices</h2>\n<p class=\"note\">busy: the union of kernel times inside the "
+            "trace windows, span: the windows' summed length (a device traced throughout: from the "
+            "first kernel's start to the last one's end); idle gaps between kernels inside one "
+            "window by length (gaps cut by a window's edge left out)</p>\n"
+          : "<h2>GPU devices</h2>\n<p class=\"note\">busy: the union of kernel times over the span "
+            "from the first kernel's start to the last one's end; idle gaps between kernels by "
+            "length</p>\n";
   html_table_head(out,
                   {"<device", "busy%", "busy", "span", "kernels", "queues", "&lt;10us", "10-20us",
                    "20-50us", "50-100us", "0.1-1ms", "1-10ms", "10-100ms", "&ge;100ms"},
@@ -140,6 +149,11 @@ void html_gpu(std::string& out, const Report& r, const RenderOptions& o) {
       with_commas(g.kernels), with_commas(g.timed_kernels), human_duration(g.kernel_ns),
       with_commas(g.copies), human_bytes(g.copy_bytes), g.devices.size(),
       engines.empty() ? "" : "; recorded by " + html_escape(engines));
+  if (const auto note = gpu_tracing_note(g.tracing); !note.empty()) {
+    std::string text;
+    for (const auto& sentence : note) text += (text.empty() ? "" : " ") + sentence;
+    out += "<p class=\"note\" id=\"gpu-tracing\"><strong>" + html_escape(text) + "</strong></p>\n";
+  }
   kernels(out, r, o);
   launches(out, r, o, false);
   launches(out, r, o, true);

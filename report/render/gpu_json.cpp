@@ -119,7 +119,9 @@ void devices(JsonWriter& j, const Report& r) {
         .field("busy_ns", b.busy_ns)
         .field("span_start_ns", b.span_start_ns)
         .field("span_ns", b.span_ns())
-        .field("busy_fraction", b.busy_fraction());
+        .field("busy_fraction", b.busy_fraction())
+        .field("in_windows", b.in_windows)
+        .field("windows", b.windows);
     j.key("idle_gaps").begin_object().field("gaps", b.gaps);
     j.key("bounds_us").begin_array(true);
     for (const uint64_t x : kIdleGapBoundsUs) j.value(x);
@@ -153,6 +155,30 @@ void copies(JsonWriter& j, const Report& r) {
   j.end_array();
 }
 
+// Present with or without windows, so that a consumer can rely on it: not windowed reads
+// duty 1, scale 1 and no traced time.
+void tracing(JsonWriter& j, const GpuTracing& t) {
+  const bool w = t.windowed();
+  j.key("tracing")
+      .begin_object()
+      .field("windowed", w)
+      .field("processes", t.processes)
+      .field("windowed_processes", t.windowed_processes)
+      .field("duty", w ? t.duty_min : 1.0)
+      .field("duty_max", w ? t.duty_max : 1.0)
+      .field("period_ns", t.period_min_ns)
+      .field("period_max_ns", t.period_max_ns)
+      .field("mixed", w && t.mixed())
+      .field("windows", t.windows)
+      .field("inferred_windows", t.inferred_windows)
+      .field("outside_windows", t.outside)
+      .field("traced_ns", t.traced_ns)
+      .field("span_ns", t.span_ns)
+      .field("traced_fraction", t.traced_fraction())
+      .field("scale", t.scale())
+      .end_object();
+}
+
 }  // namespace
 
 void json_gpu(JsonWriter& j, const Report& r, const RenderOptions& o) {
@@ -173,6 +199,7 @@ void json_gpu(JsonWriter& j, const Report& r, const RenderOptions& o) {
   j.key("engines").begin_array(true);
   for (const auto& e : g.engines) j.value(e);
   j.end_array().end_object();
+  tracing(j, g.tracing);
   kernels(j, r, o);
   launch_rows(j, r, o, false);
   launch_rows(j, r, o, true);

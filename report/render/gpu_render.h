@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "report/render/json_writer.h"
 #include "report/render/render.h"
@@ -25,9 +26,9 @@ void html_gpu(std::string& out, const Report& r, const RenderOptions& o);
 // launching thread at the submission to the execution. Appends to the open traceEvents
 // array; draws at most about max_events events (the earliest kernels first).
 void chrome_gpu(JsonWriter& j, const Report& r, uint64_t max_events);
-// Creates and fills the tables gpu_devices, gpu_idle_gaps, kernels and copies (and adds
-// the launch stacks to stacks / stack_frames) inside the caller's transaction; errors
-// stick in db (Db::error).
+// Creates and fills the tables gpu_devices, gpu_idle_gaps, gpu_trace_windows, kernels and
+// copies (and adds the launch stacks to stacks / stack_frames) inside the caller's
+// transaction; errors stick in db (Db::error).
 void write_sqlite_gpu(Db& db, const Report& r);
 
 // Shared by the GPU renderers: "square(float*, int)" or "[unknown kernel]".
@@ -38,6 +39,9 @@ std::string gpu_site_function(const Report& r, const GpuSite& site);
 std::string gpu_site_location(const Report& r, const GpuSite& site);
 // "gfx90a on host (run1)".
 std::string gpu_device_label(const GpuDeviceRow& d);
+// What the trace windows mean for the numbers, as sentences (text wraps them, html joins
+// them); empty when every process was traced throughout.
+std::vector<std::string> gpu_tracing_note(const GpuTracing& t);
 // Bytes in the unit that reads best: "512 B", "1.5 kB", "12.3 MB", "4.00 GB".
 std::string human_bytes(uint64_t bytes);
 

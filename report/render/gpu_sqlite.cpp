@@ -1,6 +1,7 @@
 // The SQLite database's GPU tables (docs/report.md, "SQLite schema"): gpu_devices with
 // their busy share, gpu_idle_gaps (the histogram), kernels and copies one row per
-// dispatch or copy, and a kernel_summary view. Launch stacks go into the stacks and
+// dispatch or copy, a kernel_summary view, and gpu_trace_windows (the windows the hooks
+// traced in, when they traced only part of the run). Launch stacks go into the stacks and
 // stack_frames tables after the samples' stacks, so a launch is symbolized with the same
 // joins as a sample; kernels and copies also name their launch site directly.
 #include <optional>
@@ -18,7 +19,8 @@ constexpr const char* kGpuSchema = R"sql(
 CREATE TABLE gpu_devices (
   id INTEGER PRIMARY KEY, name TEXT, kind TEXT, hostname TEXT, run TEXT, device_id INTEGER,
   kernels INTEGER, queues INTEGER, copies INTEGER, kernel_time_ns INTEGER, busy_ns INTEGER,
-  span_start_ns INTEGER, span_ns INTEGER, busy_fraction REAL);
+  span_start_ns INTEGER, span_ns INTEGER, busy_fraction REAL, in_windows INTEGER,
+  windows INTEGER);
 CREATE TABLE gpu_idle_gaps (
   device_id INTEGER REFERENCES gpu_devices(id), bucket INTEGER, low_us INTEGER, high_us INTEGER,
   gaps INTEGER, time_ns INTEGER);
@@ -38,6 +40,9 @@ CREATE TABLE copies (
   submit_ns INTEGER, start_ns INTEGER, end_ns INTEGER, duration_ns INTEGER, correlation_id INTEGER,
   stack_id INTEGER REFERENCES stacks(id), launch_function_id INTEGER REFERENCES functions(id),
   launch_line_id INTEGER REFERENCES lines(id));
+CREATE TABLE gpu_trace_windows (
+  process_id INTEGER REFERENCES processes(id), start_ns INTEGER, end_ns INTEGER,
+  duration_ns INTEGER, duty REAL, period_ns INTEGER, inferred INTEGER);
 -- Per kernel name over every process: calls and time (untimed calls count, without time).
 CREATE VIEW kernel_summary AS
   SELECT name, COUNT(*) AS calls, SUM(duration_ns) AS total_ns, AVG(duration_ns) AS mean_ns,
@@ -56,17 +61,31 @@ Value device_id(const std::vector<uint32_t>& rows, uint32_t d) {
 void write_sqlite_gpu(Db& db, const Report& r) {
   const auto& g = r.gpu;
   db.exec(kGpuSchema);  // the tables exist (empty) without GPU records too: queries still run
-  auto* devices = db.prepare("INSERT INTO gpu_devices VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  auto* devices = db.prepare("INSERT INTO gpu_devices VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   auto* gaps = db.prepare("INSERT INTO gpu_idle_gaps VALUES (?,?,?,?,?,?)");
   for (size_t d = 0; d < g.devices.size(); ++d) {
     const auto& x = g.devices[d];
     db.row(devices, d, x.name, device_kind_name(x.kind), x.hostname, x.run, x.record_id, x.kernels,
                 x.queues, x.copies, x.kernel_ns, x.busy.busy_ns, x.busy.span_start_ns,
-                x.busy.span_ns(), x.busy.busy_fraction());
+                x.busy.span_ns(), x.busy.busy_fraction(), x.busy.in_windows ? 1 : 0,
+                x.busy.windows);
     for (size_t b = 0; b < kIdleGapBuckets; ++b) {
       const uint64_t low = b == 0 ? 0 : kIdleGapBoundsUs[b - 1];
       const Value high = b < kIdleGapBoundsUs.size() ? Value(kIdleGapBoundsUs[b]) : std::nullopt;
       db.row(gaps, d, b, low, high, x.busy.gap_counts[b], x.busy.gap_ns[b]);
+    }
+  }
+
+  // As recorded, then the windows inferred from launches after the last record
+  // (report/profile/gpu_tracing.h), with the process's largest duty and period.
+  auto* windows = db.prepare("INSERT INTO gpu_trace_windows VALUES (?,?,?,?,?,?,?)");
+  for (size_t pi = 0; pi < r.processes.size() && db.ok(); ++pi) {
+    for (const auto& w : r.processes[pi].gpu.trace_windows)
+      db.row(windows, pi, w.start_ns, w.end_ns, w.end_ns - w.start_ns, w.duty, w.period_ns, 0);
+    const auto& t = g.tracing.by_process[pi];
+    for (size_t i = t.windows.size() - t.inferred_windows; i < t.windows.size(); ++i) {
+      const auto& w = t.windows[i];
+      db.row(windows, pi, w.start_ns, w.end_ns, w.length_ns(), t.duty_max, t.period_max_ns, 1);
     }
   }
 

@@ -28,6 +28,27 @@ void summary(std::string& out, const Report& r, const RenderOptions& o) {
   add_line(out, o.width, s);
 }
 
+// The trace windows' note: each sentence from a new line, wrapped at word breaks.
+void tracing(std::string& out, const Report& r, const RenderOptions& o) {
+  const size_t width = std::max<size_t>(o.width, 40);
+  for (const auto& text : gpu_tracing_note(r.gpu.tracing)) {
+    std::string line;
+    size_t from = 0;
+    while (from < text.size()) {
+      size_t to = text.find(' ', from);
+      if (to == std::string::npos) to = text.size();
+      const std::string_view word(text.data() + from, to - from);
+      if (!line.empty() && line.size() + 1 + word.size() > width) {
+        add_line(out, width, line);
+        line.clear();
+      }
+      line += (line.empty() ? "" : " ") + std::string(word);
+      from = to + 1;
+    }
+    if (!line.empty()) add_line(out, width, line);
+  }
+}
+
 void kernels(std::string& out, const Report& r, const RenderOptions& o) {
   const auto& rows = r.gpu.kernel_rows;
   if (rows.empty()) return;
@@ -118,9 +139,27 @@ void devices(std::string& out, const Report& r, const RenderOptions& o) {
     if (d.kernels) rows.push_back(&d);
   }
   if (rows.empty()) return;
+  const auto windowed = std::count_if(rows.begin(), rows.end(),
+                                      [](const GpuDeviceRow* d) { return d->busy.in_windows; });
+  const bool mixed = windowed > 0 && windowed < static_cast<ptrdiff_t>(rows.size());
   out += '\n';
-  add_line(out, o.width,
-       "GPU devices (busy = union of kernel times over the span, first kernel start to last end)");
+  if (windowed == 0) {
+    add_line(out, o.width,
+             "GPU devices (busy = union of kernel times over the span, first kernel start to "
+             "last end)");
+  } else if (!mixed) {
+    add_line(out, o.width,
+             "GPU devices (busy = union of kernel times inside the trace windows, span = their "
+             "summed length)");
+  } else {
+    add_line(out, o.width,
+             "GPU devices (busy = union of kernel times over the span, first kernel start to "
+             "last end;");
+    add_line(out, o.width, " *: inside the trace windows, span = their summed length)");
+  }
+  const auto label = [&](const GpuDeviceRow* d) {
+    return (mixed && d->busy.in_windows ? "* " : "") + gpu_device_label(*d);
+  };
   const size_t rest = o.width > 70 ? o.width - 54 : 16;
   add_line(out, o.width,
        fmt::format("{:>7} {:>9} {:>9} {:>10} {:>7} {:>7}  {}", "busy%", "busy", "span", "kernels",
@@ -130,10 +169,20 @@ void devices(std::string& out, const Report& r, const RenderOptions& o) {
          fmt::format("{} {:>9} {:>9} {:>10} {:>7} {:>7}  {}", percent_cell(d->busy.busy_fraction()),
                      human_duration(d->busy.busy_ns), human_duration(d->busy.span_ns()),
                      with_commas(d->kernels), d->queues, with_commas(d->busy.gaps),
-                     fit_right(gpu_device_label(*d), rest)));
+                     fit_right(label(d), rest)));
   }
   out += '\n';
-  add_line(out, o.width, "Idle gaps between kernels, by length (count)");
+  if (windowed == 0) {
+    add_line(out, o.width, "Idle gaps between kernels, by length (count)");
+  } else if (!mixed) {
+    add_line(out, o.width,
+             "Idle gaps inside the trace windows, by length (count; gaps cut by a window's edge "
+             "left out)");
+  } else {
+    add_line(out, o.width,
+             "Idle gaps between kernels, by length (count; *: inside the trace windows, gaps cut "
+             "by a window's edge left out)");
+  }
   std::string head;
   static constexpr const char* kBuckets[kIdleGapBuckets] = {
       "<10us", "10-20us", "20-50us", "50-100us", ".1-1ms", "1-10ms", "10-100ms", ">=100ms"};
@@ -143,7 +192,7 @@ void devices(std::string& out, const Report& r, const RenderOptions& o) {
   for (const auto* d : rows) {
     std::string s;
     for (const uint64_t c : d->busy.gap_counts) s += fmt::format("{:>9}", short_count(c));
-    add_line(out, o.width, s + "  " + fit_right(gpu_device_label(*d), name_width));
+    add_line(out, o.width, s + "  " + fit_right(label(d), name_width));
   }
 }
 
@@ -171,6 +220,7 @@ void text_gpu(std::string& out, const Report& r, const RenderOptions& o) {
   if (r.gpu.empty()) return;  // no section at all: nothing was recorded, nothing to say
   out += '\n';
   summary(out, r, o);
+  tracing(out, r, o);
   kernels(out, r, o);
   launch_sites(out, r, o);
   if (o.view == View::tree) launch_tree(out, r, o);

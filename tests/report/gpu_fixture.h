@@ -107,6 +107,13 @@ class GpuFileWriter {
     c.correlation_id = ++dispatch_;
     w_.add(c);
   }
+  // A gpu_trace_window record, in us after kT0.
+  void window(uint64_t start_us, uint64_t end_us, double duty = 0.1, uint64_t period_us = 100'000) {
+    w_.add(format::GpuTraceWindowRecord{.start_ns = kT0 + start_us * kUs,
+                                        .end_ns = kT0 + end_us * kUs,
+                                        .duty = duty,
+                                        .period_ns = period_us * kUs});
+  }
   void flush() { w_.flush(); }
   void add(const format::Record& r) { w_.add(r); }
 
@@ -138,10 +145,49 @@ inline void write_gpu_results(const std::filesystem::path& dir) {
   g.copy(format::CopyDirection::device_to_host, 500'000, 0, 0);
 }
 
+// A process traced in windows (`--gpu-duty 10`, 100 ms periods), pid 400: windows at
+// [0, 10), [130, 140) and [250, 260) ms after kT0, its last record at 300 ms (a thread's
+// end): traced 30 of 300 ms. Kernels on gfx90a, queue 1 (us after kT0):
+//
+//   square  [1000, 3000)      window 1
+//   square  [3500, 4000)      window 1: a 500 us gap
+//   scale   [9000, 12000)     window 1 until 10000: a 5000 us gap; 1000 us busy in it
+//   scale   [131000, 131020)  window 2 (the idle time before it is cut by the window)
+//
+// and a 1 MB host-to-device copy in window 2. The third window saw nothing. Busy 3520 us
+// of the 30000 us traced (not 1000 to 131020 us); gaps 500 and 5000 us (buckets 4, 5).
+inline void write_windowed_gpu_results(const std::filesystem::path& dir) {
+  {
+    ProcessWriter cpu(dir / "app.testhost.400.cprof", 400);
+    cpu.thread(1, "main");
+    for (int i = 0; i < 4; ++i) cpu.sample(1, {0x1010, 0x3011});
+    cpu.add(format::ThreadEndRecord{.tid = 1, .time_ns = kT0 + 300'000 * kUs});
+  }
+  GpuFileWriter g(dir / "app.testhost.400.gpu.cprof", 400);
+  g.device(0, "cpu-agent", format::GpuDeviceKind::cpu);
+  g.device(1, "gfx90a", format::GpuDeviceKind::gpu);
+  const std::vector<uint64_t> a{0x1011, 0x3011}, b{0x2011, 0x3011};
+  g.kernel("square(float*, int)", 1000, 3000, 1, a, true);
+  g.kernel("square(float*, int)", 3500, 4000, 1, a, true);
+  g.kernel("scale", 9000, 12000, 1, b, true);
+  g.window(0, 10'000);
+  g.kernel("scale", 131000, 131020, 1, b, true);
+  g.copy(format::CopyDirection::host_to_device, 1'000'000, 135000, 135100);
+  g.window(130'000, 140'000);
+  g.window(250'000, 260'000);
+}
+
 inline void add_gpu_symbols(FakeSymbols& symbols) {
   symbols.add(0x1000, 0x1100, {{.function = "launch_a", .file = "/src/a.cpp", .line = 10}});
   symbols.add(0x2000, 0x2100, {{.function = "launch_b", .file = "/src/a.cpp", .line = 20}});
   symbols.add(0x3000, 0x3100, {{.function = "main", .file = "/src/m.cpp", .line = 30}});
+}
+
+inline Report windowed_gpu_report(const std::filesystem::path& dir) {
+  write_windowed_gpu_results(dir);
+  FakeSymbols symbols;
+  add_gpu_symbols(symbols);
+  return build_report(load_results(find_results_files(dir)), symbols, {.call_tree = true});
 }
 
 inline Report gpu_report(const std::filesystem::path& dir, bool write = true) {
