@@ -7,6 +7,7 @@
 // program's synchronizations as blocked.
 #include <gtest/gtest.h>
 
+#include <regex>
 #include <string>
 
 #include "tests/gpu/cuda_tool_checks.h"
@@ -71,6 +72,27 @@ TEST(CudaStandin, TraceWindowsRecordLaunchesInsideThemWithTheirStacks) {
   const uint64_t launched = launches_printed(output);
   ASSERT_GT(launched, 0u) << output;
   expect_loop_traced_in_windows(f, launched, 0.25, 20'000'000);
+}
+
+// causal-report on a windowed run says what share was traced, and its whole-run estimate
+// (the windows' calls times the scale it prints) comes close to the launches made.
+TEST(CudaStandin, TheReportSaysWhatTheWindowsCoveredAndEstimatesTheWholeRun) {
+  const std::string dir = fresh_directory("cuda-standin-duty-report");
+  std::string output;
+  run_and_read(dir, "CPROF_GPU_PERIOD_MS=20", "--gpu-duty 25", " --loop 400", output);
+  const uint64_t launched = launches_printed(output);
+  ASSERT_GT(launched, 0u) << output;
+  std::string text, json;
+  ASSERT_EQ(run_command(std::string(CAUSAL_REPORT) + " " + dir, text), 0) << text;
+  EXPECT_NE(text.find("GPU activity traced in windows: 25% of each 20 ms"), std::string::npos)
+      << text;
+  ASSERT_EQ(run_command(std::string(CAUSAL_REPORT) + " --format json " + dir, json), 0);
+  std::smatch scale, calls;
+  ASSERT_TRUE(std::regex_search(json, scale, std::regex("\"scale\": ([0-9.]+)"))) << json;
+  ASSERT_TRUE(std::regex_search(json, calls, std::regex("\"calls\": ([0-9]+)"))) << json;
+  const double estimate = std::stod(scale[1]) * std::stod(calls[1]);
+  EXPECT_NEAR(estimate, static_cast<double>(launched), 0.2 * static_cast<double>(launched))
+      << calls[1] << " calls x " << scale[1];
 }
 
 TEST(CudaStandin, ABadDutyIsOneLineAndThenNothingIsRecorded) {
