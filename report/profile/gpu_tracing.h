@@ -10,8 +10,9 @@
 // close). Launches after the last recorded window's end come from such windows: they are
 // grouped from the first of them into windows of the planned length (duty × period) and
 // those are "inferred" windows, measured like the others. Launches less than
-// kWindowSwitchLagNs after a window's end are the switch's lag (the end is read before
-// tracing is turned off), not a lost window. A launch outside every window, recorded or
+// kWindowSwitchLagNs after a window's end are the switch's lag (the end is read just
+// after tracing is turned off, but a launch that read the switch and was then preempted
+// reads the clock later), not a lost window. A launch outside every window, recorded or
 // inferred, still counts in the kernel and copy tables but not in busy time.
 
 #include <cstdint>
