@@ -1,6 +1,7 @@
 #include "gpu/common/trace_windows.h"
 
 #include <pthread.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <charconv>
@@ -146,6 +147,15 @@ void TraceWindows::run() {
     on_ = true;
   }
   if (on_) report(opened_ns_, monotonic_ns());
+}
+
+std::unique_ptr<TraceWindows> start_trace_windows(const TraceDuty& duty, TraceWindows::Switch turn,
+                                                  GpuResultsFile& file) {
+  auto windows = std::make_unique<TraceWindows>(
+      duty, std::move(turn), [&file](const format::GpuTraceWindowRecord& w) { file.add(w); },
+      static_cast<uint64_t>(getpid()) ^ monotonic_ns());
+  windows->start();
+  return windows;
 }
 
 }  // namespace cprof::gpu

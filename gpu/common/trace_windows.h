@@ -14,6 +14,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -21,6 +22,7 @@
 #include <thread>
 
 #include "format/records.h"
+#include "gpu/common/results_file.h"
 
 namespace cprof::gpu {
 
@@ -91,5 +93,10 @@ class TraceWindows {
   uint64_t opened_ns_ = 0;   // when the open window began
   std::thread thread_;
 };
+
+// The hooks' windows: started now (tracing is on), each closed window added to `file`,
+// placed with a seed of this process's own. `turn` as for TraceWindows.
+std::unique_ptr<TraceWindows> start_trace_windows(const TraceDuty& duty, TraceWindows::Switch turn,
+                                                  GpuResultsFile& file);
 
 }  // namespace cprof::gpu

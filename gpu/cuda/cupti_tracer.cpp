@@ -1,7 +1,5 @@
 #include "gpu/cuda/cupti_tracer.h"
 
-#include <unistd.h>
-
 #include <cstdlib>
 #include <new>
 
@@ -102,11 +100,7 @@ std::string CuptiTracer::start() {
   }
   cuptiActivityFlushPeriod(kFlushPeriodMs);  // optional: older CUPTI flush only when full
   if (duty->windowed()) {
-    windows_ = std::make_unique<TraceWindows>(
-        *duty, [this](bool on) { switch_tracing(on); },
-        [this](const format::GpuTraceWindowRecord& w) { file_.add(w); },
-        static_cast<uint64_t>(getpid()) ^ monotonic_ns());
-    windows_->start();
+    windows_ = start_trace_windows(*duty, [this](bool on) { switch_tracing(on); }, file_);
   }
   return "";
 }

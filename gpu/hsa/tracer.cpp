@@ -121,11 +121,8 @@ std::string Tracer::start() {
     return err;
   }
   if (duty->windowed()) {
-    windows_ = std::make_unique<TraceWindows>(
-        *duty, [this](bool on) { tracing_.store(on, std::memory_order_relaxed); },
-        [this](const format::GpuTraceWindowRecord& w) { file_.add(w); },
-        static_cast<uint64_t>(getpid()) ^ monotonic_ns());
-    windows_->start();
+    windows_ = start_trace_windows(
+        *duty, [this](bool on) { tracing_.store(on, std::memory_order_relaxed); }, file_);
   }
   return "";
 }

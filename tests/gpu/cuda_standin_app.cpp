@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "tests/gpu/busy_work.h"
 #include "tests/gpu/cupti_standin/standin_cuda.h"
 
 namespace {
@@ -57,21 +58,12 @@ __attribute__((noinline)) long launch_loop(long ms) {
   return n;
 }
 
-__attribute__((noinline)) double cpu_work(long us) {
-  const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(us);
-  double x = 1;
-  while (std::chrono::steady_clock::now() < until) {
-    for (int i = 0; i < 100; ++i) x = x * 1.0000001 + 1e-9;
-  }
-  return x;
-}
-
 __attribute__((noinline)) double sync_rounds(long rounds, long us) {
   double sum = 0;
   for (long r = 0; r < rounds; ++r) {
     standin_cuda_launch("_Z11wait_kernely", 1, 32, static_cast<uint64_t>(us) * 1000);
-    standin_cuda_synchronize();  // LINE_SYNC
-    sum += cpu_work(us);         // LINE_WORK
+    standin_cuda_synchronize();           // LINE_SYNC
+    sum += cprof::testing::cpu_work(us);  // LINE_WORK
   }
   return sum;
 }

@@ -16,6 +16,8 @@
 #include <cstring>
 #include <vector>
 
+#include "tests/gpu/busy_work.h"
+
 constexpr int kN = 1 << 18;  // floats: 1 MiB
 
 __global__ void scale_kernel(float* x, float a, int n) {
@@ -79,21 +81,12 @@ __attribute__((noinline)) long launch_loop(long ms) {
   return n;
 }
 
-__attribute__((noinline)) double cpu_work(long us) {
-  const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(us);
-  double x = 1;
-  while (std::chrono::steady_clock::now() < until) {
-    for (int i = 0; i < 100; ++i) x = x * 1.0000001 + 1e-9;
-  }
-  return x;
-}
-
 __attribute__((noinline)) double sync_rounds(long rounds, long us) {
   double sum = 0;
   for (long r = 0; r < rounds; ++r) {
     wait_kernel<<<1, 32>>>(static_cast<unsigned long long>(us) * 1000);
-    cudaDeviceSynchronize();  // LINE_SYNC
-    sum += cpu_work(us);      // LINE_WORK
+    cudaDeviceSynchronize();              // LINE_SYNC
+    sum += cprof::testing::cpu_work(us);  // LINE_WORK
   }
   return sum;
 }
