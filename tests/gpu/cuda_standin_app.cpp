@@ -6,6 +6,8 @@
 //   cuda_standin_app --loop MS       launches 20 µs kernels from launch_loop for MS ms,
 //                                    synchronizing after every 10, then prints how many
 //   cuda_standin_app --exit N        the default run, then exit status N
+//   cuda_standin_app --graph         launches a graph of three kernels (graph_a, graph_b,
+//                                    graph_c) twice from launch_graph, then synchronizes
 //   cuda_standin_app --sync N US     N rounds of: a kernel of US µs, a synchronize that
 //                                    spins until it is done (LINE_SYNC), CPU work of
 //                                    about the same length (LINE_WORK)
@@ -68,8 +70,21 @@ __attribute__((noinline)) double sync_rounds(long rounds, long us) {
   return sum;
 }
 
+__attribute__((noinline)) void launch_graph() {
+  static const char* const kNodes[] = {"_Z7graph_av", "_Z7graph_bv", "_Z7graph_cv"};
+  standin_cuda_graph_launch(kNodes, 3, 1000);
+  g_launches = g_launches + 1;
+}
+
 int main(int argc, char** argv) {
   if (standin_cuda_init() != 0) return 1;
+  if (argc > 1 && std::strcmp(argv[1], "--graph") == 0) {
+    launch_graph();
+    launch_graph();
+    standin_cuda_synchronize();
+    std::printf("cuda_standin_app: graph ok\n");
+    return 0;
+  }
   if (argc > 3 && std::strcmp(argv[1], "--sync") == 0) {
     const long rounds = std::atol(argv[2]), us = std::atol(argv[3]);
     const double sum = sync_rounds(rounds, us);

@@ -40,6 +40,14 @@ TEST(CudaStandin, KernelsAndCopiesWithTheirLaunchStacks) {
   EXPECT_TRUE(f.windows.empty());  // no --gpu-duty: everything traced
 }
 
+// A graph launch: one call, several kernel records with its correlation id.
+TEST(CudaStandin, GraphKernelsBelongToTheGraphLaunch) {
+  std::string output;
+  const GpuFile f = run_and_read(fresh_directory("cuda-standin-graph"), "", "--gpu", " --graph", output);
+  EXPECT_NE(output.find("cuda_standin_app: graph ok"), std::string::npos) << output;
+  expect_graph_kernels_recorded(f);
+}
+
 // Runtime and driver callbacks nest (cudaLaunchKernel around cuLaunchKernel, each with its
 // own correlation id): each kernel is still recorded once, with the outer call's stack.
 TEST(CudaStandin, BothCallbackDomainsGiveTheSameRecords) {

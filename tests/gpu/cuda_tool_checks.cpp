@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <map>
 #include <regex>
 #include <span>
 #include <type_traits>
@@ -135,6 +136,19 @@ void expect_cuda_launches_recorded(const GpuFile& f) {
   }
   EXPECT_EQ(in, 1u);
   EXPECT_EQ(out, 1u);
+}
+
+void expect_graph_kernels_recorded(const GpuFile& f) {
+  EXPECT_TRUE(f.summary.issues.empty());
+  std::map<std::string, int> calls;
+  for (const auto& k : f.kernels) {
+    ++calls[k.name];
+    EXPECT_GT(k.end_ns, k.start_ns) << k.name;
+    const auto functions = stack_functions(f, k.frames);
+    EXPECT_TRUE(has_function(functions, "launch_graph")) << k.name << ": " << joined(functions);
+    EXPECT_FALSE(has_function(functions, "build_graph")) << k.name << ": " << joined(functions);
+  }
+  EXPECT_EQ(calls, (std::map<std::string, int>{{"graph_a()", 2}, {"graph_b()", 2}, {"graph_c()", 2}}));
 }
 
 uint64_t launches_printed(const std::string& output) {

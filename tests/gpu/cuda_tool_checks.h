@@ -41,6 +41,11 @@ std::string joined(const std::vector<std::string>& functions);
 // stack), a 1 MiB copy in from copy_in and a 512 KiB copy out from copy_out.
 void expect_cuda_launches_recorded(const GpuFile& f);
 
+// A `--graph` run: graph_a(), graph_b() and graph_c() twice each (two launches of one
+// graph), every one timed and with launch_graph on its stack (the graph launch's), not
+// build_graph (where they were captured).
+void expect_graph_kernels_recorded(const GpuFile& f);
+
 // The N of "...: N launches" in a `--loop` run's output (0: not there).
 uint64_t launches_printed(const std::string& output);
 

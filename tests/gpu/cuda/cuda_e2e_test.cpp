@@ -66,6 +66,20 @@ TEST(CudaTool, ProgramOutputAndExitStatusAreItsOwn) {
   EXPECT_EQ(plain, traced);
 }
 
+// Kernels of a graph launch (cudaGraphLaunch, one call) under the call that launched it.
+TEST(CudaTool, GraphKernelsBelongToTheGraphLaunch) {
+  if (const std::string why = why_no_cuda_device(); !why.empty()) GTEST_SKIP() << why;
+  const std::string dir = fresh_directory("cuda-e2e-graph");
+  std::string output;
+  const int status =
+      run_command(kSampleRun + " -o " + dir + " --gpu -- " + kProgram + " --graph", output);
+  ASSERT_EQ(status, 0) << output;
+  EXPECT_NE(output.find("cuda_launches: graph ok"), std::string::npos) << output;
+  const auto files = gpu_files_in(dir);
+  ASSERT_EQ(files.size(), 1u) << output;
+  expect_graph_kernels_recorded(read_gpu_file(files[0]));
+}
+
 // --gpu-duty on real CUPTI: activity kinds and callbacks switched on and off while the
 // program launches (tests/gpu/cuda_standin_e2e_test.cpp has the same on the stand-in).
 TEST(CudaTool, TraceWindowsRecordLaunchesInsideThemWithTheirStacks) {

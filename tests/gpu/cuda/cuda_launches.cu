@@ -7,7 +7,9 @@
 //                           synchronizing after every 10, then prints how many
 //   cuda_launches --sync N US  N rounds of: a kernel spinning US µs, cudaDeviceSynchronize
 //                           (LINE_SYNC), CPU work of about the same length (LINE_WORK)
-// The last two are tests/gpu/cuda_standin_app.cpp's modes of the same names.
+//   cuda_launches --graph   captures graph_a, graph_b, graph_c into a graph (build_graph)
+//                           and launches it twice from launch_graph
+// The last three are tests/gpu/cuda_standin_app.cpp's modes of the same names.
 #include <cuda_runtime.h>
 
 #include <chrono>
@@ -91,6 +93,30 @@ __attribute__((noinline)) double sync_rounds(long rounds, long us) {
   return sum;
 }
 
+__global__ void graph_a() {}
+__global__ void graph_b() {}
+__global__ void graph_c() {}
+
+// The kernels launched here are captured, not run: they never have records of their own.
+__attribute__((noinline)) cudaGraphExec_t build_graph(cudaStream_t stream) {
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  if (cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal) != cudaSuccess) return nullptr;
+  graph_a<<<1, 32, 0, stream>>>();
+  graph_b<<<1, 32, 0, stream>>>();
+  graph_c<<<1, 32, 0, stream>>>();
+  if (cudaStreamEndCapture(stream, &graph) != cudaSuccess) return nullptr;
+  if (cudaGraphInstantiate(&exec, graph, 0) != cudaSuccess) exec = nullptr;
+  cudaGraphDestroy(graph);
+  return exec;
+}
+
+__attribute__((noinline)) bool launch_graph(cudaGraphExec_t exec, cudaStream_t stream) {
+  const bool ok = cudaGraphLaunch(exec, stream) == cudaSuccess;
+  g_launches = g_launches + 1;
+  return ok;
+}
+
 int main(int argc, char** argv) {
   int devices = 0;
   const bool usable = cudaGetDeviceCount(&devices) == cudaSuccess && devices > 0;
@@ -103,6 +129,17 @@ int main(int argc, char** argv) {
     const long n = launch_loop(std::atol(argv[2]));
     std::printf("cuda_launches: %ld launches\n", n);
     return cudaGetLastError() == cudaSuccess ? 0 : 1;
+  }
+  if (argc > 1 && std::strcmp(argv[1], "--graph") == 0) {
+    cudaStream_t stream = nullptr;
+    cudaStreamCreate(&stream);
+    cudaGraphExec_t exec = build_graph(stream);
+    const bool ok = exec != nullptr && launch_graph(exec, stream) && launch_graph(exec, stream) &&
+                    cudaStreamSynchronize(stream) == cudaSuccess;
+    if (exec != nullptr) cudaGraphExecDestroy(exec);
+    cudaStreamDestroy(stream);
+    std::printf(ok ? "cuda_launches: graph ok\n" : "cuda_launches: graph failed\n");
+    return ok ? 0 : 1;
   }
   if (argc > 3 && std::strcmp(argv[1], "--sync") == 0) {
     const long rounds = std::atol(argv[2]), us = std::atol(argv[3]);

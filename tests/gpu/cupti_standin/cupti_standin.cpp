@@ -74,11 +74,13 @@ constexpr Names kNames[] = {
     {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020, "cudaMemcpy_v3020"},
     {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020, "cudaDeviceSynchronize_v3020"},
     {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, "cudaStreamSynchronize_v3020"},
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000, "cudaGraphLaunch_v10000"},
     {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "cuLaunchKernel"},
     {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2, "cuMemcpyHtoD_v2"},
     {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2, "cuMemcpyDtoH_v2"},
     {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize, "cuCtxSynchronize"},
     {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize, "cuStreamSynchronize"},
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, "cuGraphLaunch"},
 };
 
 struct State {
@@ -336,36 +338,59 @@ int standin_cuda_init() {
   return 0;
 }
 
+namespace {
+
+// One kernel on the device's timeline, and its record when kernels are traced.
+void run_kernel(uint32_t correlation_id, const char* mangled_name, uint32_t grid, uint32_t block,
+                uint64_t duration_ns) {
+  State& s = state();
+  std::lock_guard lock(s.records_mutex);
+  const auto [start, end] = schedule_locked(s, duration_ns);
+  const uint32_t grid_id = s.next_grid_id++;
+  if (!s.kernels_on) return;
+  CUpti_ActivityKernel10 k{};
+  k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+  k.start = start;
+  k.end = end;
+  k.deviceId = kDeviceId;
+  k.streamId = kStreamId;
+  k.gridId = grid_id;
+  k.gridX = static_cast<int32_t>(grid);
+  k.gridY = 1;
+  k.gridZ = 1;
+  k.blockX = static_cast<int32_t>(block);
+  k.blockY = 1;
+  k.blockZ = 1;
+  k.correlationId = correlation_id;
+  k.name = mangled_name;
+  s.pending.push_back(k);
+}
+
+}  // namespace
+
 uint32_t standin_cuda_launch(const char* mangled_name, uint32_t grid, uint32_t block,
                              uint64_t duration_ns) {
-  return api_call(
-      CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
-      "cudaLaunchKernel_v7000", [&](uint32_t) {
-        api_call(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
-                 "cuLaunchKernel", [&](uint32_t id) {
-                   State& s = state();
-                   std::lock_guard lock(s.records_mutex);
-                   const auto [start, end] = schedule_locked(s, duration_ns);
-                   const uint32_t grid_id = s.next_grid_id++;
-                   if (!s.kernels_on) return;
-                   CUpti_ActivityKernel10 k{};
-                   k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
-                   k.start = start;
-                   k.end = end;
-                   k.deviceId = kDeviceId;
-                   k.streamId = kStreamId;
-                   k.gridId = grid_id;
-                   k.gridX = static_cast<int32_t>(grid);
-                   k.gridY = 1;
-                   k.gridZ = 1;
-                   k.blockX = static_cast<int32_t>(block);
-                   k.blockY = 1;
-                   k.blockZ = 1;
-                   k.correlationId = id;
-                   k.name = mangled_name;
-                   s.pending.push_back(k);
-                 });
-      });
+  return api_call(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+                  "cudaLaunchKernel_v7000", [&](uint32_t) {
+                    api_call(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
+                             "cuLaunchKernel", [&](uint32_t id) {
+                               run_kernel(id, mangled_name, grid, block, duration_ns);
+                             });
+                  });
+}
+
+void standin_cuda_graph_launch(const char* const* mangled_names, size_t kernels,
+                               uint64_t duration_ns) {
+  api_call(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,
+           "cudaGraphLaunch_v10000", [&](uint32_t) {
+             api_call(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
+                      "cuGraphLaunch", [&](uint32_t id) {
+                        // Every node's record carries the launch's correlation id.
+                        for (size_t i = 0; i < kernels; ++i) {
+                          run_kernel(id, mangled_names[i], 1, 32, duration_ns);
+                        }
+                      });
+           });
 }
 
 void standin_cuda_memcpy(size_t bytes, bool to_device) {

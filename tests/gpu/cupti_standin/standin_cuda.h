@@ -23,6 +23,11 @@ int standin_cuda_init();
 // `block` threads, running `duration_ns` on the device; returns its correlation id.
 uint32_t standin_cuda_launch(const char* mangled_name, uint32_t grid, uint32_t block,
                              uint64_t duration_ns);
+// cudaGraphLaunch of a graph of `kernels` kernel nodes (names kept), one after another,
+// each `duration_ns` on one block of 32 threads: every node's record has the launch's
+// correlation id.
+void standin_cuda_graph_launch(const char* const* mangled_names, size_t kernels,
+                               uint64_t duration_ns);
 // cudaMemcpy (synchronous): host to device when `to_device`, else device to host.
 void standin_cuda_memcpy(size_t bytes, bool to_device);
 // cudaDeviceSynchronize: waits (spinning) until the device has run everything launched.
