@@ -23,6 +23,11 @@ constexpr uint32_t kFlushPeriodMs = 100;
 constexpr CUpti_ActivityKind kKernelKind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
 constexpr CUpti_ActivityKind kCopyKind = CUPTI_ACTIVITY_KIND_MEMCPY;
 
+// Above this many watched calls per second of the run, tracing each one (CUPTI's callback
+// and activity costs, ~2-4 µs per launch on an H100) takes more than ~5% of the launching
+// thread's time: the tool says so at exit and points at --gpu-duty.
+constexpr double kLaunchBoundCallsPerSecond = 20000;
+
 // The buffer callbacks take no user data; there is one tracer per process.
 CuptiTracer* g_tracer = nullptr;
 
@@ -45,6 +50,7 @@ std::string CuptiTracer::start() {
     std::lock_guard lock(activity_mutex_);
     calibrate_locked();
   }
+  started_ns_ = monotonic_ns();
   std::string duty_error;
   const auto duty = trace_duty_from_environment(duty_error);
   if (!duty) return duty_error;
@@ -254,6 +260,17 @@ void CuptiTracer::stop() {
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   {
     std::lock_guard lock(activity_mutex_);
+    const double seconds = static_cast<double>(monotonic_ns() - started_ns_) * 1e-9;
+    if (const double rate = static_cast<double>(tracker_.calls()) / seconds;
+        !windows_ && seconds > 0 && rate > kLaunchBoundCallsPerSecond) {
+      file_.add(format::MessageRecord{
+          .time_ns = monotonic_ns(),
+          .level = format::MessageLevel::info,
+          .text = "cprof-cuda: " + std::to_string(static_cast<uint64_t>(rate)) +
+                  " launches and copies per second were each traced (CUPTI adds microseconds "
+                  "to every one); --gpu-duty 10 traces windows over a tenth of the run at "
+                  "about a tenth of that cost"});
+    }
     if (const uint64_t failures = switch_failures_.load(); failures > 0) {
       file_.add(format::MessageRecord{
           .time_ns = monotonic_ns(),

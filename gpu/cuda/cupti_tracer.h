@@ -76,6 +76,7 @@ class CuptiTracer {
   std::mutex activity_mutex_;  // buffers may complete on several threads at once
   ActivityRecords records_;
   uint64_t calibrated_at_ns_ = 0;
+  uint64_t started_ns_ = 0;
   uint64_t dropped_records_ = 0;  // CUPTI's count of records it had no buffer for
 };
 

@@ -7,6 +7,7 @@
 // program's synchronizations as blocked.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <regex>
 #include <string>
 
@@ -101,6 +102,26 @@ TEST(CudaStandin, TheReportSaysWhatTheWindowsCoveredAndEstimatesTheWholeRun) {
   const double estimate = std::stod(scale[1]) * std::stod(calls[1]);
   EXPECT_NEAR(estimate, static_cast<double>(launched), 0.2 * static_cast<double>(launched))
       << calls[1] << " calls x " << scale[1];
+}
+
+// A launch-bound run traced in full is told, in the results, that --gpu-duty exists; a
+// run with a few launches is not.
+TEST(CudaStandin, ALaunchBoundRunIsPointedAtGpuDuty) {
+  const auto hint = [](const GpuFile& f) {
+    return std::any_of(f.messages.begin(), f.messages.end(), [](const auto& m) {
+      return m.text.find("per second were each traced") != std::string::npos &&
+             m.text.find("--gpu-duty 10") != std::string::npos;
+    });
+  };
+  std::string output;
+  EXPECT_TRUE(hint(run_and_read(fresh_directory("cuda-standin-hint"), "", "--gpu", " --loop 300",
+                                output)))
+      << output;
+  EXPECT_FALSE(hint(run_and_read(fresh_directory("cuda-standin-nohint"), "", "--gpu", "", output)))
+      << output;
+  EXPECT_FALSE(hint(run_and_read(fresh_directory("cuda-standin-hint-duty"), "", "--gpu-duty 50",
+                                 " --loop 300", output)))
+      << output;
 }
 
 TEST(CudaStandin, ABadDutyIsOneLineAndThenNothingIsRecorded) {
