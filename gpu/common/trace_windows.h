@@ -59,8 +59,8 @@ class TraceWindows {
   using Switch = std::function<void(bool on)>;
   using Closed = std::function<void(const format::GpuTraceWindowRecord&)>;
 
-  // `turn` is called from the windows' thread (never two calls at once); `closed` gets
-  // every window when it closes (from that thread, or from stop()).
+  // `turn` and `closed` are called from the windows' thread only: `turn` to switch,
+  // `closed` with every window when it closes (the one open at stop() included).
   TraceWindows(TraceDuty duty, Switch turn, Closed closed, uint64_t seed);
   ~TraceWindows();
   TraceWindows(const TraceWindows&) = delete;
@@ -89,7 +89,7 @@ class TraceWindows {
   std::mutex mutex_;
   std::condition_variable wake_;
   bool stopping_ = false;
-  bool on_ = false;          // tracing is on (guarded by mutex_)
+  bool on_ = false;          // tracing is on (the thread's own)
   uint64_t opened_ns_ = 0;   // when the open window began
   std::thread thread_;
 };
