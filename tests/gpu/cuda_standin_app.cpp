@@ -8,13 +8,23 @@
 //   cuda_standin_app --exit N        the default run, then exit status N
 //   cuda_standin_app --graph         launches a graph of three kernels (graph_a, graph_b,
 //                                    graph_c) twice from launch_graph, then synchronizes
+//   cuda_standin_app --threads N MS  N threads launch for MS ms each, thread i kernel_i
+//                                    from launch_on_thread, then each prints
+//                                    "thread i tid T launches L"
 //   cuda_standin_app --sync N US     N rounds of: a kernel of US µs, a synchronize that
 //                                    spins until it is done (LINE_SYNC), CPU work of
 //                                    about the same length (LINE_WORK)
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <thread>
+#include <vector>
 
 #include "tests/gpu/busy_work.h"
 #include "tests/gpu/cupti_standin/standin_cuda.h"
@@ -76,8 +86,44 @@ __attribute__((noinline)) void launch_graph() {
   g_launches = g_launches + 1;
 }
 
+struct ThreadRun {
+  long tid = 0;
+  long launches = 0;
+};
+
+__attribute__((noinline)) void launch_on_thread(int i, long ms, ThreadRun& out) {
+  // kernel_i(); kept for the whole run, as a module's names are (records point at them).
+  static const char* const kNames[] = {"_Z8kernel_0v", "_Z8kernel_1v", "_Z8kernel_2v",
+                                       "_Z8kernel_3v", "_Z8kernel_4v", "_Z8kernel_5v",
+                                       "_Z8kernel_6v", "_Z8kernel_7v", "_Z8kernel_8v",
+                                       "_Z8kernel_9v"};
+  const char* name = kNames[i];
+  out.tid = static_cast<long>(syscall(SYS_gettid));
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+  while (std::chrono::steady_clock::now() < until) {
+    standin_cuda_launch(name, 1, 32, 5000);
+    if (++out.launches % 10 == 0) standin_cuda_synchronize();
+  }
+}
+
 int main(int argc, char** argv) {
   if (standin_cuda_init() != 0) return 1;
+  if (argc > 3 && std::strcmp(argv[1], "--threads") == 0) {
+    const int n = std::min(std::atoi(argv[2]), 10);
+    const long ms = std::atol(argv[3]);
+    std::vector<ThreadRun> runs(static_cast<size_t>(n));
+    std::vector<std::thread> threads;
+    for (int i = 0; i < n; ++i) {
+      threads.emplace_back(launch_on_thread, i, ms, std::ref(runs[static_cast<size_t>(i)]));
+    }
+    for (auto& t : threads) t.join();
+    standin_cuda_synchronize();
+    for (int i = 0; i < n; ++i) {
+      std::printf("thread %d tid %ld launches %ld\n", i, runs[static_cast<size_t>(i)].tid,
+                  runs[static_cast<size_t>(i)].launches);
+    }
+    return 0;
+  }
   if (argc > 1 && std::strcmp(argv[1], "--graph") == 0) {
     launch_graph();
     launch_graph();

@@ -8,8 +8,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <regex>
 #include <string>
+#include <vector>
 
 #include "tests/gpu/cuda_tool_checks.h"
 #include "tests/gpu/gpu_causal_checks.h"
@@ -47,6 +49,59 @@ TEST(CudaStandin, GraphKernelsBelongToTheGraphLaunch) {
   const GpuFile f = run_and_read(fresh_directory("cuda-standin-graph"), "", "--gpu", " --graph", output);
   EXPECT_NE(output.find("cuda_standin_app: graph ok"), std::string::npos) << output;
   expect_graph_kernels_recorded(f);
+}
+
+struct ThreadLaunches {
+  int64_t tid = 0;
+  uint64_t launches = 0;
+};
+
+// "thread i tid T launches L" lines of a --threads run, by i.
+std::map<int, ThreadLaunches> threads_printed(const std::string& output) {
+  std::map<int, ThreadLaunches> out;
+  const std::regex line("thread ([0-9]+) tid ([0-9]+) launches ([0-9]+)");
+  for (auto it = std::sregex_iterator(output.begin(), output.end(), line);
+       it != std::sregex_iterator(); ++it) {
+    out[std::stoi((*it)[1])] = {std::stoll((*it)[2]), std::stoull((*it)[3])};
+  }
+  return out;
+}
+
+// Four threads launching at once, traced in full and in windows: every kernel_i record is
+// thread i's (its tid, launch_on_thread on its stack); in full, none is lost or doubled.
+TEST(CudaStandin, LaunchesFromSeveralThreadsKeepTheirThreadAndStack) {
+  for (const std::string options : {"--gpu", "--gpu-duty 50"}) {
+    SCOPED_TRACE(options);
+    std::string output;
+    const GpuFile f = run_and_read(fresh_directory("cuda-standin-threads"), "CPROF_GPU_PERIOD_MS=20",
+                                   options, " --threads 4 300", output);
+    const auto threads = threads_printed(output);
+    ASSERT_EQ(threads.size(), 4u) << output;
+    std::map<int, uint64_t> recorded, with_stack;
+    std::map<std::vector<uint64_t>, bool> launched_here;  // by stack: symbolized once
+    const std::regex name("kernel_([0-9])\\(\\)");
+    for (const auto& k : f.kernels) {
+      std::smatch m;
+      ASSERT_TRUE(std::regex_match(k.name, m, name)) << k.name;
+      const int i = std::stoi(m[1]);
+      ++recorded[i];
+      if (k.tid == 0) continue;  // a launch that raced a window's opening: no callback
+      EXPECT_EQ(k.tid, threads.at(i).tid) << k.name;
+      auto [at, fresh] = launched_here.try_emplace(k.frames, false);
+      if (fresh) at->second = has_function(stack_functions(f, k.frames), "launch_on_thread");
+      if (at->second) ++with_stack[i];
+    }
+    for (const auto& [i, t] : threads) {
+      if (options == "--gpu") {
+        EXPECT_EQ(recorded[i], t.launches) << "thread " << i;
+        EXPECT_EQ(with_stack[i], t.launches) << "thread " << i;
+      } else {
+        EXPECT_GT(recorded[i], 0u) << "thread " << i;
+        EXPECT_LT(recorded[i], t.launches) << "thread " << i;
+        EXPECT_GE(with_stack[i] * 100, recorded[i] * 95) << "thread " << i;
+      }
+    }
+  }
 }
 
 // Runtime and driver callbacks nest (cudaLaunchKernel around cuLaunchKernel, each with its

@@ -98,6 +98,7 @@ struct State {
   CUpti_BuffersCallbackCompleteFunc complete = nullptr;
   std::atomic<uint32_t> flush_period_ms{0};
   std::mutex records_mutex;  // pending and the device's timeline
+  std::mutex delivery_mutex;  // held while records are handed to the tool
   std::vector<Record> pending;
   uint64_t device_busy_until = 0;  // device clock
   uint32_t next_grid_id = 1;
@@ -113,6 +114,9 @@ State& state() {
 // when a buffer is due, and cuptiActivityFlushAll at once).
 void deliver() {
   State& s = state();
+  // One delivery at a time: cuptiActivityFlushAll returns only after a buffer the worker
+  // is handing over has reached the tool (the tool closes its file right after).
+  std::lock_guard delivering(s.delivery_mutex);
   std::vector<Record> records;
   {
     std::lock_guard lock(s.records_mutex);
