@@ -44,6 +44,15 @@ hsa_status_t hook_memory_async_copy(void* dst, hsa_agent_t dst_agent, const void
                                     dep_signals, completion);
 }
 
+hsa_status_t hook_memory_async_copy_rect(const hsa_pitched_ptr_t* dst, const hsa_dim3_t* dst_offset,
+                                         const hsa_pitched_ptr_t* src, const hsa_dim3_t* src_offset,
+                                         const hsa_dim3_t* range, hsa_agent_t copy_agent,
+                                         hsa_amd_copy_direction_t dir, uint32_t num_dep_signals,
+                                         const hsa_signal_t* dep_signals, hsa_signal_t completion) {
+  return tracer().memory_async_copy_rect(dst, dst_offset, src, src_offset, range, copy_agent, dir,
+                                         num_dep_signals, dep_signals, completion);
+}
+
 hsa_status_t hook_async_copy_enable(bool enable) { return tracer().async_copy_enable(enable); }
 
 void stop_at_exit() {
@@ -62,6 +71,7 @@ void Tracer::install(HsaApiTable* table) {
   if (amd->hsa_amd_memory_async_copy_fn != nullptr) {
     amd->hsa_amd_memory_async_copy_fn = hook_memory_async_copy;
   }
+  if (has_copy_rect()) amd->hsa_amd_memory_async_copy_rect_fn = hook_memory_async_copy_rect;
   if (amd->hsa_amd_profiling_async_copy_enable_fn != nullptr) {
     amd->hsa_amd_profiling_async_copy_enable_fn = hook_async_copy_enable;
   }

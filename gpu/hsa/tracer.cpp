@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <tuple>
+#include <utility>
 #include <cstdlib>
 #include <cstring>
 
@@ -344,22 +346,18 @@ hsa_status_t Tracer::async_copy_enable(bool enable) {
   return amd_.hsa_amd_profiling_async_copy_enable_fn(enable);
 }
 
-hsa_status_t Tracer::memory_async_copy(void* dst, hsa_agent_t dst_agent, const void* src,
-                                       hsa_agent_t src_agent, size_t size,
-                                       uint32_t num_dep_signals,
-                                       const hsa_signal_t* dep_signals,
-                                       hsa_signal_t completion) {
+template <typename Ends, typename Forward>
+hsa_status_t Tracer::track_copy(Ends&& ends, uint64_t bytes, hsa_signal_t completion,
+                                Forward&& forward) {
   if (!tracing_.load(std::memory_order_relaxed)) {
     counters_.copies_outside_windows.fetch_add(1, std::memory_order_relaxed);
-    return amd_.hsa_amd_memory_async_copy_fn(dst, dst_agent, src, src_agent, size,
-                                             num_dep_signals, dep_signals, completion);
+    return forward(completion);
   }
   hsa_signal_t ours{};
   if (completion.handle == 0 || amd_.hsa_amd_profiling_get_async_copy_time_fn == nullptr ||
       !take_signal(ours)) {
     counters_.untracked.fetch_add(1, std::memory_order_relaxed);
-    return amd_.hsa_amd_memory_async_copy_fn(dst, dst_agent, src, src_agent, size,
-                                             num_dep_signals, dep_signals, completion);
+    return forward(completion);
   }
   std::call_once(copy_profiling_once_, [this] {
     copy_profiling_ = amd_.hsa_amd_profiling_async_copy_enable_fn != nullptr &&
@@ -369,13 +367,11 @@ hsa_status_t Tracer::memory_async_copy(void* dst, hsa_agent_t dst_agent, const v
   fill_launch(*p);
   p->ours = ours;
   p->original = completion;
-  p->src = device_of(src_agent);
-  p->dst = device_of(dst_agent);
-  p->bytes = size;
+  std::tie(p->src, p->dst) = ends();
+  p->bytes = bytes;
   p->frames.resize(stacks_.max_depth());
   p->frames.resize(stacks_.capture(p->frames.data()));
-  const hsa_status_t status = amd_.hsa_amd_memory_async_copy_fn(
-      dst, dst_agent, src, src_agent, size, num_dep_signals, dep_signals, ours);
+  const hsa_status_t status = forward(ours);
   if (status != HSA_STATUS_SUCCESS) {
     return_signal(ours);
     return status;
@@ -393,6 +389,66 @@ hsa_status_t Tracer::memory_async_copy(void* dst, hsa_agent_t dst_agent, const v
   }
   counters_.copies.fetch_add(1, std::memory_order_relaxed);
   return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t Tracer::memory_async_copy(void* dst, hsa_agent_t dst_agent, const void* src,
+                                       hsa_agent_t src_agent, size_t size,
+                                       uint32_t num_dep_signals,
+                                       const hsa_signal_t* dep_signals,
+                                       hsa_signal_t completion) {
+  return track_copy([&] { return std::pair(device_of(src_agent), device_of(dst_agent)); }, size,
+                    completion, [&](hsa_signal_t signal) {
+                      return amd_.hsa_amd_memory_async_copy_fn(dst, dst_agent, src, src_agent,
+                                                               size, num_dep_signals,
+                                                               dep_signals, signal);
+                    });
+}
+
+Device Tracer::host_device() {
+  std::call_once(host_agent_once_, [this] {
+    core_.hsa_iterate_agents_fn(
+        [](hsa_agent_t agent, void* data) {
+          auto* t = static_cast<Tracer*>(data);
+          hsa_device_type_t type{};
+          if (t->core_.hsa_agent_get_info_fn(agent, HSA_AGENT_INFO_DEVICE, &type) ==
+                  HSA_STATUS_SUCCESS &&
+              type == HSA_DEVICE_TYPE_CPU) {
+            t->host_agent_ = agent;
+            return HSA_STATUS_INFO_BREAK;
+          }
+          return HSA_STATUS_SUCCESS;
+        },
+        this);
+  });
+  if (host_agent_.handle == 0) return Device{.id = 0, .kind = format::GpuDeviceKind::cpu};
+  return device_of(host_agent_);
+}
+
+hsa_status_t Tracer::memory_async_copy_rect(const hsa_pitched_ptr_t* dst,
+                                            const hsa_dim3_t* dst_offset,
+                                            const hsa_pitched_ptr_t* src,
+                                            const hsa_dim3_t* src_offset, const hsa_dim3_t* range,
+                                            hsa_agent_t copy_agent, hsa_amd_copy_direction_t dir,
+                                            uint32_t num_dep_signals,
+                                            const hsa_signal_t* dep_signals,
+                                            hsa_signal_t completion) {
+  const auto forward = [&](hsa_signal_t signal) {
+    return amd_.hsa_amd_memory_async_copy_rect_fn(dst, dst_offset, src, src_offset, range,
+                                                  copy_agent, dir, num_dep_signals, dep_signals,
+                                                  signal);
+  };
+  if (range == nullptr) return forward(completion);  // the runtime says what is wrong
+  // The copy agent is the device end; the direction says which ends are the host's.
+  const auto ends = [&] {
+    const Device agent = device_of(copy_agent);
+    const bool from_host = dir == hsaHostToDevice || dir == hsaHostToHost;
+    const bool to_host = dir == hsaDeviceToHost || dir == hsaHostToHost;
+    const Device host = from_host || to_host ? host_device() : agent;
+    return std::pair(from_host ? host : agent, to_host ? host : agent);
+  };
+  // range.x is in bytes, y and z in rows and layers.
+  const uint64_t bytes = uint64_t{range->x} * range->y * range->z;
+  return track_copy(ends, bytes, completion, forward);
 }
 
 bool Tracer::on_copy_complete(hsa_signal_value_t, void* arg) {

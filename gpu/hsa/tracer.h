@@ -91,6 +91,14 @@ class Tracer {
   hsa_status_t memory_async_copy(void* dst, hsa_agent_t dst_agent, const void* src,
                                  hsa_agent_t src_agent, size_t size, uint32_t num_dep_signals,
                                  const hsa_signal_t* dep_signals, hsa_signal_t completion);
+  // 2D/3D copies (hipMemcpy2D/3D): timed like the others; bytes = x × y × z of the range.
+  hsa_status_t memory_async_copy_rect(const hsa_pitched_ptr_t* dst, const hsa_dim3_t* dst_offset,
+                                      const hsa_pitched_ptr_t* src, const hsa_dim3_t* src_offset,
+                                      const hsa_dim3_t* range, hsa_agent_t copy_agent,
+                                      hsa_amd_copy_direction_t dir, uint32_t num_dep_signals,
+                                      const hsa_signal_t* dep_signals, hsa_signal_t completion);
+  // Whether the runtime has the rect copy to hook (an older table may not).
+  bool has_copy_rect() const { return amd_.hsa_amd_memory_async_copy_rect_fn != nullptr; }
   hsa_status_t async_copy_enable(bool enable);
   void on_submit(const void* packets, uint64_t count, uint64_t user_index, QueueInfo* queue,
                  hsa_amd_queue_intercept_packet_writer writer);
@@ -103,6 +111,13 @@ class Tracer {
   bool take_signal(hsa_signal_t& out);
   void return_signal(hsa_signal_t s);
   Device device_of(hsa_agent_t agent);
+  Device host_device();  // the first CPU agent's (the host end of rect copies)
+  // A copy's bookkeeping around `forward(signal)`, which submits it to the runtime with the
+  // completion signal to use (the tool's, or the program's when it is not tracked);
+  // `ends()` gives its source and destination devices, asked only when it is tracked.
+  template <typename Ends, typename Forward>
+  hsa_status_t track_copy(Ends&& ends, uint64_t bytes, hsa_signal_t completion,
+                          Forward&& forward);
   uint64_t to_host(uint64_t ticks);
   void calibrate_locked();
   void fill_launch(Pending& p);
@@ -122,6 +137,9 @@ class Tracer {
 
   std::mutex signals_mutex_;
   std::vector<hsa_signal_t> free_signals_;
+
+  std::once_flag host_agent_once_;
+  hsa_agent_t host_agent_{};
 
   std::mutex devices_mutex_;
   std::unordered_map<uint64_t, Device> devices_;  // agent handle -> device

@@ -441,6 +441,63 @@ TEST_F(HsaTool, ABadDutyIsRefused) {
   EXPECT_FALSE(std::filesystem::exists(dir_));
 }
 
+extern "C" __attribute__((noinline)) hsa_status_t app_copy_rect(
+    const AmdExtTable* amd, const hsa_pitched_ptr_t* dst, const hsa_pitched_ptr_t* src,
+    const hsa_dim3_t* range, hsa_agent_t agent, hsa_amd_copy_direction_t dir, hsa_signal_t done) {
+  const hsa_dim3_t zero{0, 0, 0};
+  const hsa_status_t s = amd->hsa_amd_memory_async_copy_rect_fn(dst, &zero, src, &zero, range,
+                                                                agent, dir, 0, nullptr, done);
+  asm volatile("" ::: "memory");
+  return s;
+}
+
+// 2D/3D copies (hsa_amd_memory_async_copy_rect, what hipMemcpy2D/3D use): the program's
+// copy happens and its signal fires; the record has the direction from `dir`, the bytes
+// of the range (x bytes × y rows × z layers), its time and the launching function.
+TEST_F(HsaTool, RectCopiesHaveDirectionBytesAndTime) {
+  StandinRuntime rt;
+  load(rt);
+  // 3 layers of 4 rows of 64 bytes, out of a host buffer with 128-byte rows.
+  std::vector<char> host(3 * 4 * 128), device(3 * 4 * 64, 0), back(3 * 4 * 64, 0);
+  for (size_t i = 0; i < host.size(); ++i) host[i] = static_cast<char>(i % 251);
+  const hsa_pitched_ptr_t h{host.data(), 128, 4 * 128}, d{device.data(), 64, 4 * 64},
+      b{back.data(), 64, 4 * 64};
+  const hsa_dim3_t range{64, 4, 3};
+  hsa_signal_t s1 = make_signal(rt, 1), s2 = make_signal(rt, 1);
+  ASSERT_EQ(app_copy_rect(&rt.amd(), &d, &h, &range, rt.gpu_agent(), hsaHostToDevice, s1),
+            HSA_STATUS_SUCCESS);
+  ASSERT_EQ(rt.core().hsa_signal_wait_scacquire_fn(s1, HSA_SIGNAL_CONDITION_EQ, 0, UINT64_MAX,
+                                                   HSA_WAIT_STATE_BLOCKED),
+            0);
+  ASSERT_EQ(app_copy_rect(&rt.amd(), &b, &d, &range, rt.gpu_agent(), hsaDeviceToDevice, s2),
+            HSA_STATUS_SUCCESS);
+  ASSERT_EQ(rt.core().hsa_signal_wait_scacquire_fn(s2, HSA_SIGNAL_CONDITION_EQ, 0, UINT64_MAX,
+                                                   HSA_WAIT_STATE_BLOCKED),
+            0);
+  EXPECT_EQ(back[2 * 4 * 64 + 3 * 64 + 5], host[2 * 4 * 128 + 3 * 128 + 5]);  // really copied
+  rt.wait_idle();
+  rt.unload_tool();
+
+  const auto records = results();
+  std::map<uint32_t, fmt::GpuDeviceKind> kinds;
+  for (const auto& dev : only<fmt::GpuDeviceRecord>(records)) kinds[dev.id] = dev.kind;
+  auto copies = only<fmt::CopyRecord>(records);
+  ASSERT_EQ(copies.size(), 2u);
+  std::sort(copies.begin(), copies.end(),
+            [](const auto& x, const auto& y) { return x.correlation_id < y.correlation_id; });
+  EXPECT_EQ(copies[0].direction, fmt::CopyDirection::host_to_device);
+  EXPECT_EQ(kinds[copies[0].src_device_id], fmt::GpuDeviceKind::cpu);
+  EXPECT_EQ(kinds[copies[0].dst_device_id], fmt::GpuDeviceKind::gpu);
+  EXPECT_EQ(copies[1].direction, fmt::CopyDirection::device_to_device);
+  for (const auto& c : copies) {
+    EXPECT_EQ(c.bytes, 64u * 4 * 3);
+    EXPECT_GT(c.end_ns, c.start_ns);
+    EXPECT_EQ(c.tid, gettid_());
+    EXPECT_TRUE(stack_has(c.frames, reinterpret_cast<const void*>(&app_copy_rect)));
+  }
+  for (hsa_signal_t s : {s1, s2}) rt.core().hsa_signal_destroy_fn(s);
+}
+
 // A table from a runtime this tool does not know is refused, and left untouched.
 TEST_F(HsaTool, OnLoadRefusesATableOfAnUnexpectedVersion) {
   StandinRuntime rt;

@@ -455,24 +455,59 @@ hsa_status_t convert_tick(hsa_agent_t agent, uint64_t agent_tick, uint64_t* syst
   return HSA_STATUS_SUCCESS;
 }
 
+// On the device thread, after a copy's bytes moved: its slot on the device's timeline,
+// its times on the signal when copy profiling is on, then the signal.
+void finish_copy(uint64_t bytes, hsa_signal_t completion) {
+  const auto [start, end] =
+      device_slot(std::max<uint64_t>(1, bytes / StandinRuntime::kCopyBytesPerTick));
+  bool profiling = false;
+  {
+    std::lock_guard lock(g_state->mutex);
+    profiling = g_state->copy_profiling;
+  }
+  if (profiling) {
+    sig(completion)->has_copy_time = true;
+    sig(completion)->start = start;
+    sig(completion)->end = end;
+  }
+  complete(completion);
+}
+
 hsa_status_t memory_async_copy(void* dst, hsa_agent_t, const void* src, hsa_agent_t,
                                size_t size, uint32_t, const hsa_signal_t*,
                                hsa_signal_t completion) {
   if (completion.handle == 0) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   enqueue_device([=] {
     std::memcpy(dst, src, size);
-    const auto [start, end] = device_slot(std::max<uint64_t>(1, size / StandinRuntime::kCopyBytesPerTick));
-    bool profiling = false;
-    {
-      std::lock_guard lock(g_state->mutex);
-      profiling = g_state->copy_profiling;
+    finish_copy(size, completion);
+  });
+  return HSA_STATUS_SUCCESS;
+}
+
+// A 3D copy: range.x bytes per row, range.y rows per layer, range.z layers, each side with
+// its own pitch (bytes per row) and slice (bytes per layer). The GPU agent copies.
+hsa_status_t memory_async_copy_rect(const hsa_pitched_ptr_t* dst, const hsa_dim3_t* dst_offset,
+                                    const hsa_pitched_ptr_t* src, const hsa_dim3_t* src_offset,
+                                    const hsa_dim3_t* range, hsa_agent_t copy_agent,
+                                    hsa_amd_copy_direction_t, uint32_t, const hsa_signal_t*,
+                                    hsa_signal_t completion) {
+  if (dst == nullptr || src == nullptr || dst_offset == nullptr || src_offset == nullptr ||
+      range == nullptr || completion.handle == 0) {
+    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  }
+  if (copy_agent.handle != kGpuAgent) return HSA_STATUS_ERROR_INVALID_AGENT;
+  const hsa_pitched_ptr_t d = *dst, s = *src;
+  const hsa_dim3_t dof = *dst_offset, sof = *src_offset, r = *range;
+  enqueue_device([=] {
+    for (uint32_t z = 0; z < r.z; ++z) {
+      for (uint32_t y = 0; y < r.y; ++y) {
+        std::memcpy(static_cast<char*>(d.base) + (dof.z + z) * d.slice + (dof.y + y) * d.pitch + dof.x,
+                    static_cast<const char*>(s.base) + (sof.z + z) * s.slice + (sof.y + y) * s.pitch +
+                        sof.x,
+                    r.x);
+      }
     }
-    if (profiling) {
-      sig(completion)->has_copy_time = true;
-      sig(completion)->start = start;
-      sig(completion)->end = end;
-    }
-    complete(completion);
+    finish_copy(uint64_t{r.x} * r.y * r.z, completion);
   });
   return HSA_STATUS_SUCCESS;
 }
@@ -571,6 +606,7 @@ StandinRuntime::StandinRuntime() {
   a.hsa_amd_profiling_get_async_copy_time_fn = get_async_copy_time;
   a.hsa_amd_profiling_convert_tick_to_system_domain_fn = convert_tick;
   a.hsa_amd_memory_async_copy_fn = memory_async_copy;
+  a.hsa_amd_memory_async_copy_rect_fn = memory_async_copy_rect;
 }
 
 StandinRuntime::~StandinRuntime() {
