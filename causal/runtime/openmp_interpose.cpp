@@ -7,11 +7,17 @@
 //     barrier, then the workers at the pool's dock) until the master returns from the
 //     call or a worker enters its next region: released by another thread, credited;
 //   barriers (GOMP_barrier, the ends of worksharing loops and sections, single copy,
-//     taskwait, taskgroup end) and critical sections (GOMP_critical_*, GOMP_atomic_*):
-//     wait around the call; leaving a critical section wakes another (pay first).
+//     taskwait, taskgroup end), critical sections (GOMP_critical_*, GOMP_atomic_*),
+//     ordered sections (GOMP_ordered_start/_end) and libgomp's omp locks (omp_set_lock,
+//     omp_set_nest_lock and their unsets): wait around the call; leaving a critical or
+//     ordered section or a lock wakes another (pay first). The omp lock functions are
+//     libomp's too, whose waits OMPT reports (ompt_tool.cpp): there they only forward.
 // Threads the causal runtime does not know pass straight through.
 
+#include <dlfcn.h>
+
 #include <atomic>
+#include <cstring>
 
 #include "causal/runtime/openmp_waits.h"
 
@@ -107,7 +113,45 @@ CPROF_GOMP_REAL(GOMP_critical_name_start, void (*)(void**))
 CPROF_GOMP_REAL(GOMP_critical_name_end, void (*)(void**))
 CPROF_GOMP_REAL(GOMP_atomic_start, void (*)())
 CPROF_GOMP_REAL(GOMP_atomic_end, void (*)())
+CPROF_GOMP_REAL(GOMP_ordered_start, void (*)())
+CPROF_GOMP_REAL(GOMP_ordered_end, void (*)())
+CPROF_GOMP_REAL(omp_set_lock, void (*)(void*))
+CPROF_GOMP_REAL(omp_unset_lock, void (*)(void*))
+CPROF_GOMP_REAL(omp_set_nest_lock, void (*)(void*))
+CPROF_GOMP_REAL(omp_unset_nest_lock, void (*)(void*))
 #undef CPROF_GOMP_REAL
+
+// Whether the omp lock functions found are libgomp's (1) or another runtime's (2, libomp:
+// OMPT marks those waits, so marking them here too would open each wait twice).
+std::atomic<int> g_locks_of_libgomp{0};
+
+bool locks_of_libgomp(const void* real) {
+  int known = g_locks_of_libgomp.load(std::memory_order_relaxed);
+  if (known == 0) {
+    Dl_info where{};
+    const bool gomp = dladdr(real, &where) != 0 && where.dli_fname != nullptr &&
+                      std::strstr(where.dli_fname, "libgomp") != nullptr;
+    known = gomp ? 1 : 2;
+    g_locks_of_libgomp.store(known, std::memory_order_relaxed);
+  }
+  return known == 1;
+}
+
+// An omp lock call: a wait (or a release) under libgomp, a plain call elsewhere.
+void lock_waited(void (*real)(void*), void* lock) {
+  if (locks_of_libgomp(reinterpret_cast<const void*>(real))) {
+    waited(real, lock);
+  } else {
+    real(lock);
+  }
+}
+void lock_releasing(void (*real)(void*), void* lock) {
+  if (locks_of_libgomp(reinterpret_cast<const void*>(real))) {
+    releasing(real, lock);
+  } else {
+    real(lock);
+  }
+}
 
 }  // namespace
 
@@ -176,3 +220,15 @@ CPROF_EXPORT void GOMP_critical_name_end(void** lock) {
 }
 CPROF_EXPORT void GOMP_atomic_start() { cc::waited(cc::real_GOMP_atomic_start()); }
 CPROF_EXPORT void GOMP_atomic_end() { cc::releasing(cc::real_GOMP_atomic_end()); }
+CPROF_EXPORT void GOMP_ordered_start() { cc::waited(cc::real_GOMP_ordered_start()); }
+CPROF_EXPORT void GOMP_ordered_end() { cc::releasing(cc::real_GOMP_ordered_end()); }
+CPROF_EXPORT void omp_set_lock(void* lock) { cc::lock_waited(cc::real_omp_set_lock(), lock); }
+CPROF_EXPORT void omp_unset_lock(void* lock) {
+  cc::lock_releasing(cc::real_omp_unset_lock(), lock);
+}
+CPROF_EXPORT void omp_set_nest_lock(void* lock) {
+  cc::lock_waited(cc::real_omp_set_nest_lock(), lock);
+}
+CPROF_EXPORT void omp_unset_nest_lock(void* lock) {
+  cc::lock_releasing(cc::real_omp_unset_nest_lock(), lock);
+}

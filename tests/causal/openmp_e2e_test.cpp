@@ -274,11 +274,38 @@ TEST(CausalRunOpenMP, SpinningWaitsAreMarkedAndTheirSamplesSetAside) {
 }
 
 // Every interposed construct (barrier, critical, single copyprivate, worksharing loop and
-// sections ends, tasks and taskwait, combined parallel sections, and the omp locks, which
-// libgomp's build does not mark) forwards faithfully.
+// sections ends, tasks and taskwait, combined parallel sections, omp locks plain and
+// nestable, the try-locks, which are not waits, and ordered) forwards faithfully.
 TEST(CausalRunOpenMP, EveryWaitingConstructForwardsFaithfully) {
   SKIP_WITHOUT_OPENMP();
   expect_constructs_forward_faithfully("constructs", kProgram);
+}
+
+// Locks and ordered sections are waits under both runtimes: libgomp's through the
+// interposed omp_set_lock, omp_set_nest_lock and GOMP_ordered_start, libomp's through
+// OMPT (where the interposed lock functions only forward). Per round and thread: the
+// region's join, 1 + 2 lock waits and the thread's 2 ordered sections, so exactly 12 per
+// round: 2 if the locks and ordered sections went unmarked, 18 if libomp's were marked
+// twice. The output stays the program's.
+void expect_locks_and_ordered_are_waits(const std::string& name, const std::string& program) {
+  const std::string args = "200 locks";
+  const OmpRun p = plain(name, args, program);
+  const OmpRun r = profiled(name, args, "", program);
+  ASSERT_EQ(p.status, 0) << p.output;
+  EXPECT_NE(p.out.find("locks rounds=200 sum="), std::string::npos) << p.out;
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(r.out, p.out);
+  EXPECT_EQ(openmp_waits(messages(r.dir)).first, 200u * 12) << messages(r.dir);
+}
+
+TEST(CausalRunOpenMP, LibgompLocksAndOrderedSectionsAreWaits) {
+  SKIP_WITHOUT_OPENMP();
+  expect_locks_and_ordered_are_waits("locks", kProgram);
+}
+
+TEST(CausalRunOpenMP, LibompLocksAndOrderedSectionsAreWaitsOnce) {
+  SKIP_WITHOUT_LIBOMP();
+  expect_locks_and_ordered_are_waits("libomp-locks", kProgramLlvm);
 }
 
 // LLVM's libomp (the program built by clang) reports its waits through OMPT, which the

@@ -17,6 +17,10 @@
 //                      taskwait, combined parallel loops and sections, omp locks plain,
 //                      nestable and tried, ordered): a checksum that must come out the
 //                      same under causal-run, exit 0
+//   locks              per round, in a parallel region of two threads: an omp lock, a
+//                      nestable lock taken twice, an ordered loop of 4 (libgomp's
+//                      omp_set_lock, omp_set_nest_lock and GOMP_ordered_start waits), and
+//                      nothing else that waits but the region's own join; a checksum, exit 0
 // Built twice: with GCC (libgomp, causal_openmp) and with clang (LLVM's libomp,
 // causal_openmp_llvm).
 #include <omp.h>
@@ -55,6 +59,42 @@ uint64_t rounds(long n) {
     CAUSAL_PROGRESS;
   }
   return total;
+}
+
+// Locks and ordered sections only (besides each region's join): 1 + 2 lock waits per
+// thread and 4 ordered waits per round.
+uint64_t locks(long n) {
+  omp_lock_t lock;
+  omp_nest_lock_t nest;
+  omp_init_lock(&lock);
+  omp_init_nest_lock(&nest);
+  uint64_t sum = 0;
+  for (long r = 0; r < n; ++r) {
+    // Apart, so that the result does not depend on how the two parts interleave.
+    uint64_t locked = 0, ordered = static_cast<uint64_t>(r);
+#pragma omp parallel num_threads(2)
+    {
+      omp_set_lock(&lock);
+      locked += work(50);
+      omp_unset_lock(&lock);
+      omp_set_nest_lock(&nest);
+      omp_set_nest_lock(&nest);
+      locked += 1;
+      omp_unset_nest_lock(&nest);
+      omp_unset_nest_lock(&nest);
+      // nowait: the loop's end is not a barrier, so only the ordered sections wait here.
+#pragma omp for ordered schedule(static, 1) nowait
+      for (int i = 0; i < 4; ++i) {
+        const uint64_t v = work(20 + i);
+#pragma omp ordered
+        ordered = ordered * 3 + v;
+      }
+    }
+    sum += locked + ordered;
+  }
+  omp_destroy_lock(&lock);
+  omp_destroy_nest_lock(&nest);
+  return sum;
 }
 
 // Every interposed GOMP_* entry point, with a result that depends on each of them.
@@ -170,6 +210,10 @@ int main(int argc, char** argv) {
     raise(SIGSYS);
     std::printf("own SIGSYS handler ran: %d, still installed: %s\n", static_cast<int>(g_sigsys),
                 now.sa_sigaction == on_sigsys ? "yes" : "no");
+    return 0;
+  }
+  if (std::strcmp(mode, "locks") == 0) {
+    std::printf("locks rounds=%ld sum=%llu\n", n, static_cast<unsigned long long>(locks(n)));
     return 0;
   }
   if (std::strcmp(mode, "constructs") == 0) {
