@@ -388,7 +388,9 @@ TEST(CausalRuntime, ExportsOnlyTheFunctionsItInterposes) {
       "GOMP_loop_end", "GOMP_loop_end_cancel", "GOMP_sections_end", "GOMP_sections_end_cancel",
       "GOMP_single_copy_start", "GOMP_single_copy_end", "GOMP_taskwait", "GOMP_taskgroup_end",
       "GOMP_critical_start", "GOMP_critical_end", "GOMP_critical_name_start",
-      "GOMP_critical_name_end", "GOMP_atomic_start", "GOMP_atomic_end",
+      "GOMP_critical_name_end", "GOMP_atomic_start", "GOMP_atomic_end", "GOMP_ordered_start",
+      "GOMP_ordered_end", "omp_set_lock", "omp_unset_lock", "omp_set_nest_lock",
+      "omp_unset_nest_lock",
       // libomp's tool interface and the try-locks (ompt_tool.cpp)
       "ompt_start_tool", "omp_test_lock", "omp_test_nest_lock"};
   EXPECT_EQ(exported, expected) << out;
