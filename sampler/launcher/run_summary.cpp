@@ -30,9 +30,18 @@ RunSummary summarize_new_results(const std::string& dir, const std::set<std::str
           ++s.samples;
         } else if (std::holds_alternative<format::ThreadRecord>(r)) {
           ++s.threads;
+        } else if (std::holds_alternative<format::KernelRecord>(r)) {
+          ++s.kernels;
+        } else if (std::holds_alternative<format::CopyRecord>(r)) {
+          ++s.copies;
+        } else if (const auto* w = std::get_if<format::GpuTraceWindowRecord>(&r)) {
+          ++s.gpu_windows;
+          s.gpu_traced_ns += w->end_ns - w->start_ns;
+          s.gpu_duty = w->duty;
         } else if (const auto* p = std::get_if<format::ProcessRecord>(&r)) {
           // A process may write more than one file (its GPU activity has its own).
           processes.insert(p->hostname + "/" + std::to_string(p->pid) + "/" + p->executable);
+          if (p->engine == "hsa" || p->engine == "cupti") ++s.gpu_files;
         } else if (const auto* m = std::get_if<format::MessageRecord>(&r)) {
           if (m->level != format::MessageLevel::info &&
               std::find(s.warnings.begin(), s.warnings.end(), m->text) == s.warnings.end()) {
@@ -61,6 +70,17 @@ void print_run_summary(FILE* out, const char* tool, const std::string& dir, cons
   fmt::print(out, "{}: {} sample{} from {} thread{} in {} process{} written to {}\n", tool,
              s.samples, s.samples == 1 ? "" : "s", s.threads, s.threads == 1 ? "" : "s",
              s.processes, s.processes == 1 ? "" : "es", dir);
+  if (s.gpu_files > 0) {
+    // Said even when nothing was recorded: a GPU tool that saw no work is not silent.
+    std::string windows;
+    if (s.gpu_windows > 0) {
+      windows = fmt::format(", traced in {} window{} ({:.0f}% of each period, {:.3f} s in all)",
+                            s.gpu_windows, s.gpu_windows == 1 ? "" : "s", s.gpu_duty * 100,
+                            static_cast<double>(s.gpu_traced_ns) * 1e-9);
+    }
+    fmt::print(out, "{}: GPU: {} kernel{} and {} cop{} recorded{}\n", tool, s.kernels,
+               s.kernels == 1 ? "" : "s", s.copies, s.copies == 1 ? "y" : "ies", windows);
+  }
   if (s.samples == 0) {
     fmt::print(out, "{}: warning: no samples: the program ran for less than one sampling period\n",
                tool);

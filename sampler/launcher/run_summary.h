@@ -15,6 +15,13 @@ struct RunSummary {
   size_t processes = 0;
   uint64_t samples = 0;
   uint64_t threads = 0;
+  // GPU hooks' files (--gpu): what they recorded, and the trace windows (--gpu-duty).
+  size_t gpu_files = 0;
+  uint64_t kernels = 0;
+  uint64_t copies = 0;
+  uint64_t gpu_windows = 0;
+  uint64_t gpu_traced_ns = 0;  // summed window length
+  double gpu_duty = 0;         // of the last window seen
   std::vector<std::string> warnings;  // distinct, in order of appearance
   std::vector<std::string> problems;  // files that could not be read fully
 };

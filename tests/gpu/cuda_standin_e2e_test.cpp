@@ -41,6 +41,9 @@ TEST(CudaStandin, KernelsAndCopiesWithTheirLaunchStacks) {
   EXPECT_NE(output.find("cuda_standin_app: ok"), std::string::npos) << output;
   expect_cuda_launches_recorded(f);
   EXPECT_TRUE(f.windows.empty());  // no --gpu-duty: everything traced
+  // sample-run's summary says what the GPU tool recorded.
+  EXPECT_NE(output.find("sample-run: GPU: 8 kernels and 2 copies recorded\n"), std::string::npos)
+      << output;
 }
 
 // A graph launch: one call, several kernel records with its correlation id.
@@ -136,6 +139,9 @@ TEST(CudaStandin, TraceWindowsRecordLaunchesInsideThemWithTheirStacks) {
   const uint64_t launched = launches_printed(output);
   ASSERT_GT(launched, 0u) << output;
   expect_loop_traced_in_windows(f, launched, 0.25, 20'000'000);
+  const std::string summary = "kernels and 0 copies recorded, traced in " +
+                              std::to_string(f.windows.size()) + " windows (25% of each period";
+  EXPECT_NE(output.find(summary), std::string::npos) << output;
 }
 
 // causal-report on a windowed run says what share was traced, and its whole-run estimate
