@@ -251,18 +251,30 @@ void expect_spinning_waits_marked(const std::string& name, const std::string& sp
   EXPECT_EQ(openmp_waits(messages(off.dir)).first, 0u) << messages(off.dir);
 }
 
+// `program ROUNDS MODE` (a mode that prints "MODE rounds=ROUNDS sum=...") plain and under
+// causal-run: the same output and exit status 0 both ways. Returns the waits the profiled
+// run counted (with its messages, for a failure's log).
+std::pair<uint64_t, std::string> waits_of_faithful_run(const std::string& name, long rounds,
+                                                       const std::string& mode,
+                                                       const std::string& program) {
+  const std::string args = std::to_string(rounds) + " " + mode;
+  const OmpRun p = plain(name, args, program);
+  const OmpRun r = profiled(name, args, "", program);
+  EXPECT_EQ(p.status, 0) << p.output;
+  EXPECT_NE(p.out.find(mode + " rounds=" + std::to_string(rounds) + " sum="), std::string::npos)
+      << p.out;
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(r.out, p.out);
+  const std::string m = messages(r.dir);
+  return {openmp_waits(m).first, m};
+}
+
 // The `constructs` mode under `program`: the same checksum as the plain run, and per
 // round and thread at least the loop end, the barrier, the critical section, the single
 // copy, the sections end, the single's barrier and the joins of three regions marked.
 void expect_constructs_forward_faithfully(const std::string& name, const std::string& program) {
-  const std::string args = "300 constructs";
-  const OmpRun p = plain(name, args, program);
-  const OmpRun r = profiled(name, args, "", program);
-  ASSERT_EQ(p.status, 0) << p.output;
-  EXPECT_NE(p.out.find("constructs rounds=300 sum="), std::string::npos) << p.out;
-  EXPECT_EQ(r.status, 0) << r.output;
-  EXPECT_EQ(r.out, p.out);
-  EXPECT_GE(openmp_waits(messages(r.dir)).first, 300u * 2 * 8) << messages(r.dir);
+  const auto [waits, messages] = waits_of_faithful_run(name, 300, "constructs", program);
+  EXPECT_GE(waits, 300u * 2 * 8) << messages;
 }
 
 // libgomp spins before it sleeps: with a long spin (active policy, bounded so that a
@@ -288,14 +300,8 @@ TEST(CausalRunOpenMP, EveryWaitingConstructForwardsFaithfully) {
 // round: 2 if the locks and ordered sections went unmarked, 18 if libomp's were marked
 // twice. The output stays the program's.
 void expect_locks_and_ordered_are_waits(const std::string& name, const std::string& program) {
-  const std::string args = "200 locks";
-  const OmpRun p = plain(name, args, program);
-  const OmpRun r = profiled(name, args, "", program);
-  ASSERT_EQ(p.status, 0) << p.output;
-  EXPECT_NE(p.out.find("locks rounds=200 sum="), std::string::npos) << p.out;
-  EXPECT_EQ(r.status, 0) << r.output;
-  EXPECT_EQ(r.out, p.out);
-  EXPECT_EQ(openmp_waits(messages(r.dir)).first, 200u * 12) << messages(r.dir);
+  const auto [waits, messages] = waits_of_faithful_run(name, 200, "locks", program);
+  EXPECT_EQ(waits, 200u * 12) << messages;
 }
 
 TEST(CausalRunOpenMP, LibgompLocksAndOrderedSectionsAreWaits) {
