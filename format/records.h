@@ -40,12 +40,18 @@ struct ProcessRecord {
   std::vector<std::string> command_line;
   uint64_t start_realtime_ns = 0;   // CLOCK_REALTIME at runtime start
   uint64_t start_monotonic_ns = 0;  // CLOCK_MONOTONIC at the same moment; all times below use it
-  std::string engine;               // "perf_event" or "timer"
+  std::string engine;               // "perf_event" or "timer"; the GPU hooks': "hsa", "cupti"
   std::string clock;                // "cpu" or "wall"
   std::string unwinder;             // "libunwind" or "fp"
   double frequency_hz = 0;
   uint64_t period_ns = 0;           // sampling period in the clock's nanoseconds
 };
+
+// The engines of the GPU hooks' own files (docs/gpu.md): such a process record describes
+// the hooks, not a sampler.
+inline bool is_gpu_engine(const std::string& engine) {
+  return engine == "hsa" || engine == "cupti";
+}
 
 struct ModuleRecord {
   uint32_t id = 0;

@@ -89,10 +89,7 @@ TraceWindows::TraceWindows(TraceDuty duty, Switch turn, Closed closed, uint64_t 
 TraceWindows::~TraceWindows() { stop(); }
 
 void TraceWindows::start() {
-  const uint64_t now = monotonic_ns();
-  plan_.emplace(now, duty_);
-  on_ = true;
-  opened_ns_ = now;
+  plan_.emplace(monotonic_ns(), duty_);  // window 0 opens at the plan's origin
   thread_ = std::thread([this] { run(); });
 }
 
@@ -129,12 +126,14 @@ void TraceWindows::run() {
   std::unique_lock lock(mutex_);
   uint64_t period = 0;
   double offset = 0;
+  bool on = true;  // tracing starts on: window 0 opened at the origin
+  uint64_t opened = plan.origin_ns;
   for (;;) {
     // The open window closes at its planned end.
     if (wait_until(lock, plan.end_ns(period, offset))) break;
     turn_(false);
-    on_ = false;
-    report(opened_ns_, monotonic_ns());
+    on = false;
+    report(opened, monotonic_ns());
     // The next window: in the next period, or later when this thread fell behind (a
     // window is never opened in a period whose window already ended).
     const uint64_t now = monotonic_ns();
@@ -142,11 +141,11 @@ void TraceWindows::run() {
     offset = next_offset();
     if (plan.end_ns(period, offset) <= now) ++period;
     if (wait_until(lock, plan.begin_ns(period, offset))) break;
-    opened_ns_ = monotonic_ns();
+    opened = monotonic_ns();
     turn_(true);
-    on_ = true;
+    on = true;
   }
-  if (on_) report(opened_ns_, monotonic_ns());
+  if (on) report(opened, monotonic_ns());
 }
 
 std::unique_ptr<TraceWindows> start_trace_windows(const TraceDuty& duty, TraceWindows::Switch turn,

@@ -89,8 +89,6 @@ class TraceWindows {
   std::mutex mutex_;
   std::condition_variable wake_;
   bool stopping_ = false;
-  bool on_ = false;          // tracing is on (the thread's own)
-  uint64_t opened_ns_ = 0;   // when the open window began
   std::thread thread_;
 };
 

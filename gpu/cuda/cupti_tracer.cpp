@@ -261,7 +261,7 @@ void CuptiTracer::stop() {
   {
     std::lock_guard lock(activity_mutex_);
     const double seconds = static_cast<double>(monotonic_ns() - started_ns_) * 1e-9;
-    if (const double rate = static_cast<double>(tracker_.calls()) / seconds;
+    if (const double rate = static_cast<double>(join_.added()) / seconds;
         !windows_ && seconds > 0 && rate > kLaunchBoundCallsPerSecond) {
       file_.add(format::MessageRecord{
           .time_ns = monotonic_ns(),

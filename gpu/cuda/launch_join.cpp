@@ -8,6 +8,7 @@ LaunchJoin::LaunchJoin(size_t capacity) : capacity_(std::max<size_t>(capacity, 2
 
 void LaunchJoin::add(uint32_t correlation_id, std::shared_ptr<const Launch> launch, bool many) {
   std::lock_guard lock(mutex_);
+  ++added_;
   newest_ = std::max(newest_, correlation_id);
   if (entries_.size() >= capacity_) sweep_locked();
   auto ids = std::make_shared<std::vector<uint32_t>>(1, correlation_id);
@@ -51,6 +52,11 @@ size_t LaunchJoin::pending() const {
 uint64_t LaunchJoin::swept() const {
   std::lock_guard lock(mutex_);
   return swept_;
+}
+
+uint64_t LaunchJoin::added() const {
+  std::lock_guard lock(mutex_);
+  return added_;
 }
 
 void LaunchJoin::erase_all_locked(const Entry& e) {

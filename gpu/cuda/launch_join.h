@@ -47,6 +47,7 @@ class LaunchJoin {
 
   size_t pending() const;
   uint64_t swept() const;  // ids dropped because the table was full
+  uint64_t added() const;  // launches added so far (one per watched outermost call)
 
  private:
   struct Entry {
@@ -62,6 +63,7 @@ class LaunchJoin {
   size_t capacity_;
   uint32_t newest_ = 0;
   uint64_t swept_ = 0;
+  uint64_t added_ = 0;
 };
 
 }  // namespace cprof::gpu::cuda

@@ -27,7 +27,6 @@ void LaunchTracker::enter(ApiKind kind, uint32_t correlation_id) {
     return;
   }
   n.outer_id = correlation_id;
-  calls_.fetch_add(1, std::memory_order_relaxed);
   auto launch = std::make_shared<Launch>();
   launch->time_ns = monotonic_ns();
   launch->tid = current_tid();

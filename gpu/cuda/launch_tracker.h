@@ -27,14 +27,10 @@ class LaunchTracker {
   // windows never came back, so every thread's nesting from before starts over.
   void new_window() { epoch_.fetch_add(1, std::memory_order_relaxed); }
 
-  // Outermost watched calls seen so far (launches and copies, one per call).
-  uint64_t calls() const { return calls_.load(std::memory_order_relaxed); }
-
  private:
   LaunchJoin& join_;
   LaunchStacks& stacks_;
   std::atomic<uint32_t> epoch_{0};
-  std::atomic<uint64_t> calls_{0};
 };
 
 }  // namespace cprof::gpu::cuda

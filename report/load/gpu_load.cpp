@@ -60,10 +60,8 @@ void GpuActivityBuilder::add(format::GpuDeviceRecord&& r) {
   d.described = true;
 }
 
-bool is_gpu_engine(const std::string& engine) { return engine == "hsa" || engine == "cupti"; }
-
 bool is_gpu_companion(const ProcessProfile& p) {
-  return p.has_process_record && is_gpu_engine(p.process.engine) && p.samples == 0;
+  return p.has_process_record && format::is_gpu_engine(p.process.engine) && p.samples == 0;
 }
 
 void append_gpu_activity(GpuActivity& into, GpuActivity&& from) {
@@ -142,7 +140,7 @@ void merge_gpu_companions(std::vector<ProcessProfile>& processes) {
   for (size_t i = 0; i < processes.size(); ++i) {
     auto& c = processes[i];
     if ((!c.gpu.empty() || c.gpu.windowed()) && c.gpu.engines.empty() && c.has_process_record &&
-        is_gpu_engine(c.process.engine))
+        format::is_gpu_engine(c.process.engine))
       c.gpu.engines.push_back(c.process.engine);
     if (!is_gpu_companion(c)) continue;
     c.gpu.files.push_back(c.file);

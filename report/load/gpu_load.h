@@ -36,9 +36,6 @@ class GpuActivityBuilder {
   std::unordered_map<std::string, uint32_t> name_of_;
 };
 
-// The engines of the GPU hooks' files ("hsa", "cupti"): such a process record describes
-// the hooks, not a sampler.
-bool is_gpu_engine(const std::string& engine);
 // A file the GPU hooks wrote beside the sampler's: a GPU engine and no samples.
 bool is_gpu_companion(const ProcessProfile& p);
 

@@ -41,7 +41,7 @@ RunSummary summarize_new_results(const std::string& dir, const std::set<std::str
         } else if (const auto* p = std::get_if<format::ProcessRecord>(&r)) {
           // A process may write more than one file (its GPU activity has its own).
           processes.insert(p->hostname + "/" + std::to_string(p->pid) + "/" + p->executable);
-          if (p->engine == "hsa" || p->engine == "cupti") ++s.gpu_files;
+          if (format::is_gpu_engine(p->engine)) ++s.gpu_files;
         } else if (const auto* m = std::get_if<format::MessageRecord>(&r)) {
           if (m->level != format::MessageLevel::info &&
               std::find(s.warnings.begin(), s.warnings.end(), m->text) == s.warnings.end()) {

@@ -19,10 +19,7 @@ namespace fs = std::filesystem;
 using testing::run_shell;
 using testing::TempDir;
 
-void write_file(const fs::path& path, const std::string& data) {
-  std::ofstream out(path, std::ios::binary);
-  out << data;
-}
+using testing::write_file;
 
 size_t count(const std::string& text, const std::string& needle) {
   size_t n = 0;

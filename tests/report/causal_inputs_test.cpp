@@ -18,10 +18,7 @@ namespace {
 namespace fs = std::filesystem;
 using testing::TempDir;
 
-void write_file(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-}
+using testing::write_file;
 
 struct Loaded {
   LoadResult load;

@@ -16,22 +16,10 @@ namespace {
 
 using testing::gpu_report;
 using testing::have_tool;
+using testing::python_on_json;
 using testing::run_shell;
 using testing::TempDir;
-
-
-void write_file(const std::filesystem::path& path, const std::string& data) {
-  std::ofstream out(path, std::ios::binary);
-  out << data;
-}
-
-// Runs a Python snippet with the JSON document loaded as `d`; returns its output.
-std::string python_on_json(const std::filesystem::path& file, const std::string& code) {
-  const auto script = file.parent_path() / "check.py";
-  write_file(script, "import json, sys\nd = json.load(open(sys.argv[1]))\n" + code);
-  const auto r = run_shell("python3 " + script.string() + " " + file.string() + " 2>&1");
-  return r.out;
-}
+using testing::write_file;
 
 TEST(GpuText, TablesFitAndSayWhatTheyAre) {
   TempDir dir;

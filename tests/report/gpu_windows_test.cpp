@@ -22,9 +22,11 @@ using testing::GpuFileWriter;
 using testing::have_tool;
 using testing::kT0;
 using testing::kUs;
+using testing::python_on_json;
 using testing::run_shell;
 using testing::TempDir;
 using testing::windowed_gpu_report;
+using testing::write_file;
 
 constexpr uint64_t kMs = 1'000'000;
 
@@ -334,17 +336,6 @@ TEST(GpuWindowedProfile, ProcessesSharingADeviceAreMeasuredWhereAllWereTraced) {
 }
 
 // --- every format -------------------------------------------------------------------------
-
-void write_file(const std::filesystem::path& path, const std::string& data) {
-  std::ofstream out(path, std::ios::binary);
-  out << data;
-}
-
-std::string python_on_json(const std::filesystem::path& file, const std::string& code) {
-  const auto script = file.parent_path() / "check.py";
-  write_file(script, "import json, sys\nd = json.load(open(sys.argv[1]))\n" + code);
-  return run_shell("python3 " + script.string() + " " + file.string() + " 2>&1").out;
-}
 
 TEST(GpuWindowedFormats, TextSaysWhatWasTraced) {
   TempDir dir;

@@ -5,6 +5,8 @@
 
 #include <array>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 namespace cprof::report::testing {
@@ -43,6 +45,19 @@ inline std::string chromium_flags(const std::string& profile_dir) {
   return " --headless --no-sandbox --disable-gpu --disable-background-networking "
          "--disable-component-update --disable-sync --no-first-run --user-data-dir=" +
          profile_dir + " ";
+}
+
+inline void write_file(const std::filesystem::path& path, const std::string& data) {
+  std::ofstream out(path, std::ios::binary);
+  out << data;
+}
+
+// Runs a Python snippet with the JSON document `file` loaded as `d` (a script written next
+// to it); its output, errors included.
+inline std::string python_on_json(const std::filesystem::path& file, const std::string& code) {
+  const auto script = file.parent_path() / "check.py";
+  write_file(script, "import json, sys\nd = json.load(open(sys.argv[1]))\n" + code);
+  return run_shell("python3 " + script.string() + " " + file.string() + " 2>&1").out;
 }
 
 }  // namespace cprof::report::testing
