@@ -21,6 +21,7 @@
 #include "causal/sample_step.h"
 #include "causal/runtime/exec_resolve.h"
 #include "causal/runtime/real_calls.h"
+#include "sampler/runtime/signal_mask.h"
 #include "causal/runtime/syscall_dispatch.h"
 #include "format/writer.h"
 #include "sampler/runtime/hooks.h"
@@ -244,11 +245,11 @@ void CausalRuntime::start_controller() {
   sigset_t old;
   sigfillset(&all);
   // The real one: the interposer keeps SIGSYS unblocked in program threads.
-  real_pthread_sigmask_call(SIG_BLOCK, &all, &old);
+  sampler::real_pthread_sigmask(SIG_BLOCK, &all, &old);
   stop_requested_.store(false);
   controller_running_ = sampler::real_pthread_create()(&controller_thread_, nullptr,
                                                        &CausalRuntime::controller_main, this) == 0;
-  real_pthread_sigmask_call(SIG_SETMASK, &old, nullptr);
+  sampler::real_pthread_sigmask(SIG_SETMASK, &old, nullptr);
   if (!controller_running_) {
     queue_message(format::MessageLevel::error, "the experiment controller thread could not start");
   }

@@ -33,6 +33,5 @@ FutexCounts& futex_counts();
 // libc's own, bypassing the runtime's interposers (async-signal-safe).
 long real_syscall6(long number, long a0, long a1, long a2, long a3, long a4, long a5);
 int real_sigaction_call(int sig, const struct sigaction* action, struct sigaction* old);
-int real_pthread_sigmask_call(int how, const sigset_t* set, sigset_t* old);
 
 }  // namespace cprof::causal

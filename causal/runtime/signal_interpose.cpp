@@ -2,8 +2,9 @@
 // program can neither block SIGSYS in a thread that traps (the kernel would kill the
 // process at the next trap, docs/causal.md) nor replace the handler; the SIGSYS action it
 // installs is kept aside and run for the SIGSYS that dispatch did not raise. With
-// dispatch off (no libgomp) every call is forwarded unchanged. Each forwards faithfully
-// to the next definition (RTLD_NEXT): same arguments, result and errno.
+// dispatch off (no libgomp) SIGSYS is left alone. The masks never block the sampling
+// signal either (sampler/runtime/signal_mask.h). Each forwards faithfully to the next
+// definition (RTLD_NEXT): same arguments, result and errno.
 
 #include <dlfcn.h>
 #include <signal.h>
@@ -13,6 +14,7 @@
 
 #include "causal/runtime/real_calls.h"
 #include "causal/runtime/syscall_dispatch.h"
+#include "sampler/runtime/signal_mask.h"
 
 namespace cprof::causal {
 namespace {
@@ -28,11 +30,8 @@ Fn next_definition(std::atomic<Fn>& cache, const char* name) {
 }
 
 using SigactionFn = int (*)(int, const struct sigaction*, struct sigaction*);
-using MaskFn = int (*)(int, const sigset_t*, sigset_t*);
 using SignalFn = sighandler_t (*)(int, sighandler_t);
 std::atomic<SigactionFn> g_sigaction{nullptr};
-std::atomic<MaskFn> g_pthread_sigmask{nullptr};
-std::atomic<MaskFn> g_sigprocmask{nullptr};
 std::atomic<SignalFn> g_signal{nullptr};
 
 // `set` without SIGSYS when the calling thread traps and the call would block it.
@@ -51,13 +50,10 @@ int real_sigaction_call(int sig, const struct sigaction* action, struct sigactio
   return next_definition(g_sigaction, "sigaction")(sig, action, old);
 }
 
-int real_pthread_sigmask_call(int how, const sigset_t* set, sigset_t* old) {
-  return next_definition(g_pthread_sigmask, "pthread_sigmask")(how, set, old);
-}
-
 }  // namespace cprof::causal
 
 namespace causal = cprof::causal;
+namespace sampler = cprof::sampler;
 namespace dispatch = cprof::causal::dispatch;
 
 #define CPROF_EXPORT extern "C" __attribute__((visibility("default")))
@@ -97,11 +93,12 @@ CPROF_EXPORT sighandler_t signal(int sig, sighandler_t handler) {
 
 CPROF_EXPORT int pthread_sigmask(int how, const sigset_t* set, sigset_t* old) {
   sigset_t copy;
-  return causal::real_pthread_sigmask_call(how, causal::keep_sigsys(how, set, copy), old);
+  return sampler::program_mask_call(&sampler::real_pthread_sigmask, how,
+                                    causal::keep_sigsys(how, set, copy), old);
 }
 
 CPROF_EXPORT int sigprocmask(int how, const sigset_t* set, sigset_t* old) {
   sigset_t copy;
-  return causal::next_definition(causal::g_sigprocmask, "sigprocmask")(
-      how, causal::keep_sigsys(how, set, copy), old);
+  return sampler::program_mask_call(&sampler::real_sigprocmask, how,
+                                    causal::keep_sigsys(how, set, copy), old);
 }

@@ -19,6 +19,7 @@
 #include "causal/runtime/futex_rules.h"
 #include "causal/runtime/loaded_text.h"
 #include "causal/runtime/real_calls.h"
+#include "sampler/runtime/signal_mask.h"
 #include "sampler/runtime/thread_registry.h"
 
 // Linux 6.16+: trap only the system calls made from inside the range.
@@ -92,7 +93,7 @@ int prctl_op() { return g_mode == Mode::inclusive ? PR_SYS_DISPATCH_INCLUSIVE_ON
 bool enable_this_thread() {
   if (t_on) return true;
   sigset_t current;
-  real_pthread_sigmask_call(SIG_BLOCK, nullptr, &current);
+  sampler::real_pthread_sigmask(SIG_BLOCK, nullptr, &current);
   // A thread that blocks SIGSYS would be killed by its first trap.
   if (sigismember(&current, SIGSYS)) return false;
   const auto selector = reinterpret_cast<unsigned long>(&g_selector);
@@ -177,13 +178,13 @@ void chain(int sig, siginfo_t* info, void* context) {
   sigset_t mask = action.sa_mask;
   sigdelset(&mask, SIGSYS);
   sigset_t old;
-  real_pthread_sigmask_call(SIG_BLOCK, &mask, &old);
+  sampler::real_pthread_sigmask(SIG_BLOCK, &mask, &old);
   if ((action.sa_flags & SA_SIGINFO) != 0) {
     action.sa_sigaction(sig, info, context);
   } else {
     action.sa_handler(sig);
   }
-  real_pthread_sigmask_call(SIG_SETMASK, &old, nullptr);
+  sampler::real_pthread_sigmask(SIG_SETMASK, &old, nullptr);
 }
 
 void on_sigsys(int sig, siginfo_t* info, void* context) {
@@ -311,7 +312,7 @@ void configure_from_environment() {
     if (std::strcmp(v, "delays") == 0) g_trap = Trap::delays;
   }
   // Resolved now: the handler calls them.
-  real_pthread_sigmask_call(SIG_BLOCK, nullptr, nullptr);
+  sampler::real_pthread_sigmask(SIG_BLOCK, nullptr, nullptr);
   real_sigaction_call(SIGSYS, nullptr, nullptr);
 }
 
@@ -389,14 +390,14 @@ void set_program_action(const struct sigaction& action) {
   sigset_t all;
   sigset_t old;
   sigfillset(&all);
-  real_pthread_sigmask_call(SIG_BLOCK, &all, &old);
+  sampler::real_pthread_sigmask(SIG_BLOCK, &all, &old);
   while (g_action_lock.test_and_set(std::memory_order_acquire)) {
   }
   const unsigned next = g_action_index.load(std::memory_order_relaxed) + 1;
   g_actions[next % kActionSlots] = action;
   g_action_index.store(next, std::memory_order_release);
   g_action_lock.clear(std::memory_order_release);
-  real_pthread_sigmask_call(SIG_SETMASK, &old, nullptr);
+  sampler::real_pthread_sigmask(SIG_SETMASK, &old, nullptr);
 }
 
 }  // namespace cprof::causal::dispatch

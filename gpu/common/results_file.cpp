@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "gpu/common/tool_thread.h"
 #include "sampler/runtime/process_identity.h"
 
 namespace cprof::gpu {
@@ -105,11 +106,7 @@ void GpuResultsFile::write_new_modules_locked() {
 }
 
 void GpuResultsFile::flush_thread_main() {
-  // Never let the program's signals (a sampler's, a timer's) land on this thread.
-  sigset_t all;
-  sigfillset(&all);
-  pthread_sigmask(SIG_BLOCK, &all, nullptr);
-  pthread_setname_np(pthread_self(), "cprof-gpu-io");
+  begin_tool_thread("cprof-gpu-io");
   std::unique_lock lock(mutex_);
   while (!stop_) {
     wake_.wait_for(lock, std::chrono::milliseconds(flush_ms_));

@@ -10,6 +10,7 @@
 #include <cstdlib>
 
 #include "common/monotonic.h"
+#include "gpu/common/tool_thread.h"
 #include "sampler/runtime/config.h"
 
 namespace cprof::gpu {
@@ -121,7 +122,7 @@ void TraceWindows::report(uint64_t start, uint64_t end) {
 // off: every launch the hooks may have traced lies inside it (give or take a launch that
 // read the switch, was preempted and then read the clock).
 void TraceWindows::run() {
-  pthread_setname_np(pthread_self(), "cprof-gpu-win");
+  begin_tool_thread("cprof-gpu-win");
   const WindowPlan& plan = *plan_;
   std::unique_lock lock(mutex_);
   uint64_t period = 0;

@@ -1,6 +1,7 @@
 // The functions the runtime interposes (the only symbols the library exports, see
-// exports.map): thread creation, dynamic loading and exec. Each forwards faithfully to
-// the next definition (RTLD_NEXT) with the same arguments, errno and result.
+// exports.map): thread creation, dynamic loading and exec; the signal masks are in
+// mask_interpose.cpp. Each forwards faithfully to the next definition (RTLD_NEXT) with
+// the same arguments, errno and result.
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -15,6 +16,7 @@
 
 #include "sampler/runtime/interpose.h"
 #include "sampler/runtime/runtime.h"
+#include "sampler/runtime/signal_mask.h"
 
 namespace cprof::sampler {
 namespace {
@@ -27,12 +29,13 @@ Fn next_symbol(const char* name) {
 struct ThreadStart {
   void* (*routine)(void*);
   void* arg;
+  bool blocks_sampling_signal;  // the creator's view of its mask (signal_mask.h)
 };
 
 void* thread_trampoline(void* p) {
   const ThreadStart start = *static_cast<ThreadStart*>(p);
   delete static_cast<ThreadStart*>(p);
-  if (Runtime* rt = Runtime::instance()) rt->thread_started();
+  if (Runtime* rt = Runtime::instance()) rt->thread_started(start.blocks_sampling_signal);
   return start.routine(start.arg);
 }
 
@@ -65,15 +68,27 @@ using ExecFn = int (*)(const char*, char* const*, char* const*);
 // new image keeps the profiling environment, and sampling resumes if exec fails.
 int exec_profiled(ExecFn real, const char* file, char* const argv[], char* const envp[]) {
   Runtime* rt = Runtime::instance();
-  if (rt == nullptr || getpid() != rt->pid()) return real(file, argv, envp);
+  if (rt == nullptr) return real(file, argv, envp);
+  const int signal = rt->config().signal;
+  if (getpid() != rt->pid()) {  // a vfork child: its own mask, but our memory
+    const bool masked = apply_program_mask_for_exec(signal);
+    const int rc = real(file, argv, envp);
+    const int saved = errno;
+    if (masked) keep_sampling_signal_deliverable(signal, true);
+    errno = saved;
+    return rc;
+  }
   rt->before_exec();
   auto vars = profiling_environment_for(envp);
   std::vector<char*> env;
   env.reserve(vars.size() + 1);
   for (auto& v : vars) env.push_back(v.data());
   env.push_back(nullptr);
+  // The new image starts with the mask the program set (signal_mask.h).
+  const bool masked = apply_program_mask_for_exec(signal);
   const int rc = real(file, argv, env.data());
   const int saved = errno;
+  if (masked) keep_sampling_signal_deliverable(signal, true);
   rt->after_failed_exec();
   errno = saved;
   return rc;
@@ -97,7 +112,8 @@ __attribute__((visibility("default"))) int pthread_create(pthread_t* thread,
                                                           void* (*routine)(void*), void* arg) {
   auto real = cprof::sampler::real_pthread_create();
   if (Runtime::instance() == nullptr) return real(thread, attr, routine, arg);
-  auto* start = new (std::nothrow) cprof::sampler::ThreadStart{routine, arg};
+  auto* start = new (std::nothrow) cprof::sampler::ThreadStart{
+      routine, arg, cprof::sampler::program_blocks_sampling_signal()};
   if (start == nullptr) return real(thread, attr, routine, arg);
   const int rc = real(thread, attr, cprof::sampler::thread_trampoline, start);
   if (rc != 0) delete start;

@@ -18,6 +18,7 @@
 #include "sampler/runtime/process_identity.h"
 #include "sampler/runtime/process_metrics.h"
 #include "sampler/runtime/sanitizer_stack.h"
+#include "sampler/runtime/signal_mask.h"
 
 namespace cprof::sampler {
 namespace {
@@ -43,7 +44,7 @@ void on_thread_key_destroyed(void* value) {
 void block_all_signals() {
   sigset_t all;
   sigfillset(&all);
-  pthread_sigmask(SIG_BLOCK, &all, nullptr);
+  real_pthread_sigmask(SIG_BLOCK, &all, nullptr);
 }
 
 uint64_t thread_cpu_ns(pid_t tid) {
@@ -66,6 +67,7 @@ Runtime::Runtime(RuntimeConfig config) : config_(std::move(config)) {}
 
 Runtime* Runtime::start(RuntimeConfig config, std::vector<std::string> problems,
                         RealPthreadCreate real_pthread_create) {
+  resolve_real_mask_functions();  // before any program thread can call an interposer
   auto* rt = new Runtime(std::move(config));
   rt->pid_ = getpid();
   rt->real_pthread_create_ = real_pthread_create;
@@ -221,8 +223,9 @@ void Runtime::disarm(ThreadState& state) {
   state.counters.close();
 }
 
-void Runtime::thread_started() {
+void Runtime::thread_started(bool program_blocks_signal) {
   ThreadState* state = threads_.create(gettid_raw(), true, false, monotonic_ns());
+  keep_sampling_signal_deliverable(config_.signal, program_blocks_signal);
   pthread_setspecific(exit_key_, state);
   // A private libunwind cache for this thread: the shared one takes a lock per step.
   if (unwind_method_ != UnwindMethod::kFramePointers) register_unwind_thread();
@@ -238,7 +241,7 @@ void Runtime::thread_exiting(ThreadState& state) {
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, config_.signal);
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  real_pthread_sigmask(SIG_BLOCK, &set, nullptr);
   if (const RuntimeHooks* h = runtime_hooks(); h && h->on_thread_exit) h->on_thread_exit(state);
   disarm(state);
   if (unwind_method_ != UnwindMethod::kFramePointers) unregister_unwind_thread();
@@ -330,9 +333,9 @@ void Runtime::start_writer_thread() {
   sigset_t old;
   sigfillset(&all);
   // The new thread inherits this mask, so it never runs a handler, not even briefly.
-  pthread_sigmask(SIG_BLOCK, &all, &old);
+  real_pthread_sigmask(SIG_BLOCK, &all, &old);
   writer_running_ = real_pthread_create_(&writer_thread_, nullptr, &Runtime::writer_main, this) == 0;
-  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  real_pthread_sigmask(SIG_SETMASK, &old, nullptr);
   if (!writer_running_) message(format::MessageLevel::error, "writer thread could not start");
 }
 

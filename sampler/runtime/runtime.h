@@ -43,8 +43,9 @@ class Runtime {
   // Stops sampling, writes everything, closes the file. At exit.
   void stop();
 
-  // The calling thread begins (from the pthread_create trampoline).
-  void thread_started();
+  // The calling thread begins (from the pthread_create trampoline), its creator believing
+  // that it blocked the sampling signal or not (signal_mask.h).
+  void thread_started(bool program_blocks_signal = false);
   // The calling thread ends (pthread key destructor on that thread).
   void thread_exiting(ThreadState& state);
 

@@ -10,6 +10,7 @@
 
 #include "sampler/runtime/hooks.h"
 #include "sampler/runtime/runtime.h"
+#include "sampler/runtime/signal_mask.h"
 
 namespace cprof::sampler {
 
@@ -72,11 +73,11 @@ void Runtime::before_exec() {
   sigset_t old;
   sigemptyset(&ours);
   sigaddset(&ours, config_.signal);
-  pthread_sigmask(SIG_BLOCK, &ours, &old);
+  real_pthread_sigmask(SIG_BLOCK, &ours, &old);
   const timespec no_wait{0, 0};
   while (sigtimedwait(&ours, nullptr, &no_wait) > 0) {
   }
-  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  real_pthread_sigmask(SIG_SETMASK, &old, nullptr);
   drain(true);
 }
 

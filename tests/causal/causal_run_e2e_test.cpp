@@ -93,6 +93,20 @@ TEST(CausalRun, LinesPredictTheirShareOfTheTime) {
   EXPECT_NE(text.find("would speed up the program by about"), std::string::npos) << text;
 }
 
+// The same loop in a thread that blocks every signal (as xz's workers do): its samples,
+// and so its experiments' delays, still come (sampler/runtime/signal_mask.h).
+TEST(CausalRun, ThreadThatBlocksEverySignalIsStillProfiled) {
+  const std::string a = "serial.cpp:" + std::to_string(line_of("serial.cpp", "LINE_A"));
+  const auto r = causal_run("masked", "--line " + a + " --fixed-speedup 50 --seed 1",
+                            kPrograms + "/causal_serial_masked 20000");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const std::string json = report_json(r.dir);
+  const auto sa = predicted(json, a, "0.5");
+  ASSERT_TRUE(sa.has_value()) << json.substr(json.find("\"causal\""));
+  EXPECT_GT(*sa, 0.12);  // 2/3 * 50% = 33% on an idle machine
+  EXPECT_LT(*sa, 0.45);
+}
+
 TEST(CausalRun, CozProgressPointsCountUnchanged) {
   const int a = line_of("coz_serial.cpp", "LINE_A");
   const auto r = causal_run("coz", "--line coz_serial.cpp:" + std::to_string(a) +

@@ -1,11 +1,14 @@
 // A serial loop with known structure: per iteration, line A does two units of work and
 // line B one, then one progress point. Speeding A up by s saves 2/3 s of the time per
 // iteration, B 1/3 s: at s = 50%, about 33% and 17%. Built also without the progress
-// point (CPROF_NO_PROGRESS) and without debug information, for the error tests.
+// point (CPROF_NO_PROGRESS) and without debug information, for the error tests, and with
+// the loop in a thread that blocks every signal (CPROF_MASKED_THREAD), as xz's workers do.
 //   serial [ITERATIONS]
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <thread>
 
 #include "causal/progress.h"
 
@@ -22,10 +25,7 @@ __attribute__((noinline)) uint64_t spin(uint64_t n) {
   return x;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  const long iterations = argc > 1 ? std::atol(argv[1]) : 4000;
+uint64_t loop(long iterations) {
   uint64_t sum = 0;
   for (long i = 0; i < iterations; ++i) {
     sum += spin(2 * kUnit);  // LINE_A
@@ -34,6 +34,22 @@ int main(int argc, char** argv) {
     CAUSAL_PROGRESS;
 #endif
   }
+  return sum;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const long iterations = argc > 1 ? std::atol(argv[1]) : 4000;
+#ifdef CPROF_MASKED_THREAD
+  sigset_t all;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, nullptr);  // the worker inherits it
+  uint64_t sum = 0;
+  std::thread([&] { sum = loop(iterations); }).join();
+#else
+  const uint64_t sum = loop(iterations);
+#endif
   std::printf("%llu\n", static_cast<unsigned long long>(sum & 0xff));
   return 0;
 }

@@ -1,0 +1,95 @@
+#include "sampler/runtime/signal_mask.h"
+
+#include <dlfcn.h>
+
+#include <atomic>
+
+#include "sampler/runtime/runtime.h"
+#include "sampler/runtime/thread_registry.h"
+
+namespace cprof::sampler {
+namespace {
+
+std::atomic<MaskFunction> g_pthread_sigmask{nullptr};
+std::atomic<MaskFunction> g_sigprocmask{nullptr};
+
+// Whether the program asked this thread to block the sampling signal (the kernel's mask
+// never has it blocked while the thread is sampled).
+thread_local bool t_program_blocks = false;
+
+MaskFunction next_definition(std::atomic<MaskFunction>& cache, const char* name) {
+  MaskFunction fn = cache.load(std::memory_order_relaxed);
+  if (fn == nullptr) {
+    fn = reinterpret_cast<MaskFunction>(dlsym(RTLD_NEXT, name));
+    cache.store(fn, std::memory_order_relaxed);
+  }
+  return fn;
+}
+
+}  // namespace
+
+int real_pthread_sigmask(int how, const sigset_t* set, sigset_t* old) {
+  return next_definition(g_pthread_sigmask, "pthread_sigmask")(how, set, old);
+}
+
+int real_sigprocmask(int how, const sigset_t* set, sigset_t* old) {
+  return next_definition(g_sigprocmask, "sigprocmask")(how, set, old);
+}
+
+void resolve_real_mask_functions() {
+  next_definition(g_pthread_sigmask, "pthread_sigmask");
+  next_definition(g_sigprocmask, "sigprocmask");
+}
+
+int program_mask_call(MaskFunction real, int how, const sigset_t* set, sigset_t* old) {
+  const Runtime* rt = Runtime::instance();
+  if (rt == nullptr || ThreadRegistry::current() == nullptr) return real(how, set, old);
+  const int signal = rt->config().signal;
+  bool blocks = t_program_blocks;
+  sigset_t without;
+  if (set != nullptr) {
+    const bool named = sigismember(set, signal) == 1;
+    switch (how) {
+      case SIG_BLOCK: blocks = blocks || named; break;
+      case SIG_UNBLOCK: blocks = blocks && !named; break;
+      case SIG_SETMASK: blocks = named; break;
+      default: return real(how, set, old);  // libc's EINVAL
+    }
+    if (named && how != SIG_UNBLOCK) {
+      without = *set;
+      sigdelset(&without, signal);
+      set = &without;
+    }
+  }
+  const bool blocked_before = t_program_blocks;
+  const int rc = real(how, set, old);
+  if (rc != 0) return rc;
+  t_program_blocks = blocks;
+  if (old != nullptr && blocked_before) sigaddset(old, signal);
+  return rc;
+}
+
+bool program_blocks_sampling_signal() { return t_program_blocks; }
+
+void keep_sampling_signal_deliverable(int signal, bool inherited) {
+  sigset_t current;
+  bool blocked = false;
+  if (real_pthread_sigmask(SIG_BLOCK, nullptr, &current) == 0 &&
+      sigismember(&current, signal) == 1) {
+    sigset_t ours;
+    sigemptyset(&ours);
+    sigaddset(&ours, signal);
+    blocked = real_pthread_sigmask(SIG_UNBLOCK, &ours, nullptr) == 0;
+  }
+  t_program_blocks = inherited || blocked;
+}
+
+bool apply_program_mask_for_exec(int signal) {
+  if (!t_program_blocks) return false;
+  sigset_t ours;
+  sigemptyset(&ours);
+  sigaddset(&ours, signal);
+  return real_pthread_sigmask(SIG_BLOCK, &ours, nullptr) == 0;
+}
+
+}  // namespace cprof::sampler
