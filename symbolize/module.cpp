@@ -45,6 +45,7 @@ Module::Module(const ModuleRef& ref, const Options& options) : ref_(ref), option
   }
   if (status_ != Reason::ok) return;
   layout_ = usable_main != nullptr ? usable_main : debug_.get();
+  plt_ = PltTable(layout_);
 
   if (debug_) {
     if (auto index = DwarfIndex::build(*debug_)) {
@@ -125,6 +126,7 @@ Symbol Module::lookup(uint64_t addr) {
     sym.reason = Reason::unmapped;
     return sym;
   }
+  if (plt_.contains(addr)) return plt_symbol(addr);
   const LineRow* row = nullptr;
   const UnitDetail* unit = dwarf_ ? dwarf_->unit_for(addr) : nullptr;
   if (unit != nullptr) {
@@ -181,6 +183,32 @@ Symbol Module::lookup(uint64_t addr) {
     outer.column = sym.frames.front().column;
     sym.frames.assign(1, std::move(outer));
   }
+  return sym;
+}
+
+// A PLT stub has no DWARF and no symbol of its own: without this it would take the name
+// of the symbol before it (usually _init). It is named after the function it jumps to,
+// "puts@plt" as perf and objdump write it, else "MODULE@plt" (the lazy-binding header,
+// a stub whose target is not known, or PLT contents we cannot read).
+Symbol Module::plt_symbol(uint64_t addr) {
+  const char* target = nullptr;
+  if (const PltTable::Stub* stub = plt_.find(addr)) {
+    target = stub->symbol;
+    if (target == nullptr) {
+      // A local ifunc (IRELATIVE): the resolver's symbol names the function (strlen).
+      if (const SymbolTable::Entry* e = symbols_.find(stub->ifunc)) target = e->name;
+    }
+  }
+  std::string& name = target != nullptr ? plt_names_[target] : plt_fallback_;
+  if (name.empty()) {
+    auto slash = ref_.path.rfind('/');
+    name = (target != nullptr ? name_of(target)
+                              : ref_.path.substr(slash == std::string::npos ? 0 : slash + 1)) +
+           "@plt";
+  }
+  Symbol sym;
+  sym.frames.push_back({name, "", 0, 0});
+  sym.reason = Reason::no_line_info;
   return sym;
 }
 

@@ -14,6 +14,7 @@
 
 #include "symbolize/dwarf/dwarf_index.h"
 #include "symbolize/elf/elf_file.h"
+#include "symbolize/elf/plt.h"
 #include "symbolize/elf/symbol_table.h"
 #include "symbolize/result.h"
 #include "symbolize/types.h"
@@ -56,7 +57,8 @@ class Module {
   std::string debug_file_path() const;
 
  private:
-  Symbol lookup(uint64_t addr);  // caller holds mu_
+  Symbol lookup(uint64_t addr);      // caller holds mu_
+  Symbol plt_symbol(uint64_t addr);  // an address in a PLT section; caller holds mu_
   const std::string& name_of(const char* raw);
   void load_all_units();
 
@@ -70,9 +72,13 @@ class Module {
   std::unique_ptr<ElfFile> debugdata_;  // .gnu_debugdata
   const ElfFile* layout_ = nullptr;     // sections used for the `unmapped` check
   SymbolTable symbols_;
+  PltTable plt_;
   std::unique_ptr<DwarfIndex> dwarf_;
   // Demangled (or copied) names by the address of libdw's/libelf's string.
   std::unordered_map<const char*, std::string> names_;
+  // "puts@plt" by the target's string; plt_fallback_ for stubs whose target is unknown.
+  std::unordered_map<const char*, std::string> plt_names_;
+  std::string plt_fallback_;
 };
 
 }  // namespace cprof::symbolize

@@ -90,4 +90,28 @@ copy debugdata
 # The "rebuilt" binary: same path, other code, so another build-id.
 build rebuilt "$cxx" -O2 -g -DFX_REBUILT -fno-inline
 readelf -n "$out/gcc_O2/prog" | sed -n 's/.*Build ID: *//p' > "$out/gcc_O2/build-id"
+
+# PLT stubs: libplt.so calls libc and libstdc++ through its PLT, prog calls plt_work
+# through its own. Lazy binding (.plt, .plt.got), -z now, IBT stubs (.plt.sec behind a
+# lazy .plt that only pushes an index), -fno-plt, a stripped copy (.dynsym names only),
+# and a static program whose .plt jumps to glibc's ifuncs (IRELATIVE slots).
+plt() {  # plt KIND FLAGS...
+  local kind=$1
+  shift
+  mkdir -p "$out/$kind"
+  (cd "$out/$kind" &&
+    "$cxx" -O2 -g -fPIC -shared "$@" "$src/plt_lib.cpp" -o libplt.so -Wl,--build-id &&
+    "$cxx" -O2 -g "$@" "$src/plt_prog.cpp" -o prog -L. -lplt '-Wl,-rpath,$ORIGIN' -Wl,--build-id)
+}
+plt plt_lazy
+plt plt_now -Wl,-z,now
+plt plt_ibt -fcf-protection=full -Wl,-z,ibtplt
+plt plt_noplt -fno-plt
+mkdir -p "$out/plt_stripped"
+cp "$out/plt_lazy/libplt.so" "$out/plt_stripped/libplt.so"
+strip --strip-all "$out/plt_stripped/libplt.so"
+mkdir -p "$out/plt_static"
+# A static C++ program needs libstdc++.a and libc.a; without them the tests skip it.
+(cd "$out/plt_static" && "$cxx" -O2 -g -static "$src/plt_prog.cpp" "$src/plt_lib.cpp" -o prog \
+  -Wl,--build-id 2>/dev/null) || rm -rf "$out/plt_static"
 touch "$out/stamp"
