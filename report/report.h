@@ -14,6 +14,7 @@
 #include "report/profile/counters.h"
 #include "report/profile/flat_profile.h"
 #include "report/profile/gpu_profile.h"
+#include "report/profile/sampling_coverage.h"
 #include "report/symbols/symbol_table.h"
 
 namespace cprof::report {
@@ -27,6 +28,7 @@ struct Report {
   std::optional<CallTree> tree;  // only when BuildOptions::call_tree
   GpuProfile gpu;                // kernels, launch sites, devices, copies (empty without GPU records)
   CausalModel causal;            // experiments' predictions, progress points, timed regions
+  std::vector<SamplingCoverage> coverage;  // parallel to processes: threads that ran unsampled
   std::vector<std::string> warnings;  // load and symbolization warnings, in order
   size_t files_found = 0;
   size_t files_failed = 0;

@@ -189,6 +189,7 @@ class Builder {
     auto& t = p_.threads[thread];
     ++t.samples;
     t.weight_ns += weight_ns;
+    if (clock == format::SampleClock::cpu) t.cpu_weight_ns += weight_ns;
     if (!has_frames) {
       ++p_.empty_samples;
       return;

@@ -27,6 +27,7 @@ struct ThreadInfo {
   uint64_t dropped_samples = 0;
   uint64_t samples = 0;    // samples read for it
   uint64_t weight_ns = 0;  // their summed weight
+  uint64_t cpu_weight_ns = 0;  // the part of it from CPU-clock samples (not --clock wall's)
 };
 
 // All samples of one thread with one stack.

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 
+#include "report/render/coverage_warning.h"
 #include "report/render/html_causal_plot.h"
 #include "report/render/html_escape.h"
 #include "report/render/gpu_render.h"
@@ -68,6 +69,11 @@ void processes(std::string& out, const Report& r) {
   }
   out += "</tbody></table>\n";
   std::string notes;
+  for (size_t i = 0; i < r.processes.size() && i < r.coverage.size(); ++i) {
+    if (const auto w = coverage_warning(r.processes[i], r.coverage[i]); !w.empty()) {
+      notes += "<li class=\"unsampled\">" + esc(w) + "</li>\n";
+    }
+  }
   for (const auto& e : r.counters.events) {
     if (e.processes_unavailable) {
       notes +=

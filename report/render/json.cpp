@@ -83,6 +83,7 @@ void processes(JsonWriter& j, const Report& r) {
       j.key("cpu_utilization").null();
     }
     if (index < r.breakdown.metrics.size()) json_process_metrics(j, r.breakdown.metrics[index]);
+    json_process_coverage(j, p, index < r.coverage.size() ? &r.coverage[index] : nullptr);
     j.key("events").begin_array();
     for (const auto& e : p.events) {
       static constexpr const char* kStatus[] = {"ok", "unavailable", "counted_zero"};

@@ -109,6 +109,31 @@ void json_process_metrics(JsonWriter& j, const ProcessMetrics& m) {
       .end_object();
 }
 
+void json_process_coverage(JsonWriter& j, const ProcessProfile& p, const SamplingCoverage* c) {
+  static const SamplingCoverage kNone;
+  const auto& cov = c ? *c : kNone;
+  j.field("unsampled_cpu_ns", cov.unsampled_cpu_ns);
+  j.key("unsampled_threads").begin_array();
+  for (const auto& u : cov.threads) {
+    const auto& t = p.threads[u.thread];
+    j.begin_object(true)
+        .field("tid", t.tid)
+        .field("name", t.name)
+        .field("cpu_time_ns", u.cpu_time_ns)
+        .field("sampled_ns", u.sampled_ns)
+        .field("coverage", u.coverage())
+        .end_object();
+  }
+  j.end_array();
+  const auto& g = cov.short_threads;
+  j.key("unsampled_short_threads")
+      .begin_object(true)
+      .field("threads", g.threads)
+      .field("cpu_time_ns", g.cpu_time_ns)
+      .field("sampled_ns", g.sampled_ns)
+      .end_object();
+}
+
 void json_spread(JsonWriter& j, const RunningStats& s) {
   j.begin_object()
       .field("mean", s.mean())

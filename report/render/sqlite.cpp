@@ -28,7 +28,7 @@ CREATE TABLE processes (
 CREATE TABLE threads (
   id INTEGER PRIMARY KEY, process_id INTEGER REFERENCES processes(id), tid INTEGER, name TEXT,
   start_ns INTEGER, end_ns INTEGER, cpu_time_ns INTEGER, samples INTEGER, time_ns INTEGER,
-  dropped_samples INTEGER);
+  dropped_samples INTEGER, cpu_sampled_ns INTEGER);
 CREATE TABLE modules (id INTEGER PRIMARY KEY, path TEXT, build_id TEXT);
 CREATE TABLE process_modules (
   process_id INTEGER REFERENCES processes(id), module_id INTEGER REFERENCES modules(id),
@@ -129,7 +129,7 @@ std::string write_sqlite(const Report& r, const std::string& path) {
 
   auto* processes =
       db.prepare("INSERT INTO processes VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-  auto* threads = db.prepare("INSERT INTO threads VALUES (?,?,?,?,?,?,?,?,?,?)");
+  auto* threads = db.prepare("INSERT INTO threads VALUES (?,?,?,?,?,?,?,?,?,?,?)");
   auto* process_modules = db.prepare("INSERT INTO process_modules VALUES (?,?,?,?,?,?)");
   auto* stacks = db.prepare("INSERT INTO stacks VALUES (?,?,?)");
   auto* stack_frames = db.prepare("INSERT INTO stack_frames VALUES (?,?,?)");
@@ -153,7 +153,7 @@ std::string write_sqlite(const Report& r, const std::string& path) {
     for (size_t t = 0; t < p.threads.size(); ++t) {
       const auto& th = p.threads[t];
       db.row(threads, thread_base + t, pi, th.tid, th.name, th.start_ns, th.end_ns, th.cpu_time_ns,
-             th.samples, th.weight_ns, th.dropped_samples);
+             th.samples, th.weight_ns, th.dropped_samples, th.cpu_weight_ns);
     }
     for (const auto& m : p.modules) {
       uint64_t id = 0;

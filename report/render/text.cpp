@@ -6,6 +6,7 @@
 #include <map>
 
 #include "report/causal/causal_render.h"
+#include "report/render/coverage_warning.h"
 #include "report/render/gpu_render.h"
 #include "report/render/render.h"
 #include "report/render/text_rows.h"
@@ -67,6 +68,19 @@ void header(std::string& out, const Report& r, size_t width) {
   }
   if (r.processes.size() > kProcessLines) {
     add_line(out, width, fmt::format("  ... and {} more processes", r.processes.size() - kProcessLines));
+  }
+  // Threads that ran unsampled, one line per process (every process, listed or not).
+  size_t flagged = 0;
+  for (size_t i = 0; i < r.processes.size() && i < r.coverage.size(); ++i) {
+    if (!r.coverage[i].flagged()) continue;
+    if (flagged++ < kProcessLines) {
+      wrapped(out, width, coverage_warning(r.processes[i], r.coverage[i]));
+    }
+  }
+  if (flagged > kProcessLines) {
+    add_line(out, width,
+             fmt::format("warning: ... and {} more processes with threads that ran unsampled",
+                         flagged - kProcessLines));
   }
 
   // The same event or message in many processes is said once, with how many.
