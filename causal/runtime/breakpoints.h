@@ -30,7 +30,8 @@ class BreakpointPoints {
   std::string arm(pid_t tid);
   // The thread is gone: keeps its final counts and closes its counters.
   void retire(pid_t tid);
-  // After fork, in the child: the inherited counters count the parent's threads.
+  // After fork, in the child: the inherited counters count the parent's threads (and
+  // the lock may have been held by one of them).
   void forget_all();
   // Adds the visits counted since the last call to the points.
   void sync();

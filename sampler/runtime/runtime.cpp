@@ -129,7 +129,11 @@ Runtime* Runtime::start(RuntimeConfig config, std::vector<std::string> problems,
   sigemptyset(&sa.sa_mask);
   sigaction(signal, &sa, nullptr);
 
-  rt->threads_.set_ring_bytes_for(rt->config_.frequency_hz);
+  // A sample at most: the header, a counter delta per event, the stack to the depth
+  // bound plus the frame that marks it truncated.
+  rt->threads_.set_ring_bytes_for(
+      rt->config_.frequency_hz,
+      sizeof(SampleHeader) + sizeof(uint64_t) * (rt->events_.size() + rt->config_.max_depth + 1));
   rt->threads_.load_writable_mappings();
   g_runtime.store(rt, std::memory_order_release);
   // Order matters: pthread_create is already interposed (it consults g_runtime), so every

@@ -43,8 +43,11 @@ ThreadState* ThreadRegistry::current() {
 
 void ThreadRegistry::clear_current() { t_current = nullptr; }
 
-void ThreadRegistry::set_ring_bytes_for(double frequency_hz) {
-  const auto wanted = static_cast<size_t>(frequency_hz * 0.05 * 512);
+void ThreadRegistry::set_ring_bytes_for(double frequency_hz, size_t sample_bytes) {
+  constexpr double kHeldSeconds = 0.05;
+  constexpr double kMinSamples = 16;
+  const auto wanted = static_cast<size_t>(std::max(frequency_hz * kHeldSeconds, kMinSamples) *
+                                          static_cast<double>(sample_bytes));
   size_t bytes = kMinRingBytes;
   while (bytes < wanted && bytes < kMaxRingBytes) bytes *= 2;
   ring_bytes_ = bytes;

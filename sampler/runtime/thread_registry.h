@@ -27,9 +27,11 @@ class ThreadRegistry {
   static constexpr size_t kMinRingBytes = size_t{32} * 1024;
   static constexpr size_t kMaxRingBytes = size_t{1024} * 1024;
 
-  // Each ring holds about 50 ms of samples of 512 bytes at `frequency_hz` (the writer
-  // drains every 20 ms), so high rates do not drop; 32 KiB at the usual rates.
-  void set_ring_bytes_for(double frequency_hz);
+  // Each ring holds about 50 ms of samples at `frequency_hz` (the writer drains every
+  // 20 ms), and at least 16, each of `sample_bytes` at most (the depth bound's stack and
+  // the counters), so neither high rates nor deep stacks drop: 32 KiB at the usual
+  // rates and depth, up to 1 MiB.
+  void set_ring_bytes_for(double frequency_hz, size_t sample_bytes);
   size_t ring_bytes() const { return ring_bytes_; }
   static constexpr size_t kMaxAdopted = 256;
 

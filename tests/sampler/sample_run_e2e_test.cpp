@@ -2,6 +2,10 @@
 // counters, backends and faithful exit status and output.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+
+#include <cctype>
+#include <chrono>
 #include <filesystem>
 #include <set>
 #include <sstream>
@@ -107,6 +111,27 @@ TEST(SampleRun, ExecdImageStartsWithTheMaskTheProgramSet) {
   ASSERT_EQ(run.status, 0) << run.output;
   EXPECT_EQ(run.output.find(plain), 0u) << run.output;
   EXPECT_EQ(run.processes.size(), 2u) << run.output;
+}
+
+// Samples as deep as --depth 1024 allows (8 KiB each) still fit the ring between two
+// drains: none is dropped.
+TEST(SampleRun, DeepStacksAreNotDropped) {
+  const SampledRun run = sample("deep", "-f 1000 --depth 1024", kPrograms + "/deep_stack");
+  ASSERT_EQ(run.status, 0) << run.output;
+  ASSERT_EQ(run.processes.size(), 1u) << run.output;
+  const auto& p = run.processes[0];
+  ASSERT_EQ(p.thread_ends.size(), 1u);
+  EXPECT_EQ(p.thread_ends[0].dropped_samples, 0u) << run.output;
+  EXPECT_GT(p.total_samples("deep_bottom_work"), 200u);  // 400 ms at 1000 Hz
+}
+
+// A chain of processes, each forking the next as soon as it starts: every one ends (none
+// hangs at exit on a lock copied from its parent's runtime threads) and writes its file.
+TEST(SampleRun, ForkChainEndsAndEveryProcessWritesItsFile) {
+  const SampledRun run = sample("fork-chain", "-f 1000", kPrograms + "/fork_churn 100");
+  ASSERT_EQ(run.status, 0) << run.output;
+  EXPECT_NE(run.output.find("101 processes, all ended"), std::string::npos) << run.output;
+  EXPECT_EQ(run.processes.size(), 101u);
 }
 
 TEST(SampleRun, ThreadsStartedBeforeTheRuntimeAreSampled) {
@@ -343,6 +368,120 @@ TEST(SampleRun, MissingHardwareEventIsNamedAndTheRunGoesOn) {
   EXPECT_EQ(cycles->status, format::EventStatus::unavailable);
   EXPECT_NE(cycles->detail.find("perf_event_open"), std::string::npos) << cycles->detail;
   EXPECT_GT(run.processes[0].total_samples("target_work"), 50u);
+}
+
+// The number before `word` in the launcher's summary line ("... 1157 samples from 7
+// threads in 4 processes ..."), or -1.
+long summary_count(const std::string& output, const std::string& word) {
+  const size_t line = output.find("sample-run: ");
+  for (size_t at = output.find(" " + word, line); at != std::string::npos;
+       at = output.find(" " + word, at + 1)) {
+    size_t start = at;
+    while (start > 0 && std::isdigit(static_cast<unsigned char>(output[start - 1]))) --start;
+    if (start < at) return std::stol(output.substr(start, at - start));
+  }
+  return -1;
+}
+
+uint64_t samples_in(const SampledRun& run) {
+  uint64_t n = 0;
+  for (const auto& p : run.processes) n += p.samples.size();
+  return n;
+}
+
+// Children that outlive the program: the summary waits (bounded) for them to finish
+// writing, so it counts what the results hold once they are done.
+TEST(SampleRunSummary, CountsWhatChildrenThatOutliveTheProgramWrote) {
+  const SampledRun run = sample("orphans", "-f 1000", kPrograms + "/orphans 2 300");
+  EXPECT_EQ(run.status, 4) << run.output;
+  ASSERT_EQ(run.processes.size(), 3u) << run.output;
+  size_t orphans = 0;
+  for (const auto& p : run.processes) orphans += p.total_samples("orphan_work") > 100;
+  EXPECT_EQ(orphans, 2u) << run.output;
+  EXPECT_EQ(summary_count(run.output, "samples"), static_cast<long>(samples_in(run))) << run.output;
+  EXPECT_EQ(summary_count(run.output, "processes"), 3) << run.output;
+  EXPECT_EQ(run.output.find("still running"), std::string::npos) << run.output;
+}
+
+// A child that goes on long after the program (a daemon) does not hold the launcher up:
+// it exits with the program's status after a short wait and says what it did not count.
+TEST(SampleRunSummary, ChildThatStaysDoesNotHoldTheLauncher) {
+  const auto start = std::chrono::steady_clock::now();
+  const SampledRun run = sample("daemon", "-f 1000", kPrograms + "/orphans 1 20000");
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::istringstream lines(run.output);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("child ", 0) == 0) ::kill(std::stoi(line.substr(6)), SIGKILL);
+  }
+  EXPECT_EQ(run.status, 4) << run.output;
+  EXPECT_LT(seconds, 8.0) << run.output;
+  EXPECT_NE(run.output.find("sample-run: 1 process was still running when this summary was made"),
+            std::string::npos)
+      << run.output;
+}
+
+// A process that execs another image writes a file per image, and causal-report shows a
+// process per file: the summary counts them the same way (the shell that execs a shell
+// keeps its pid and its executable).
+TEST(SampleRunSummary, CountsProcessesAsTheReportDoes) {
+  const SampledRun run = sample("exec-same", "-f 1000", "/bin/sh -c 'exec /bin/sh -c :'");
+  EXPECT_EQ(run.status, 0) << run.output;
+  ASSERT_EQ(run.processes.size(), 2u) << run.output;
+  EXPECT_EQ(summary_count(run.output, "processes"), 2) << run.output;
+}
+
+// Regressions: -e counted user level only, so context-switches (which happen in the
+// kernel) read 0 in every run; and an event named twice was counted twice. Where the
+// kernel refuses kernel level (perf_event_paranoid >= 2, made so here by a preloaded
+// shim), events fall back to user level and say so, and context-switches, which would
+// read 0 there, is flagged with the reason.
+TEST(SampleRun, ContextSwitchesAreCountedOrFlaggedAndEachEventOnce) {
+  const std::string options = "-f 1000 -e context-switches,page-faults";
+  const std::string program = kPrograms + "/ping_pong";
+  const SampledRun run = sample("kernel-level", options, program);
+  ASSERT_EQ(run.status, 0) << run.output;
+  ASSERT_EQ(run.processes.size(), 1u) << run.output;
+  uint64_t switches = 0;
+  for (const auto& s : run.processes[0].samples) {
+    ASSERT_EQ(s.counter_deltas.size(), 2u);
+    switches += s.counter_deltas[0];
+  }
+  EXPECT_GT(switches, 1000u) << run.output;  // 2 x 5000 hand-overs through pipes
+  for (const auto& e : run.processes[0].events) {
+    EXPECT_EQ(e.status, format::EventStatus::ok) << e.name << ": " << e.detail;
+  }
+
+  std::string out;
+  const std::string dir = fresh_directory("user-level");
+  ASSERT_EQ(run_command("LD_PRELOAD=" + kPrograms + "/librefuse_kernel_level.so " + kSampleRun +
+                            " -o " + dir + " " + options + " -- " + program,
+                        out),
+            0)
+      << out;
+  EXPECT_NE(out.find("event 'context-switches' not counted: user only: "), std::string::npos)
+      << out;
+  EXPECT_NE(out.find("event 'page-faults' counted user only: "), std::string::npos) << out;
+  const auto processes = load_results(dir);
+  ASSERT_EQ(processes.size(), 1u) << out;
+  bool switches_flagged = false;
+  bool faults_user_only = false;
+  for (const auto& e : processes[0].events) {
+    switches_flagged |= e.name == "context-switches" &&
+                        e.status == format::EventStatus::unavailable &&
+                        e.detail.rfind("user only: ", 0) == 0;
+    faults_user_only |= e.name == "page-faults" && e.status == format::EventStatus::ok &&
+                        e.canonical_name.ends_with(":u") && e.detail.rfind("user only: ", 0) == 0;
+  }
+  EXPECT_TRUE(switches_flagged) << out;
+  EXPECT_TRUE(faults_user_only) << out;
+
+  const SampledRun twice = sample("twice", "-e page-faults,context-switches,faults", program);
+  EXPECT_EQ(twice.status, 1) << twice.output;
+  EXPECT_EQ(twice.output,
+            "sample-run: -e: 'page-faults' and 'faults' are the same event "
+            "(perf::PERF_COUNT_SW_PAGE_FAULTS); name it once\n");
+  EXPECT_TRUE(twice.processes.empty());
 }
 
 }  // namespace
