@@ -372,6 +372,9 @@ void Runtime::writer_loop() {
     if (stop_requested_) break;
     lock.unlock();
     drain(false);
+    // Tables the samples since the last tick asked for: until then their frames went
+    // to libunwind (slower, same result).
+    if (unwind_method_ == UnwindMethod::kDwarf) modules_.build_wanted_tables();
     lock.lock();
   }
 }

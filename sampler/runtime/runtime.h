@@ -100,7 +100,9 @@ class Runtime {
   UnwindMethod unwind_method_ = UnwindMethod::kDwarf;
   uint64_t period_ns_ = 0;
 
-  ModuleTable modules_;
+  // CFI tables on demand: a short-lived process (a shell's /bin/true) pays for none, and
+  // the writer parses a module's table within one tick of its first sample there.
+  ModuleTable modules_{CfiTables::on_demand};
   ModuleRecorder module_recorder_;
 
   ThreadRegistry threads_;

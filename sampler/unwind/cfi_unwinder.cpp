@@ -63,7 +63,12 @@ Walk walk(const ModuleSnapshot& modules, StackBounds live, Regs& r, uint64_t* fr
     // whose call instruction (and CFI row) lies just before it.
     const uint64_t at = n == 1 ? r.pc : r.pc - 1;
     if (m == nullptr || !in_code(*m, at)) m = modules.find(at);
-    const CfiRow* row = m != nullptr && m->cfi != nullptr ? m->cfi->find(at) : nullptr;
+    const CfiTable* table = m != nullptr ? m->cfi.get() : nullptr;
+    if (table == nullptr) {
+      if (m != nullptr) m->cfi.want();  // parsed by the ModuleTable's owner, off the handler
+      return Walk::kHandOff;
+    }
+    const CfiRow* row = table->find(at);
     if (row == nullptr) return Walk::kHandOff;
     uint64_t cfa;
     switch (row->rule) {
@@ -112,8 +117,9 @@ bool same_fde(const ModuleSnapshot& modules, uint64_t a, uint64_t b) {
   const Module* ma = modules.find(a);
   if (ma != modules.find(b)) return false;
   if (ma == nullptr) return true;  // libunwind finds no FDE for either
-  if (ma->cfi == nullptr) return ma->eh.table == 0;
-  return ma->cfi->same_fde(a, b);
+  const CfiTable* table = ma->cfi.get();
+  if (table == nullptr) return ma->eh.table == 0;
+  return table->same_fde(a, b);
 }
 
 }  // namespace

@@ -167,7 +167,7 @@ bool ModuleSnapshot::is_mapped(uint64_t addr, uint64_t len) const noexcept {
   return e != nullptr && len <= e->range.end - addr;
 }
 
-ModuleTable::ModuleTable() { refresh(); }
+ModuleTable::ModuleTable(CfiTables tables) : tables_mode_(tables) { refresh(); }
 
 ModuleTable::~ModuleTable() { current_.store(nullptr, std::memory_order_release); }
 
@@ -196,28 +196,55 @@ void ModuleTable::refresh() {
   std::lock_guard lock(writer_mutex_);
   // Parse each module's .eh_frame once: reuse the table of a module already seen at the
   // same address (dlopen of other libraries refreshes often; libc's table is ~2 ms).
-  std::vector<Module> cache;
-  for (Module& m : snap->modules_) {
-    auto same = [&](const Module& o) {
-      return o.load_bias == m.load_bias && o.eh.hdr == m.eh.hdr && o.path == m.path &&
-             o.build_id == m.build_id;
-    };
-    auto it = std::find_if(cfi_cache_.begin(), cfi_cache_.end(), same);
-    m.cfi = it != cfi_cache_.end() ? it->cfi : build_cfi_table(m);
-    Module key;
-    key.path = m.path;
-    key.build_id = m.build_id;
-    key.load_bias = m.load_bias;
-    key.eh = m.eh;
-    key.cfi = m.cfi;
-    cache.push_back(std::move(key));
-  }
-  cfi_cache_ = std::move(cache);  // unloaded modules' tables live on in old snapshots
+  for (const Module& m : snap->modules_) attach_locked(m, tables_mode_ == CfiTables::eager);
   snap->generation_ = next_generation_++;
   const ModuleSnapshot* published = snap.get();
   all_.push_back(std::move(snap));
   // Release: a handler that sees the pointer sees the fully built snapshot.
   current_.store(published, std::memory_order_release);
+}
+
+ModuleTable::ParsedCfi& ModuleTable::parsed_entry_locked(const Module& m) {
+  for (ParsedCfi& p : parsed_) {
+    if (p.load_bias == m.load_bias && p.eh_frame_hdr == m.eh.hdr && p.path == m.path &&
+        p.build_id == m.build_id) {
+      return p;
+    }
+  }
+  ParsedCfi& p = parsed_.emplace_back();
+  p.path = m.path;
+  p.build_id = m.build_id;
+  p.load_bias = m.load_bias;
+  p.eh_frame_hdr = m.eh.hdr;
+  return p;
+}
+
+bool ModuleTable::attach_locked(const Module& m, bool parse) {
+  ParsedCfi& p = parsed_entry_locked(m);
+  bool parsed_now = false;
+  if (!p.parsed && parse) {
+    p.table = build_cfi_table(m);
+    p.parsed = true;
+    parsed_now = true;
+  }
+  if (p.parsed) {
+    m.cfi.table_.store(p.table.get(), std::memory_order_release);
+    m.cfi.wanted_.store(false, std::memory_order_relaxed);
+  }
+  return parsed_now;
+}
+
+size_t ModuleTable::build_wanted_tables() {
+  std::lock_guard lock(writer_mutex_);
+  const ModuleSnapshot* snap = current_.load(std::memory_order_acquire);
+  size_t parsed = 0;
+  for (const Module& m : snap->modules_) {
+    if (m.cfi.wanted_.load(std::memory_order_relaxed) && m.cfi.get() == nullptr &&
+        attach_locked(m, true)) {
+      ++parsed;
+    }
+  }
+  return parsed;
 }
 
 }  // namespace cprof::sampler

@@ -42,6 +42,36 @@ struct AddressRange {
   bool contains(uint64_t a) const noexcept { return a >= start && a < end; }
 };
 
+// A module's CfiTable, attached to a published snapshot at most once: when the snapshot is
+// built (eager tables, or one parsed before for the same module) or later by
+// ModuleTable::build_wanted_tables(). The ModuleTable owns every table until it is
+// destroyed. get() and want() are async-signal-safe.
+class ModuleCfi {
+ public:
+  ModuleCfi() = default;
+  ModuleCfi(const ModuleCfi& other) noexcept : table_(other.get()) {}
+  ModuleCfi& operator=(const ModuleCfi& other) noexcept {
+    table_.store(other.get(), std::memory_order_release);
+    return *this;
+  }
+  ~ModuleCfi() = default;
+
+  // The table, or null: not built yet, or the module has no usable .eh_frame_hdr.
+  const CfiTable* get() const noexcept { return table_.load(std::memory_order_acquire); }
+  // A walk needed the table and found none: asks build_wanted_tables() for it.
+  void want() const noexcept { wanted_.store(true, std::memory_order_relaxed); }
+
+ private:
+  friend class ModuleTable;
+  mutable std::atomic<const CfiTable*> table_{nullptr};
+  mutable std::atomic<bool> wanted_{false};
+};
+
+// When a ModuleTable parses a module's .eh_frame: as soon as it learns the module, or only
+// once a walk asks for it (ModuleCfi::want), so that a process that never samples in a
+// module never pays for its table (libc's alone takes ~2 ms).
+enum class CfiTables { eager, on_demand };
+
 struct Module {
   std::string path;      // dlpi_name; the main program's is resolved from /proc/self/exe;
                          // the vDSO's is "[vdso]"
@@ -50,10 +80,9 @@ struct Module {
   std::vector<AddressRange> code;   // executable PT_LOAD segments (run-time addresses)
   std::vector<AddressRange> mapped; // every PT_LOAD segment, widened to whole pages
   EhFrameHdr eh;
-  // .eh_frame as unwind rows for the fast DWARF unwinder, parsed once per module when the
-  // table first sees it (and shared by later snapshots); null if the module has no
-  // usable .eh_frame_hdr table.
-  std::shared_ptr<const CfiTable> cfi;
+  // .eh_frame as unwind rows for the fast DWARF unwinder, parsed once per module (and
+  // shared by later snapshots) when the table learns it or when a walk asks for it.
+  ModuleCfi cfi;
 };
 
 // One immutable view of the loaded modules. Built by ModuleTable::refresh.
@@ -83,14 +112,18 @@ class ModuleSnapshot {
 
 class ModuleTable {
  public:
-  ModuleTable();  // takes the first snapshot
+  explicit ModuleTable(CfiTables tables = CfiTables::eager);  // takes the first snapshot
   ~ModuleTable();
   ModuleTable(const ModuleTable&) = delete;
   ModuleTable& operator=(const ModuleTable&) = delete;
 
-  // Re-reads the loaded modules and publishes a new snapshot; parses the .eh_frame of
-  // each module not seen before (a CfiTable). Not async-signal-safe.
+  // Re-reads the loaded modules and publishes a new snapshot; attaches the CfiTables
+  // already parsed, and (eager) parses the .eh_frame of each module not seen before.
+  // Not async-signal-safe.
   void refresh();
+  // Parses and attaches the tables that walks asked for since the last call (on_demand).
+  // Returns how many it parsed. Not async-signal-safe.
+  size_t build_wanted_tables();
 
   // The current snapshot (never null). Async-signal-safe.
   const ModuleSnapshot* snapshot() const noexcept {
@@ -111,9 +144,23 @@ class ModuleTable {
   // is destroyed. They are small (a few KiB) and refreshes happen only on dlopen/dlclose.
   std::vector<std::unique_ptr<ModuleSnapshot>> all_;
   uint64_t next_generation_ = 1;
-  // Parsed .eh_frame tables of the modules in the current snapshot, by (path, build-id,
-  // load bias), so a refresh parses only the modules it has not seen. Under writer_mutex_.
-  std::vector<Module> cfi_cache_;
+  CfiTables tables_mode_;
+  // The .eh_frame of one module at one address: parsed (table may still be null: no usable
+  // .eh_frame_hdr) or not yet.
+  struct ParsedCfi {
+    std::string path;
+    std::string build_id;
+    uint64_t load_bias = 0;
+    uint64_t eh_frame_hdr = 0;
+    bool parsed = false;
+    std::shared_ptr<const CfiTable> table;
+  };
+  // Every module seen, so a module is parsed once whatever the refreshes; the tables of
+  // unloaded modules stay for the old snapshots that point to them. Under writer_mutex_.
+  std::vector<ParsedCfi> parsed_;
+  ParsedCfi& parsed_entry_locked(const Module& m);
+  // Parses `m`'s table if it was not, and attaches it to `m`. Under writer_mutex_.
+  bool attach_locked(const Module& m, bool parse);
 };
 
 // Decodes the header of an .eh_frame_hdr section mapped at `hdr`. Returns false if the

@@ -118,7 +118,7 @@ TEST(DwarfUnwinder, MatchesLibunwindThroughDlopenedLibrary) {
   modules().refresh();  // the table learns the library: its .eh_frame is parsed now
   const Module* m = modules().find(reinterpret_cast<uint64_t>(s_outer));
   ASSERT_NE(m, nullptr);
-  ASSERT_NE(m->cfi, nullptr);
+  ASSERT_NE(m->cfi.get(), nullptr);
   static std::atomic<bool>* stop = capture_stop();
   Capture c = capture_in(both_unwinders, range_of(reinterpret_cast<void*>(&cfi_spin_leaf)), [] {
     s_outer(cfi_spin_leaf, stop);
@@ -129,6 +129,43 @@ TEST(DwarfUnwinder, MatchesLibunwindThroughDlopenedLibrary) {
   EXPECT_FALSE(g_info.handed_off) << describe(c);
   dlclose(h);
   modules().refresh();
+}
+
+// An on-demand table (the sampling runtime's): no module has a table until a walk asks for
+// one. A walk into such a module hands the rest of the stack to libunwind (same frames) and
+// asks for that module's table; the owner's build_wanted_tables() parses just those, so
+// after a few walks the whole stack comes from tables and modules no walk entered have none.
+ModuleTable* g_lazy = nullptr;
+
+size_t lazy_and_libunwind(const ucontext_t* uc, StackBounds s, uint64_t* f, size_t m) {
+  g_reference.n = unwind_with_libunwind(uc, s, g_reference.frames, m);
+  return unwind_with_cfi(*g_lazy->snapshot(), default_unwinder(), uc, s, f, m, &g_info);
+}
+
+TEST(DwarfUnwinder, OnDemandTablesAreParsedForTheModulesWalksEnter) {
+  modules();  // the default unwinder: libunwind behind the walk
+  static ModuleTable lazy(CfiTables::on_demand);
+  g_lazy = &lazy;
+  for (const Module& m : lazy.modules()) ASSERT_EQ(m.cfi.get(), nullptr) << m.path;
+  size_t parsed = 0;
+  int walks = 0;
+  for (; walks < 8; ++walks) {
+    Capture c = capture_in(lazy_and_libunwind, range_of(reinterpret_cast<void*>(&nofp::chain_d)),
+                           [] { nofp::chain_a(capture_stop()); });
+    ASSERT_GE(c.n, 10u) << describe(c);
+    expect_same_as_libunwind(c);
+    if (!g_info.handed_off) break;
+    const size_t now = lazy.build_wanted_tables();
+    EXPECT_GE(now, 1u) << "a walk handed off without asking for a table\n" << describe(c);
+    parsed += now;
+  }
+  EXPECT_LT(walks, 8) << "the walks never came to need no libunwind";
+  EXPECT_GE(parsed, 2u);  // this program and libc, at least
+  EXPECT_NE(lazy.find(reinterpret_cast<uint64_t>(&cfi_spin_leaf))->cfi.get(), nullptr);
+  EXPECT_EQ(lazy.build_wanted_tables(), 0u);  // nothing asked for since
+  const auto untouched = std::count_if(lazy.modules().begin(), lazy.modules().end(),
+                                       [](const Module& m) { return m.cfi.get() == nullptr; });
+  EXPECT_GT(untouched, 0) << "every module was parsed, not only those the walks entered";
 }
 
 void on_sigusr1(int) {
@@ -294,7 +331,7 @@ void corrupt_contexts(const LibunwindUnwinder* fallback) {
         reinterpret_cast<const void*>(&std::strtol)}) {
     const Module* m = snap.find(reinterpret_cast<uint64_t>(fn));
     ASSERT_NE(m, nullptr);
-    for (const CfiRow& row : m->cfi->rows()) pcs.push_back(m->cfi->base() + row.pc);
+    for (const CfiRow& row : m->cfi.get()->rows()) pcs.push_back(m->cfi.get()->base() + row.pc);
   }
   std::mt19937_64 rng(7);
   alignas(16) uint64_t junk[2048];
@@ -362,20 +399,20 @@ TEST(DwarfUnwinder, ParsesMethodNames) {
 TEST(CfiTable, EveryLoadedModuleWithAnEhFrameHdrGetsASortedTable) {
   for (const Module& m : modules().modules()) {
     if (m.eh.table == 0) continue;
-    ASSERT_NE(m.cfi, nullptr) << m.path;
-    const auto rows = m.cfi->rows();
+    ASSERT_NE(m.cfi.get(), nullptr) << m.path;
+    const auto rows = m.cfi.get()->rows();
     ASSERT_FALSE(rows.empty()) << m.path;
     for (size_t i = 1; i < rows.size(); ++i) ASSERT_LT(rows[i - 1].pc, rows[i].pc) << m.path;
     EXPECT_EQ(rows.back().rule, CfiRule::kNoCfi) << m.path;
     // Every FDE the header lists became rows (a few may share a start or be empty).
-    EXPECT_GE(m.cfi->fde_count() + 8, m.eh.fde_count * 9 / 10) << m.path;
+    EXPECT_GE(m.cfi.get()->fde_count() + 8, m.eh.fde_count * 9 / 10) << m.path;
     size_t complex = 0, plt = 0;
     for (const CfiRow& r : rows) {
       complex += r.rule == CfiRule::kComplex;
       plt += r.rule == CfiRule::kCfaPlt;
     }
     std::printf("%-50s %6zu FDEs %7zu rows %3zu complex %2zu plt\n", m.path.c_str(),
-                m.cfi->fde_count(), rows.size(), complex, plt);
+                m.cfi.get()->fde_count(), rows.size(), complex, plt);
   }
 }
 
@@ -383,9 +420,9 @@ TEST(CfiTable, RowsDescribeKnownFunctions) {
   const uint64_t a = reinterpret_cast<uint64_t>(&nofp::chain_a);
   const Module* m = modules().find(a);
   ASSERT_NE(m, nullptr);
-  ASSERT_NE(m->cfi, nullptr);
+  ASSERT_NE(m->cfi.get(), nullptr);
   // First instruction: only the return address is on the stack.
-  const CfiRow* entry = m->cfi->find(a);
+  const CfiRow* entry = m->cfi.get()->find(a);
   ASSERT_NE(entry, nullptr);
   EXPECT_EQ(entry->rule, CfiRule::kCfaRsp);
   EXPECT_EQ(entry->cfa_offset, 8);
@@ -395,7 +432,7 @@ TEST(CfiTable, RowsDescribeKnownFunctions) {
   const Range fp = range_of(reinterpret_cast<void*>(&withfp::chain_a));
   bool saw_rbp_rule = false;
   for (uint64_t pc = fp.start; pc < fp.end; ++pc) {
-    const CfiRow* row = m->cfi->find(pc);
+    const CfiRow* row = m->cfi.get()->find(pc);
     ASSERT_NE(row, nullptr);
     if (row->rule == CfiRule::kCfaRbp) {
       saw_rbp_rule = true;
@@ -404,8 +441,8 @@ TEST(CfiTable, RowsDescribeKnownFunctions) {
     }
   }
   EXPECT_TRUE(saw_rbp_rule);
-  EXPECT_TRUE(m->cfi->same_fde(fp.start, fp.end - 1));
-  EXPECT_FALSE(m->cfi->same_fde(fp.start, fp.end + 0x100000));
+  EXPECT_TRUE(m->cfi.get()->same_fde(fp.start, fp.end - 1));
+  EXPECT_FALSE(m->cfi.get()->same_fde(fp.start, fp.end + 0x100000));
 }
 
 TEST(CfiTable, SignalTrampolineIsComplex) {
@@ -430,8 +467,8 @@ TEST(CfiTable, SignalTrampolineIsComplex) {
   ASSERT_NE(restorer, nullptr);
   const Module* m = modules().find(reinterpret_cast<uint64_t>(restorer));
   ASSERT_NE(m, nullptr);
-  ASSERT_NE(m->cfi, nullptr);
-  const CfiRow* row = m->cfi->find(reinterpret_cast<uint64_t>(restorer));
+  ASSERT_NE(m->cfi.get(), nullptr);
+  const CfiRow* row = m->cfi.get()->find(reinterpret_cast<uint64_t>(restorer));
   ASSERT_NE(row, nullptr);
   EXPECT_EQ(row->rule, CfiRule::kComplex);
 }
