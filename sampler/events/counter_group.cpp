@@ -47,12 +47,9 @@ std::vector<std::string> CounterGroup::open(pid_t tid,
     attr.read_format = PERF_FORMAT_GROUP;
     attr.disabled = leader_ < 0 ? 1 : 0;  // members follow the leader
     attr.inherit = 0;
-    int fd = perf_event_open_fd(attr, tid, -1, leader_, PERF_FLAG_FD_CLOEXEC);
-    if (fd < 0 && (errno == EACCES || errno == EPERM) && attr.exclude_kernel == 0) {
-      attr.exclude_kernel = 1;  // unprivileged users may count their own user time only
-      attr.exclude_hv = 1;
-      fd = perf_event_open_fd(attr, tid, -1, leader_, PERF_FLAG_FD_CLOEXEC);
-    }
+    // The privilege level was chosen once for the process by resolve_events, which
+    // records a fallback to user level; a silent retry here would hide it.
+    const int fd = perf_event_open_fd(attr, tid, -1, leader_, PERF_FLAG_FD_CLOEXEC);
     if (fd < 0) {
       errors[i] = perf_open_error(errno);
       continue;

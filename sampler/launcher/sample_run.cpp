@@ -30,40 +30,38 @@ constexpr const char* kRuntimeLibrary = "libcprof-sampler.so";
   std::exit(code);
 }
 
-// Checks -e events on this process before the program starts: unknown names are a usage
-// error; events this machine cannot count are named with the reason. All known names go
-// on to the runtime, which records the unavailable ones with their reason for the report.
+// Checks -e events on this process before the program starts: unknown names and an event
+// named twice are usage errors; events this machine cannot count, or counts at user level
+// only, are named with the reason. All known names go on to the runtime, which resolves
+// them again and records the unavailable ones and the fallbacks for the report.
 std::vector<std::string> check_events(const std::vector<std::string>& names, bool quiet) {
   if (names.size() > cprof::sampler::kMaxCounters) {
     fail(1, fmt::format("-e: at most {} events at once", cprof::sampler::kMaxCounters));
   }
-  std::vector<std::string> known;  // to libpfm4; countable here or not
-  for (const auto& ev : cprof::sampler::resolve_events(names)) {
-    using Kind = cprof::sampler::ResolvedEvent::Kind;
+  using Kind = cprof::sampler::ResolvedEvent::Kind;
+  const auto events = cprof::sampler::resolve_events(names);
+  for (const auto& ev : events) {
     if (ev.kind == Kind::unknown) fail(1, fmt::format("-e {}: {}", ev.name, ev.detail));
+  }
+  if (std::string twice = cprof::sampler::duplicate_event_error(events); !twice.empty()) {
+    fail(1, "-e: " + twice);
+  }
+  std::vector<std::string> known;  // to libpfm4; countable here or not
+  for (const auto& ev : events) {
     known.push_back(ev.name);
-    if (ev.kind == Kind::absent_pmu) {
-      if (!quiet) fmt::print(stderr, "{}: event '{}' not counted: {}\n", kTool, ev.name, ev.detail);
-      continue;
-    }
-    perf_event_attr attr = ev.attr;
-    attr.disabled = 1;
-    const int fd = cprof::sampler::perf_event_open_fd(attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-    if (fd < 0) {
-      const int err = errno;
-      attr.exclude_kernel = 1;
-      attr.exclude_hv = 1;
-      const int fd2 = cprof::sampler::perf_event_open_fd(attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-      if (fd2 < 0) {
-        if (!quiet) {
-          fmt::print(stderr, "{}: event '{}' not counted: {}\n", kTool, ev.name,
-                     cprof::sampler::perf_open_error(err));
-        }
-        continue;
-      }
-      ::close(fd2);
-    } else {
-      ::close(fd);
+    if (quiet) continue;
+    if (ev.kind != Kind::resolved) {
+      fmt::print(stderr, "{}: event '{}' not counted: {}\n", kTool, ev.name, ev.detail);
+    } else if (ev.open_errno != 0) {
+      fmt::print(stderr, "{}: event '{}' not counted: {}\n", kTool, ev.name,
+                 cprof::sampler::perf_open_error(ev.open_errno));
+    } else if (ev.user_only_fallback) {
+      fmt::print(stderr, "{}: event '{}' counted {}\n", kTool, ev.name, ev.detail);
+    } else if (ev.attr.exclude_kernel != 0 && cprof::sampler::happens_only_in_kernel(ev.attr)) {
+      fmt::print(stderr,
+                 "{}: event '{}' counts at user level only, as written, and happens only in "
+                 "the kernel: it will count 0\n",
+                 kTool, ev.name);
     }
   }
   return known;
