@@ -9,25 +9,17 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
 
 #include "sampler/events/counter_group.h"
+#include "sampler/events/pfm_api.h"
 
 namespace cprof::sampler {
 namespace {
 
-bool initialize_pfm(std::string& error) {
-  static int result = PFM_SUCCESS;
-  static std::once_flag once;
-  std::call_once(once, [] { result = pfm_initialize(); });
-  if (result != PFM_SUCCESS) error = std::string("libpfm4 initialization failed: ") + pfm_strerror(result);
-  return result == PFM_SUCCESS;
-}
-
 // libpfm4 only searches the PMUs present on this machine. To tell "no such event" from
 // "an event of a PMU this machine lacks" (a VM has no hardware PMU), search the tables of
 // the absent PMUs by name. Returns the name of the PMU that has it, or "".
-std::string absent_pmu_with_event(const std::string& full_name) {
+std::string absent_pmu_with_event(const PfmApi& pfm, const std::string& full_name) {
   std::string pmu_prefix;
   std::string event = full_name;
   if (const auto sep = event.find("::"); sep != std::string::npos) {
@@ -41,12 +33,12 @@ std::string absent_pmu_with_event(const std::string& full_name) {
     const auto pmu = static_cast<pfm_pmu_t>(p);
     pfm_pmu_info_t pinfo{};
     pinfo.size = sizeof pinfo;
-    if (pfm_get_pmu_info(pmu, &pinfo) != PFM_SUCCESS || pinfo.is_present) continue;
+    if (pfm.get_pmu_info(pmu, &pinfo) != PFM_SUCCESS || pinfo.is_present) continue;
     if (!pmu_prefix.empty() && pmu_prefix != pinfo.name) continue;
-    for (int idx = pinfo.first_event; idx != -1; idx = pfm_get_event_next(idx)) {
+    for (int idx = pinfo.first_event; idx != -1; idx = pfm.get_event_next(idx)) {
       pfm_event_info_t einfo{};
       einfo.size = sizeof einfo;
-      if (pfm_get_event_info(idx, PFM_OS_NONE, &einfo) != PFM_SUCCESS) continue;
+      if (pfm.get_event_info(idx, PFM_OS_NONE, &einfo) != PFM_SUCCESS) continue;
       if (strcasecmp(einfo.name, event.c_str()) == 0) return pinfo.name;
     }
   }
@@ -60,14 +52,14 @@ struct Encoding {
 };
 
 // plm is the default privilege level: libpfm4 uses it unless the name sets u/k itself.
-Encoding encode(const std::string& name, int plm) {
+Encoding encode(const PfmApi& pfm, const std::string& name, int plm) {
   Encoding out;
   pfm_perf_encode_arg_t arg{};
   arg.attr = &out.attr;
   arg.size = sizeof arg;
   char* fstr = nullptr;
   arg.fstr = &fstr;
-  out.rc = pfm_get_os_event_encoding(name.c_str(), plm, PFM_OS_PERF_EVENT_EXT, &arg);
+  out.rc = pfm.get_os_event_encoding(name.c_str(), plm, PFM_OS_PERF_EVENT_EXT, &arg);
   if (out.rc == PFM_SUCCESS) {
     out.fstr = fstr != nullptr ? fstr : name;
     out.attr.size = sizeof(perf_event_attr);
@@ -191,22 +183,23 @@ std::vector<std::string> split_event_list(const std::string& list) {
 std::vector<ResolvedEvent> resolve_events(const std::vector<std::string>& names,
                                           PerfOpenProbe probe) {
   std::vector<ResolvedEvent> out;
+  if (names.empty()) return out;  // libpfm4 is loaded only for a run that names events
   std::string init_error;
-  const bool ready = initialize_pfm(init_error);
+  const PfmApi* pfm = pfm_api(init_error);
   for (const auto& name : names) {
     ResolvedEvent ev;
     ev.name = name;
-    if (!ready) {
+    if (pfm == nullptr) {
       ev.detail = init_error;
       out.push_back(ev);
       continue;
     }
     std::string spelling = name;
     // User and kernel level unless the name says otherwise.
-    Encoding both = encode(spelling, PFM_PLM0 | PFM_PLM3);
+    Encoding both = encode(*pfm, spelling, PFM_PLM0 | PFM_PLM3);
     if (both.rc != PFM_SUCCESS) {
       if (std::string alt = with_libpfm_levels(name); !alt.empty()) {
-        if (Encoding retry = encode(alt, PFM_PLM0 | PFM_PLM3); retry.rc == PFM_SUCCESS) {
+        if (Encoding retry = encode(*pfm, alt, PFM_PLM0 | PFM_PLM3); retry.rc == PFM_SUCCESS) {
           spelling = std::move(alt);
           both = std::move(retry);
         }
@@ -217,20 +210,20 @@ std::vector<ResolvedEvent> resolve_events(const std::vector<std::string>& names,
       ev.attr = both.attr;
       ev.encoding = both.fstr;
       // The name sets the level itself when another default does not change it.
-      const Encoding user = encode(spelling, PFM_PLM3);
+      const Encoding user = encode(*pfm, spelling, PFM_PLM3);
       const bool level_written = user.rc == PFM_SUCCESS &&
                                  user.attr.exclude_kernel == both.attr.exclude_kernel &&
                                  user.attr.exclude_user == both.attr.exclude_user;
       choose_level(ev, level_written, probe);
       ev.canonical_name = canonical_of(both.fstr, ev.attr);
-    } else if (const std::string pmu = absent_pmu_with_event(name); !pmu.empty()) {
+    } else if (const std::string pmu = absent_pmu_with_event(*pfm, name); !pmu.empty()) {
       ev.kind = ResolvedEvent::Kind::absent_pmu;
       ev.canonical_name = pmu + "::" + name;
       ev.detail = "needs the '" + pmu +
                   "' hardware PMU, which this machine does not have (a VM without PMU "
                   "passthrough has none)";
     } else {
-      ev.detail = std::string("unknown event (libpfm4: ") + pfm_strerror(both.rc) +
+      ev.detail = std::string("unknown event (libpfm4: ") + pfm->strerror(both.rc) +
                   "); list events with 'perf list' or libpfm4's showevtinfo";
     }
     out.push_back(std::move(ev));

@@ -134,6 +134,19 @@ TEST(SampleRun, ForkChainEndsAndEveryProcessWritesItsFile) {
   EXPECT_EQ(run.processes.size(), 101u);
 }
 
+// libpfm4 is loaded into the program only when events are named: its tables cost every
+// process start ~40,000 relocations (pfm_api.h).
+TEST(SampleRun, LibpfmIsLoadedOnlyForEvents) {
+  const std::string program = kPrograms + "/loaded_libraries libpfm.so.4";
+  const SampledRun plain_run = sample("no-events", "", program);
+  ASSERT_EQ(plain_run.status, 0) << plain_run.output;
+  EXPECT_NE(plain_run.output.find("libpfm.so.4: not loaded"), std::string::npos) << plain_run.output;
+  const SampledRun with_events = sample("events", "-e page-faults", program);
+  ASSERT_EQ(with_events.status, 0) << with_events.output;
+  EXPECT_NE(with_events.output.find("libpfm.so.4: loaded"), std::string::npos)
+      << with_events.output;
+}
+
 TEST(SampleRun, ThreadsStartedBeforeTheRuntimeAreSampled) {
   const SampledRun run = sample("early", "-f 1000", kPrograms + "/early_thread");
   ASSERT_EQ(run.status, 0) << run.output;
