@@ -79,6 +79,10 @@ CounterProfile build_counter_profile(const std::vector<ProcessProfile>& processe
       switch (e.status) {
         case format::EventStatus::ok:
           ++s.processes_ok;
+          if (!e.detail.empty()) {
+            ++s.processes_noted;
+            if (s.note.empty()) s.note = e.detail;
+          }
           break;
         case format::EventStatus::unavailable:
           ++s.processes_unavailable;

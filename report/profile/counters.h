@@ -19,6 +19,10 @@ struct EventSummary {
   std::string canonical_name;  // libpfm4's, from the first process that resolved it
   uint64_t processes_ok = 0, processes_unavailable = 0, processes_zero = 0;
   std::string detail;  // the first reason given for unavailable
+  // How it was counted where that differs from what was asked (the first note of an event
+  // that counted, e.g. "user only: perf_event_paranoid=2 (...)"), and in how many processes.
+  std::string note;
+  uint64_t processes_noted = 0;
   uint64_t total = 0;  // sum of all deltas over all samples
 };
 

@@ -80,6 +80,10 @@ void processes(std::string& out, const Report& r) {
           fmt::format("<li>unavailable event: <code>{}</code> ({}) in {} of {} processes</li>\n",
                       esc(e.name), esc(e.detail), e.processes_unavailable, r.processes.size());
     }
+    if (e.processes_noted) {
+      notes += fmt::format("<li>event <code>{}</code> counted {} in {} of {} processes</li>\n",
+                           esc(e.name), esc(e.note), e.processes_noted, r.processes.size());
+    }
   }
   for (const auto& w : r.warnings) notes += "<li>warning: " + esc(w) + "</li>\n";
   if (!notes.empty()) out += "<ul class=\"note\">\n" + notes + "</ul>\n";

@@ -84,13 +84,15 @@ void header(std::string& out, const Report& r, size_t width) {
   }
 
   // The same event or message in many processes is said once, with how many.
-  std::map<std::string, size_t> unavailable, zero, messages;
+  std::map<std::string, size_t> unavailable, zero, noted, messages;
   for (const auto& p : r.processes) {
     for (const auto& e : p.events) {
       if (e.status == format::EventStatus::unavailable) {
         ++unavailable[e.detail.empty() ? e.name : e.name + " (" + e.detail + ")"];
       } else if (e.status == format::EventStatus::counted_zero) {
         ++zero[e.name];
+      } else if (!e.detail.empty()) {  // counted, not as asked (e.g. user level only)
+        ++noted[e.name + " counted " + e.detail];
       }
     }
     for (const auto& m : p.messages) {
@@ -105,6 +107,7 @@ void header(std::string& out, const Report& r, size_t width) {
   };
   for (const auto& [text, n] : unavailable) add_line(out, width, "unavailable event: " + text + times(n));
   for (const auto& [text, n] : zero) add_line(out, width, "event counted nothing: " + text + times(n));
+  for (const auto& [text, n] : noted) add_line(out, width, "event " + text + times(n));
   size_t shown = 0;
   for (const auto& [text, n] : messages) {
     if (shown++ == kMessageLines) {

@@ -76,6 +76,35 @@ TEST(TextReport, HeaderAndRows) {
   EXPECT_NE(text.find("  0.00% 100.00%      0 ns           0  main"), std::string::npos) << text;
 }
 
+// An event that counted, but not as asked (the runtime fell back to user level), says so
+// in the text header and the html notes.
+TEST(TextReport, EventCountedNotAsAskedSaysHow) {
+  TempDir dir;
+  {
+    ProcessWriter w(dir.path() / "app.host.100.cprof", 100, 0);
+    w.thread(1, "main");
+    w.sample(1, {0x1010}, kMs);
+    w.add(format::EventRecord{.index = 0,
+                              .name = "page-faults",
+                              .canonical_name = "perf::PERF_COUNT_SW_PAGE_FAULTS:u",
+                              .status = format::EventStatus::ok,
+                              .detail = "user only: perf_event_paranoid=2"});
+    w.add(format::EventRecord{.index = 1, .name = "cs", .status = format::EventStatus::ok});
+  }
+  FakeSymbols symbols;
+  symbols.add(0x1000, 0x1100, {{.function = "work", .file = "/src/w.cpp", .line = 10}});
+  const Report r = build_report(load_results(find_results_files(dir.path())), symbols);
+  const auto text = render_text(r, {});
+  EXPECT_NE(text.find("\nevent page-faults counted user only: perf_event_paranoid=2\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("event cs"), std::string::npos) << text;  // counted as asked
+  const auto html = render_html(r, {});
+  EXPECT_NE(html.find("<li>event <code>page-faults</code> counted user only: "
+                      "perf_event_paranoid=2 in 1 of 1 processes</li>"),
+            std::string::npos);
+}
+
 TEST(TextReport, EveryLineFits100ColumnsWithLongNames) {
   TempDir dir;
   const std::string long_name = "std::vector<std::map<std::string, int>> ns::Klass<T>::method(" +
