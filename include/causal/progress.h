@@ -40,16 +40,28 @@ typedef struct cprof_progress_api {
 
 #define CPROF_PROGRESS_API_SYMBOL "cprof_progress_api_v1"
 
+/* Atomics that C and C++ share (GCC's and Clang's builtins; <stdatomic.h> and <atomic>
+ * do not mix in one header). The flag is published with release and read with acquire,
+ * so a thread that sees it set also sees the pointer stored before it; the pointer
+ * itself is read and written atomically (relaxed) because two first calls may race. */
+#define CPROF_LOAD_ACQUIRE_(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define CPROF_LOAD_RELAXED_(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#define CPROF_STORE_RELEASE_(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define CPROF_STORE_RELAXED_(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+
 /* The runtime's table, or null when the program runs without the profiler. Looked up
- * once per translation unit; a race between two first calls only looks it up twice. */
+ * once per translation unit; a race between two first calls only looks it up twice (both
+ * store the same pointer). */
 static inline const cprof_progress_api* cprof_progress_api_get(void) {
   static const cprof_progress_api* api;
-  static volatile int looked_up;
-  if (!looked_up) {
-    api = (const cprof_progress_api*)dlsym(RTLD_DEFAULT, CPROF_PROGRESS_API_SYMBOL);
-    looked_up = 1;
+  static int looked_up;
+  if (!CPROF_LOAD_ACQUIRE_(&looked_up)) {
+    const cprof_progress_api* found =
+        (const cprof_progress_api*)dlsym(RTLD_DEFAULT, CPROF_PROGRESS_API_SYMBOL);
+    CPROF_STORE_RELAXED_(&api, found);
+    CPROF_STORE_RELEASE_(&looked_up, 1);
   }
-  return api;
+  return CPROF_LOAD_RELAXED_(&api);
 }
 
 #ifdef __cplusplus
@@ -59,19 +71,25 @@ static inline const cprof_progress_api* cprof_progress_api_get(void) {
 #define CPROF_STRINGIFY_(x) #x
 #define CPROF_STRINGIFY(x) CPROF_STRINGIFY_(x)
 
-/* One point per call site: looked up on its first visit, then used directly. */
-#define CPROF_POINT_(kind, name, op)                                          \
-  do {                                                                        \
-    const cprof_progress_api* cprof_api_ = cprof_progress_api_get();          \
-    if (cprof_api_) {                                                         \
-      static cprof_point* cprof_point_;                                       \
-      static volatile int cprof_init_;                                        \
-      if (!cprof_init_) {                                                     \
-        cprof_point_ = cprof_api_->point((kind), (name), __FILE__, __LINE__); \
-        cprof_init_ = 1;                                                      \
-      }                                                                       \
-      if (cprof_point_) cprof_api_->op(cprof_point_);                         \
-    }                                                                         \
+/* One point per call site: looked up on its first visit, then used directly. Two threads
+ * that race to the first visit both ask the runtime, which gives both the same point (by
+ * name); the flag is published after the pointer (release/acquire, as above). */
+#define CPROF_POINT_(kind, name, op)                                            \
+  do {                                                                          \
+    const cprof_progress_api* cprof_api_ = cprof_progress_api_get();            \
+    if (cprof_api_) {                                                           \
+      static cprof_point* cprof_point_;                                         \
+      static int cprof_init_;                                                   \
+      cprof_point* cprof_p_;                                                    \
+      if (CPROF_LOAD_ACQUIRE_(&cprof_init_)) {                                  \
+        cprof_p_ = CPROF_LOAD_RELAXED_(&cprof_point_);                          \
+      } else {                                                                  \
+        cprof_p_ = cprof_api_->point((kind), (name), __FILE__, __LINE__);       \
+        CPROF_STORE_RELAXED_(&cprof_point_, cprof_p_);                          \
+        CPROF_STORE_RELEASE_(&cprof_init_, 1);                                  \
+      }                                                                         \
+      if (cprof_p_) cprof_api_->op(cprof_p_);                                   \
+    }                                                                           \
   } while (0)
 
 #define CAUSAL_PROGRESS CPROF_POINT_(0, __FILE__ ":" CPROF_STRINGIFY(__LINE__), visit)

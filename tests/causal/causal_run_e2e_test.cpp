@@ -307,6 +307,21 @@ TEST(CausalRun, BinaryScopeSelectsCodeInALibrary) {
   EXPECT_EQ(json.find("\"location\": \"main\""), std::string::npos);  // MAIN not in scope
 }
 
+// include/causal/progress.h compiled as C, four threads racing to one call site's first
+// visit: every visit counted, and (built with ThreadSanitizer where the compiler has it)
+// no data race between the lookup's stores and the other threads' loads.
+TEST(CausalProgressHeader, FirstVisitsRacingOnSeveralThreads) {
+  std::string out;
+  const int status =
+      run_command("TSAN_OPTIONS=exitcode=66 " + std::string(CAUSAL_PROGRESS_RACE), out);
+  EXPECT_EQ(status, 0) << out;
+  EXPECT_EQ(out.find("ThreadSanitizer"), std::string::npos) << out;
+  EXPECT_NE(out.find("4000 visits"), std::string::npos) << out;
+  if (!CAUSAL_PROGRESS_RACE_TSAN) {
+    GTEST_SKIP() << "the C compiler has no ThreadSanitizer here: visits counted, races not checked";
+  }
+}
+
 TEST(CausalRunErrors, SourceScopeThatMatchesNothing) {
   const auto r = causal_run("scope-none", "--source-scope '%no-such-dir%'", kPrograms + "/causal_serial 10");
   EXPECT_EQ(r.status, 1);
