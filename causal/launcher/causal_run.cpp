@@ -282,7 +282,7 @@ int run(int argc, char** argv) {
                    speedup * 100.0);
       }
     }
-    result = cprof::launch::run_child(o.command, run_env);
+    result = cprof::launch::run_child(o.command, run_env, kTool);
     if (result.term_signal != 0) break;
   }
   std::remove(locations_file.c_str());

@@ -140,7 +140,8 @@ std::string preload_value(const std::string& library) {
   return value + library;
 }
 
-ChildResult run_child(const std::vector<std::string>& argv, const ChildEnvironment& env) {
+ChildResult run_child(const std::vector<std::string>& argv, const ChildEnvironment& env,
+                      const char* tool) {
   // Forward the signals a user sends to the tool; the program decides what they mean.
   struct sigaction sa {};
   sa.sa_handler = forward_signal;
@@ -148,8 +149,14 @@ ChildResult run_child(const std::vector<std::string>& argv, const ChildEnvironme
   sa.sa_flags = SA_RESTART;
   for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaction(sig, &sa, nullptr);
 
+  // Built before fork: the child only writes it.
+  const std::string cannot_run = std::string(tool) + ": cannot run '" + argv[0] + "': ";
   const pid_t pid = ::fork();
   if (pid < 0) {
+    const int err = errno;
+    const std::string msg =
+        std::string(tool) + ": cannot start '" + argv[0] + "': fork: " + std::strerror(err) + "\n";
+    (void)!::write(2, msg.data(), msg.size());
     ChildResult r;
     r.exit_code = 127;
     return r;
@@ -163,7 +170,14 @@ ChildResult run_child(const std::vector<std::string>& argv, const ChildEnvironme
     args.push_back(nullptr);
     ::execv(args[0], args.data());
     const int err = errno;
-    const std::string msg = "cannot run '" + argv[0] + "': " + std::strerror(err) + "\n";
+    std::string msg = cannot_run + std::strerror(err);
+    if (err == ENOEXEC) {
+      // A shell would run it with /bin/sh; execv does not guess.
+      msg +=
+          " (neither an ELF executable nor a script with a #! line: run it with its "
+          "interpreter, e.g. sh, python3)";
+    }
+    msg += "\n";
     (void)!::write(2, msg.data(), msg.size());
     ::_exit(err == ENOENT ? 127 : 126);
   }

@@ -34,13 +34,16 @@ struct ChildEnvironment {
 
 // Runs argv[0] (already resolved) with env applied, forwarding SIGINT, SIGTERM, SIGHUP
 // and SIGQUIT to it, and waits. Returns the exit code to exit with: the program's own,
-// or 128+N for a signal (after which the caller should call reraise_child_signal).
+// or 128+N for a signal (after which the caller should call reraise_child_signal). When
+// the program cannot be started (fork or exec fails), one line prefixed with `tool` says
+// why, and the exit code is 126 (not runnable) or 127 (not found, no process).
 struct ChildResult {
   int exit_code = 0;
   int term_signal = 0;  // non-zero when the child was killed by a signal
   bool core_dumped = false;
 };
-ChildResult run_child(const std::vector<std::string>& argv, const ChildEnvironment& env);
+ChildResult run_child(const std::vector<std::string>& argv, const ChildEnvironment& env,
+                      const char* tool);
 
 // Ends this process the way the child ended: same exit code, or the same signal
 // (so a shell sees "Killed" or "Segmentation fault" exactly as without the profiler).

@@ -165,7 +165,7 @@ static int run(int argc, char** argv) {
 
   const auto before = cprof::launch::results_files_in(results_dir);
   command[0] = program;
-  const auto result = cprof::launch::run_child(command, child_env);
+  const auto result = cprof::launch::run_child(command, child_env, kTool);
   if (!quiet) {
     const auto summary = cprof::launch::summarize_new_results(results_dir, before);
     cprof::launch::print_run_summary(stderr, kTool, results_dir, summary);

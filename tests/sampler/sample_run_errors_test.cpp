@@ -59,6 +59,21 @@ INSTANTIATE_TEST_SUITE_P(
              "--gpu-duty"}),
     [](const auto& test_info) { return std::string(test_info.param.name); });
 
+// An executable file that is neither ELF nor a #! script: the kernel refuses to run it
+// (ENOEXEC) in the child, and that line, too, is the tool's.
+TEST(SampleRunRejects, FileWithoutShebangWithTheToolsPrefix) {
+  const std::string script = fresh_directory("no-shebang") + "/loop.py";
+  std::ofstream(script) << "print(1)\n";
+  std::filesystem::permissions(script, std::filesystem::perms::owner_all);
+  std::string out;
+  EXPECT_EQ(run_command(
+                kSampleRun + " -q -o " + fresh_directory("no-shebang-out") + " -- " + script, out),
+            126);
+  EXPECT_EQ(out.rfind("sample-run: cannot run '" + script + "': Exec format error", 0), 0u) << out;
+  EXPECT_NE(out.find("nor a script with a #! line"), std::string::npos) << out;
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+}
+
 TEST(SampleRunHelp, ListsTheOptions) {
   std::string out;
   EXPECT_EQ(run_command(kSampleRun + " --help", out), 0);
