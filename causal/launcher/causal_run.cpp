@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -287,12 +288,26 @@ int run(int argc, char** argv) {
   }
   std::remove(locations_file.c_str());
 
+  // Children the program left running still write, experiments too: wait a little for
+  // them (not with -q: nothing to sum up then but the warnings below).
+  const auto writers = cprof::launch::wait_for_writers(
+      results_dir, before, o.quiet ? std::chrono::milliseconds(0) : cprof::launch::kWritersWait);
   if (!o.quiet) {
-    const auto summary = cprof::launch::summarize_new_results(results_dir, before);
+    const auto summary = cprof::launch::summarize_new_results(results_dir, before, writers);
     cprof::launch::print_run_summary(stderr, kTool, results_dir, summary);
   }
   const ExperimentSummary seen = summarize_experiments(results_dir, before);
-  if (seen.experiments == 0) {
+  if (seen.experiments == 0 && writers.running > 0) {
+    if (!o.quiet) {
+      fmt::print(stderr,
+                 "{}: no experiment finished yet: the program's own process ended "
+                 "before the first one did, and {} it started still running; see causal-report "
+                 "{} once {}\n",
+                 kTool, cprof::launch::plural(writers.running, "process", "processes"),
+                 writers.running == 1 ? "is" : "are", results_dir,
+                 writers.running == 1 ? "it ends" : "they end");
+    }
+  } else if (seen.experiments == 0) {
     fmt::print(stderr, "{}: no experiment finished: the program ended before the first one did "
                "(they last 0.5 s or more); run it longer, or use --end-to-end\n", kTool);
   } else if (seen.with_progress == 0) {
@@ -300,9 +315,9 @@ int run(int argc, char** argv) {
                "(include/causal/progress.h) or COZ_PROGRESS where a unit of work ends, or use "
                "--progress FILE:LINE or --end-to-end\n", kTool);
   } else if (!o.quiet) {
-    fmt::print(stderr, "{}: {} experiments on {} location{}; predictions: causal-report {}\n",
-               kTool, seen.experiments, seen.locations.size(),
-               seen.locations.size() == 1 ? "" : "s", results_dir);
+    fmt::print(stderr, "{}: {} on {}; predictions: causal-report {}\n", kTool,
+               cprof::launch::plural(seen.experiments, "experiment"),
+               cprof::launch::plural(seen.locations.size(), "location"), results_dir);
   }
   cprof::launch::exit_like(result);
 }

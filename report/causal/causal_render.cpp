@@ -4,6 +4,7 @@
 
 #include <iterator>
 
+#include "report/render/text_util.h"
 #include "report/report.h"
 
 namespace cprof::report {
@@ -93,8 +94,10 @@ void text_causal(std::string& out, const Report& r) {
   if (m.empty()) return;
   auto o = std::back_inserter(out);
   if (m.experiments > 0) {
-    fmt::format_to(o, "\nCausal profile: {} experiments", m.experiments);
-    if (m.end_to_end_runs > 0) fmt::format_to(o, " ({} end-to-end runs)", m.end_to_end_runs);
+    fmt::format_to(o, "\nCausal profile: {}", plural(m.experiments, "experiment"));
+    if (m.end_to_end_runs > 0) {
+      fmt::format_to(o, " ({})", plural(m.end_to_end_runs, "end-to-end run"));
+    }
     fmt::format_to(o, "\n");
     if (m.predictions.empty()) {
       fmt::format_to(o, "  no prediction: no location has both baseline (0%) and sped-up "

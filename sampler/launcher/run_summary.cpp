@@ -1,13 +1,89 @@
 #include "sampler/launcher/run_summary.h"
 
 #include <fmt/format.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <climits>
 #include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <thread>
+#include <tuple>
 
 #include "format/reader.h"
 
 namespace cprof::launch {
+namespace {
+
+struct ProcessId {
+  std::string host;
+  int64_t pid = 0;
+  bool operator<(const ProcessId& o) const { return std::tie(host, pid) < std::tie(o.host, o.pid); }
+};
+
+// The process that writes `path`, from its process record (the file's first record);
+// nullopt while it has none (just created) or when the file cannot be read.
+std::optional<ProcessId> writer_of(const std::string& path) {
+  struct Found {
+    ProcessId id;
+  };
+  try {
+    format::read_results_file(
+        path,
+        [](format::Record&& r) {
+          if (const auto* p = std::get_if<format::ProcessRecord>(&r))
+            throw Found{{p->hostname, p->pid}};
+        },
+        [](const format::SampleView&) {});
+  } catch (const Found& f) {
+    return f.id;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
+std::string this_host() {
+  char name[HOST_NAME_MAX + 1] = {};
+  if (::gethostname(name, sizeof name - 1) != 0) return {};
+  return name;
+}
+
+// Still running: the pid exists and is not a zombie (a zombie has written all it will;
+// only its parent's wait is missing).
+bool running(int64_t pid) {
+  if (pid <= 0 || pid > INT_MAX || pid == ::getpid()) return false;
+  if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno != EPERM) return false;
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat;
+  if (!std::getline(in, stat)) return true;  // no /proc: the pid is all there is to go by
+  const size_t paren = stat.rfind(')');      // the name may hold spaces and parentheses
+  return paren == std::string::npos || paren + 2 >= stat.size() ||
+         (stat[paren + 2] != 'Z' && stat[paren + 2] != 'X');
+}
+
+// A file without a process record yet is taken for a process that just started, for as
+// long as it is this young (the runtime writes the record within a flush, 50 ms).
+bool just_created(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return false;
+  timespec now{};
+  ::clock_gettime(CLOCK_REALTIME, &now);
+  const double age = static_cast<double>(now.tv_sec - st.st_mtim.tv_sec) +
+                     static_cast<double>(now.tv_nsec - st.st_mtim.tv_nsec) * 1e-9;
+  return age < 0.5;
+}
+
+}  // namespace
+
+std::string plural(uint64_t n, const char* word, const char* words) {
+  if (n == 1) return fmt::format("1 {}", word);
+  return words != nullptr ? fmt::format("{} {}", n, words) : fmt::format("{} {}s", n, word);
+}
 
 std::set<std::string> results_files_in(const std::string& dir) {
   std::set<std::string> files;
@@ -18,16 +94,60 @@ std::set<std::string> results_files_in(const std::string& dir) {
   return files;
 }
 
-RunSummary summarize_new_results(const std::string& dir, const std::set<std::string>& before) {
+Writers wait_for_writers(const std::string& dir, const std::set<std::string>& before,
+                         std::chrono::milliseconds limit) {
+  const std::string host = this_host();
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  std::map<std::string, ProcessId> writers;  // file -> its process, read once
+  for (;;) {
+    Writers w;
+    std::set<ProcessId> live;
+    size_t starting = 0;  // files without a process record yet
+    for (const auto& path : results_files_in(dir)) {
+      if (before.count(path) != 0) continue;
+      auto it = writers.find(path);
+      if (it == writers.end()) {
+        if (auto id = writer_of(path)) {
+          it = writers.emplace(path, std::move(*id)).first;
+        } else if (just_created(path)) {
+          w.files.insert(path);
+          ++starting;
+          continue;
+        } else {
+          continue;
+        }
+      }
+      if (it->second.host != host || !running(it->second.pid)) continue;
+      w.files.insert(path);
+      live.insert(it->second);
+    }
+    w.running = live.size() + starting;
+    if (w.running == 0 || std::chrono::steady_clock::now() >= deadline) return w;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+RunSummary summarize_new_results(const std::string& dir, const std::set<std::string>& before,
+                                 const Writers& writers) {
   RunSummary s;
-  std::set<std::string> processes;
+  s.still_running = writers.running;
+  // The report's count: every readable file, less the GPU hooks' files of a process
+  // that has a sampler's file too (report/load/gpu_load.h).
+  struct FileProcess {
+    bool gpu_only = false;  // a GPU hooks' file: GPU engine, no samples
+    std::optional<ProcessId> id;
+  };
+  std::vector<FileProcess> readable;
   for (const auto& path : results_files_in(dir)) {
     if (before.count(path) != 0) continue;
     ++s.files;
+    FileProcess file;
+    bool gpu_engine = false;
+    uint64_t samples = 0;
     try {
       const auto read = format::read_results_file(path, [&](format::Record&& r) {
         if (std::holds_alternative<format::SampleRecord>(r)) {
-          ++s.samples;
+          ++samples;
         } else if (std::holds_alternative<format::ThreadRecord>(r)) {
           ++s.threads;
         } else if (std::holds_alternative<format::KernelRecord>(r)) {
@@ -39,9 +159,9 @@ RunSummary summarize_new_results(const std::string& dir, const std::set<std::str
           s.gpu_traced_ns += w->end_ns - w->start_ns;
           s.gpu_duty = w->duty;
         } else if (const auto* p = std::get_if<format::ProcessRecord>(&r)) {
-          // A process may write more than one file (its GPU activity has its own).
-          processes.insert(p->hostname + "/" + std::to_string(p->pid) + "/" + p->executable);
-          if (format::is_gpu_engine(p->engine)) ++s.gpu_files;
+          file.id = ProcessId{p->hostname, p->pid};
+          gpu_engine = format::is_gpu_engine(p->engine);
+          if (gpu_engine) ++s.gpu_files;
         } else if (const auto* m = std::get_if<format::MessageRecord>(&r)) {
           if (m->level != format::MessageLevel::info &&
               std::find(s.warnings.begin(), s.warnings.end(), m->text) == s.warnings.end()) {
@@ -49,14 +169,28 @@ RunSummary summarize_new_results(const std::string& dir, const std::set<std::str
           }
         }
       });
-      for (const auto& issue : read.issues) {
-        s.problems.push_back(fmt::format("{}: offset {}: {}", path, issue.offset, issue.message));
+      // A file still being written may end in a chunk not finished yet: not damage.
+      if (writers.files.count(path) == 0) {
+        for (const auto& issue : read.issues) {
+          s.problems.push_back(fmt::format("{}: offset {}: {}", path, issue.offset, issue.message));
+        }
       }
     } catch (const format::FormatError& e) {
       s.problems.emplace_back(e.what());
+      continue;
     }
+    s.samples += samples;
+    file.gpu_only = gpu_engine && samples == 0;
+    readable.push_back(std::move(file));
   }
-  s.processes = processes.size();
+  s.processes = readable.size();
+  for (const auto& f : readable) {
+    if (!f.gpu_only || !f.id) continue;
+    const bool has_owner = std::any_of(readable.begin(), readable.end(), [&](const FileProcess& o) {
+      return !o.gpu_only && o.id && o.id->host == f.id->host && o.id->pid == f.id->pid;
+    });
+    if (has_owner) --s.processes;
+  }
   return s;
 }
 
@@ -67,19 +201,26 @@ void print_run_summary(FILE* out, const char* tool, const std::string& dir, cons
     fmt::print(out, "{}: no results were written to {} (was the program started?)\n", tool, dir);
     return;
   }
-  fmt::print(out, "{}: {} sample{} from {} thread{} in {} process{} written to {}\n", tool,
-             s.samples, s.samples == 1 ? "" : "s", s.threads, s.threads == 1 ? "" : "s",
-             s.processes, s.processes == 1 ? "" : "es", dir);
+  fmt::print(out, "{}: {} from {} in {} written to {}\n", tool, plural(s.samples, "sample"),
+             plural(s.threads, "thread"), plural(s.processes, "process", "processes"), dir);
+  if (s.still_running > 0) {
+    const bool one = s.still_running == 1;
+    fmt::print(out,
+               "{}: {} {} still running when this summary was made: it counts what {} written "
+               "so far (causal-report {} reads it all once {})\n",
+               tool, plural(s.still_running, "process", "processes"), one ? "was" : "were",
+               one ? "it has" : "they have", dir, one ? "it ends" : "they end");
+  }
   if (s.gpu_files > 0) {
     // Said even when nothing was recorded: a GPU tool that saw no work is not silent.
     std::string windows;
     if (s.gpu_windows > 0) {
-      windows = fmt::format(", traced in {} window{} ({:.0f}% of each period, {:.3f} s in all)",
-                            s.gpu_windows, s.gpu_windows == 1 ? "" : "s", s.gpu_duty * 100,
+      windows = fmt::format(", traced in {} ({:.0f}% of each period, {:.3f} s in all)",
+                            plural(s.gpu_windows, "window"), s.gpu_duty * 100,
                             static_cast<double>(s.gpu_traced_ns) * 1e-9);
     }
-    fmt::print(out, "{}: GPU: {} kernel{} and {} cop{} recorded{}\n", tool, s.kernels,
-               s.kernels == 1 ? "" : "s", s.copies, s.copies == 1 ? "y" : "ies", windows);
+    fmt::print(out, "{}: GPU: {} and {} recorded{}\n", tool, plural(s.kernels, "kernel"),
+               plural(s.copies, "copy", "copies"), windows);
   }
   if (s.samples == 0) {
     fmt::print(out, "{}: warning: no samples: the program ran for less than one sampling period\n",

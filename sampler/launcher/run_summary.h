@@ -2,6 +2,7 @@
 // The few lines a launcher prints after the run: what was written where, the warnings
 // the runtime recorded (once each), and how to look at it.
 
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <set>
@@ -10,9 +11,34 @@
 
 namespace cprof::launch {
 
+// "1 experiment", "3 locations", "2 processes" (given `words`): the word with an "s",
+// or `words`, unless n is 1.
+std::string plural(uint64_t n, const char* word, const char* words = nullptr);
+
+std::set<std::string> results_files_in(const std::string& dir);
+
+// Processes that still write new results files of DIR after the program's own process
+// ended: children it left running (its process record names this host and a pid that
+// still runs, not as a zombie).
+struct Writers {
+  size_t running = 0;           // distinct processes
+  std::set<std::string> files;  // their files, still growing
+};
+// How long a launcher waits for them before it sums up: long enough for children that
+// finish soon after the program, short enough that a daemon it started does not hold
+// the launcher (and the program's exit status) up.
+inline constexpr std::chrono::milliseconds kWritersWait{3000};
+// Waits up to `limit` (0: only looks) for the writers of DIR's new files to end.
+Writers wait_for_writers(const std::string& dir, const std::set<std::string>& before,
+                         std::chrono::milliseconds limit);
+
 struct RunSummary {
   size_t files = 0;
+  // Counted as causal-report counts them: a process per file that can be read (an exec'd
+  // image writes a file of its own), except a GPU hooks' file, which belongs to the
+  // sampler's file of the same process.
   size_t processes = 0;
+  size_t still_running = 0;  // Writers::running: what they have not written yet is not here
   uint64_t samples = 0;
   uint64_t threads = 0;
   // GPU hooks' files (--gpu): what they recorded, and the trace windows (--gpu-duty).
@@ -26,8 +52,10 @@ struct RunSummary {
   std::vector<std::string> problems;  // files that could not be read fully
 };
 
-std::set<std::string> results_files_in(const std::string& dir);
-RunSummary summarize_new_results(const std::string& dir, const std::set<std::string>& before);
+// The new files of DIR. A file still being written (in `writers`) may end in a chunk
+// not written yet: that is not reported as a problem.
+RunSummary summarize_new_results(const std::string& dir, const std::set<std::string>& before,
+                                 const Writers& writers = {});
 void print_run_summary(FILE* out, const char* tool, const std::string& dir, const RunSummary& s);
 
 }  // namespace cprof::launch

@@ -167,7 +167,10 @@ static int run(int argc, char** argv) {
   command[0] = program;
   const auto result = cprof::launch::run_child(command, child_env, kTool);
   if (!quiet) {
-    const auto summary = cprof::launch::summarize_new_results(results_dir, before);
+    // Children the program left running still write: wait a little for them.
+    const auto writers =
+        cprof::launch::wait_for_writers(results_dir, before, cprof::launch::kWritersWait);
+    const auto summary = cprof::launch::summarize_new_results(results_dir, before, writers);
     cprof::launch::print_run_summary(stderr, kTool, results_dir, summary);
   }
   cprof::launch::exit_like(result);

@@ -307,6 +307,46 @@ TEST(CausalRun, BinaryScopeSelectsCodeInALibrary) {
   EXPECT_EQ(json.find("\"location\": \"main\""), std::string::npos);  // MAIN not in scope
 }
 
+// The program forks two children that do the work and returns at once: the experiments
+// are theirs, and the end-of-run line counts them (it waits for the children to finish
+// writing) instead of saying that none finished.
+TEST(CausalRun, ExperimentsOfChildrenThatOutliveTheProgramAreCounted) {
+  const std::string a = "serial.cpp:" + std::to_string(line_of("serial.cpp", "LINE_A"));
+  const auto r = causal_run("forks", "--line " + a + " --fixed-speedup 50 --seed 2",
+                            kPrograms + "/causal_serial_forks 2000");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(r.output.find("no experiment finished"), std::string::npos) << r.output;
+  std::smatch m;
+  ASSERT_TRUE(
+      std::regex_search(r.output, m, std::regex("causal-run: ([0-9]+) experiments? on 1 location")))
+      << r.output;
+  const std::string json = report_json(r.dir);
+  std::smatch all;
+  ASSERT_TRUE(std::regex_search(json, all, std::regex("\"experiments\": ([0-9]+),"))) << json;
+  // All of them, unless the children outlasted the launcher's wait on a busy machine
+  // (then it says so, and counted what they had written).
+  if (r.output.find("still running when this summary was made") == std::string::npos) {
+    EXPECT_EQ(m[1].str(), all[1].str()) << r.output;
+  } else {
+    EXPECT_LE(std::stoul(m[1].str()), std::stoul(all[1].str())) << r.output;
+  }
+}
+
+// One experiment, one run, one location: said in the singular by causal-run and by the
+// report.
+TEST(CausalRun, OneExperimentIsSaidInTheSingular) {
+  const std::string a = "serial.cpp:" + std::to_string(line_of("serial.cpp", "LINE_A"));
+  const auto r = causal_run("singular", "--end-to-end -n 1 --line " + a,
+                            kPrograms + "/causal_serial_no_progress 500");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("causal-run: 1 experiment on 1 location;"), std::string::npos)
+      << r.output;
+  std::string text;
+  ASSERT_EQ(run_command(kReport + " " + r.dir, text), 0) << text;
+  EXPECT_NE(text.find("Causal profile: 1 experiment (1 end-to-end run)"), std::string::npos)
+      << text;
+}
+
 // include/causal/progress.h compiled as C, four threads racing to one call site's first
 // visit: every visit counted, and (built with ThreadSanitizer where the compiler has it)
 // no data race between the lookup's stores and the other threads' loads.

@@ -2,8 +2,11 @@
 // line B one, then one progress point. Speeding A up by s saves 2/3 s of the time per
 // iteration, B 1/3 s: at s = 50%, about 33% and 17%. Built also without the progress
 // point (CPROF_NO_PROGRESS) and without debug information, for the error tests, and with
-// the loop in a thread that blocks every signal (CPROF_MASKED_THREAD), as xz's workers do.
+// the loop in a thread that blocks every signal (CPROF_MASKED_THREAD), as xz's workers do,
+// and with the loop in two forked children that outlive the program (CPROF_FORK_CHILDREN).
 //   serial [ITERATIONS]
+#include <unistd.h>
+
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
@@ -41,6 +44,15 @@ uint64_t loop(long iterations) {
 
 int main(int argc, char** argv) {
   const long iterations = argc > 1 ? std::atol(argv[1]) : 4000;
+#ifdef CPROF_FORK_CHILDREN
+  for (int child = 0; child < 2; ++child) {
+    if (fork() == 0) {
+      std::printf("%llu\n", static_cast<unsigned long long>(loop(iterations) & 0xff));
+      return 0;
+    }
+  }
+  return 0;  // at once: the children do the work
+#endif
 #ifdef CPROF_MASKED_THREAD
   sigset_t all;
   sigfillset(&all);
