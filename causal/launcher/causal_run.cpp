@@ -121,6 +121,9 @@ int resolve_only(const std::string& program, const cprof::causal::Selection& sel
   return 0;
 }
 
+// The name of the progress point that --progress SPEC counts.
+std::string breakpoint_point_name(const std::string& spec) { return spec + " (breakpoint)"; }
+
 std::string write_locations_file(const std::vector<cprof::causal::LocationLine>& locations) {
   char path[] = "/tmp/causal-run-locations-XXXXXX";
   const int fd = mkstemp(path);
@@ -218,7 +221,9 @@ int run(int argc, char** argv) {
   for (const auto& spec : o.progress) {
     uint64_t address = 0;
     if (std::string err = resolver.breakpoint_address(spec, address); !err.empty()) fail(1, err);
-    breakpoints += fmt::format("{}\t{:x}\n", spec, address);
+    // Not the spec alone: a CAUSAL_PROGRESS on that line is named FILE:LINE too, and
+    // points of one name are one point (their visits would add up).
+    breakpoints += fmt::format("{}\t{:x}\n", breakpoint_point_name(spec), address);
   }
   const std::string locations_file = write_locations_file(locations);
 

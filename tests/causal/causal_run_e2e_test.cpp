@@ -347,6 +347,29 @@ TEST(CausalRun, OneExperimentIsSaidInTheSingular) {
       << text;
 }
 
+// --progress on the line of a CAUSAL_PROGRESS (named after its __FILE__:__LINE__, here the
+// absolute path): two points, each with its own name and count, not one with both.
+TEST(CausalRun, BreakpointPointOnTheLineOfAProgressPointKeepsItsOwnName) {
+  const std::string a = "serial.cpp:" + std::to_string(line_of("serial.cpp", "LINE_A"));
+  const std::string point =
+      kSources + "/serial.cpp:" + std::to_string(line_of("serial.cpp", "CAUSAL_PROGRESS;"));
+  const auto r = causal_run("breakpoint-same-line",
+                            "--line " + a + " --progress " + point + " --fixed-speedup 50 --seed 4",
+                            kPrograms + "/causal_serial 8000");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const std::string json = report_json(r.dir);
+  const std::string points = json.substr(json.find("\"progress_points\""));
+  EXPECT_NE(
+      points.find("{\"name\": \"" + point + "\", \"kind\": \"throughput\", \"source\": \"api\""),
+      std::string::npos)
+      << points;
+  EXPECT_NE(points.find("{\"name\": \"" + point +
+                        " (breakpoint)\", \"kind\": \"throughput\", "
+                        "\"source\": \"breakpoint\""),
+            std::string::npos)
+      << points;
+}
+
 // include/causal/progress.h compiled as C, four threads racing to one call site's first
 // visit: every visit counted, and (built with ThreadSanitizer where the compiler has it)
 // no data race between the lookup's stores and the other threads' loads.
