@@ -124,6 +124,26 @@ int resolve_only(const std::string& program, const cprof::causal::Selection& sel
 // The name of the progress point that --progress SPEC counts.
 std::string breakpoint_point_name(const std::string& spec) { return spec + " (breakpoint)"; }
 
+// PROGRAM starts with "#!INTERPRETER". Its selection cannot be resolved before it runs:
+// where that is needed it is an error; otherwise the images it execs resolve it.
+void check_script(const std::string& program, const std::string& interpreter, const Options& o) {
+  const char* needs = o.end_to_end          ? "--end-to-end runs no experiments in exec'd images"
+                      : !o.progress.empty() ? "--progress needs the line's address before it starts"
+                                            : nullptr;
+  if (needs != nullptr) {
+    fail(1, fmt::format("{} is a script (#!{}): {}; name the ELF executable instead: the "
+                        "program the script runs, or the interpreter with the script as its "
+                        "argument ({} {})",
+                        program, interpreter, needs, interpreter, program));
+  }
+  if (!o.quiet) {
+    fmt::print(stderr,
+               "{}: {} is a script (#!{}): each program it runs resolves the selection for "
+               "itself when it starts (a selection it does not have is said in a warning)\n",
+               kTool, program, interpreter);
+  }
+}
+
 std::string write_locations_file(const std::vector<cprof::causal::LocationLine>& locations) {
   char path[] = "/tmp/causal-run-locations-XXXXXX";
   const int fd = mkstemp(path);
@@ -207,23 +227,30 @@ int run(int argc, char** argv) {
     speedups = *parsed;
   }
 
-  // What to speed up, as ELF addresses of the executable.
-  cprof::causal::LocationResolver resolver(program, o.selection);
-  if (std::string err = resolver.check_debug_info(); !err.empty()) fail(1, err);
-  std::vector<cprof::causal::LocationLine> locations;
-  std::vector<std::string> notes;
+  // What to speed up, as ELF addresses of the executable. A script has none: the images
+  // it execs resolve the selection for themselves, as any exec'd program does
+  // (exec_resolve.h), except where it is needed before the program starts.
   const bool automatic = o.selection.automatic();
-  if (std::string err = resolver.resolve(locations, notes); !err.empty()) fail(1, err);
-  if (!o.quiet) {
-    for (const auto& n : notes) fmt::print(stderr, "{}: {}\n", kTool, n);
-  }
+  std::vector<cprof::causal::LocationLine> locations;
   std::string breakpoints;
-  for (const auto& spec : o.progress) {
-    uint64_t address = 0;
-    if (std::string err = resolver.breakpoint_address(spec, address); !err.empty()) fail(1, err);
-    // Not the spec alone: a CAUSAL_PROGRESS on that line is named FILE:LINE too, and
-    // points of one name are one point (their visits would add up).
-    breakpoints += fmt::format("{}\t{:x}\n", breakpoint_point_name(spec), address);
+  if (const std::string interpreter = cprof::launch::script_interpreter(program);
+      !interpreter.empty()) {
+    check_script(program, interpreter, o);
+  } else {
+    cprof::causal::LocationResolver resolver(program, o.selection);
+    if (std::string err = resolver.check_debug_info(); !err.empty()) fail(1, err);
+    std::vector<std::string> notes;
+    if (std::string err = resolver.resolve(locations, notes); !err.empty()) fail(1, err);
+    if (!o.quiet) {
+      for (const auto& n : notes) fmt::print(stderr, "{}: {}\n", kTool, n);
+    }
+    for (const auto& spec : o.progress) {
+      uint64_t address = 0;
+      if (std::string err = resolver.breakpoint_address(spec, address); !err.empty()) fail(1, err);
+      // Not the spec alone: a CAUSAL_PROGRESS on that line is named FILE:LINE too, and
+      // points of one name are one point (their visits would add up).
+      breakpoints += fmt::format("{}\t{:x}\n", breakpoint_point_name(spec), address);
+    }
   }
   const std::string locations_file = write_locations_file(locations);
 

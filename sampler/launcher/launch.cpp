@@ -95,6 +95,16 @@ std::string check_program(const std::string& program, std::string& resolved) {
   return {};
 }
 
+std::string script_interpreter(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string line;
+  if (!std::getline(in, line) || line.rfind("#!", 0) != 0) return {};
+  // The kernel's rule: leading blanks skipped, the interpreter ends at a blank.
+  const size_t start = line.find_first_not_of(" \t", 2);
+  if (start == std::string::npos) return {};
+  return line.substr(start, line.find_first_of(" \t\r", start) - start);
+}
+
 std::string prepare_results_dir(const std::string& dir, std::string& absolute) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);

@@ -14,6 +14,10 @@ namespace cprof::launch {
 // Returns "" and sets `resolved`, or one line saying what is wrong.
 std::string check_program(const std::string& program, std::string& resolved);
 
+// The interpreter line of a script: "/bin/sh" for a file that starts with "#!/bin/sh",
+// "" for anything else (an ELF file, or a file the kernel does not run as a script).
+std::string script_interpreter(const std::string& path);
+
 // Creates DIR (and parents) and checks it is writable. Returns "" or one line.
 std::string prepare_results_dir(const std::string& dir, std::string& absolute);
 

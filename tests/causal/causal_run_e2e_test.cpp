@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <regex>
@@ -368,6 +370,47 @@ TEST(CausalRun, BreakpointPointOnTheLineOfAProgressPointKeepsItsOwnName) {
                         "\"source\": \"breakpoint\""),
             std::string::npos)
       << points;
+}
+
+// A script (#!/bin/sh) that execs the program: the selection is resolved in the image it
+// execs, as for any exec'd program, and its experiments run there.
+std::string script_for(const std::string& name, const std::string& program) {
+  std::string path = fresh_directory(name) + "/run.sh";
+  std::ofstream(path) << "#!/bin/sh\nexec " << program << " \"$@\"\n";
+  std::filesystem::permissions(path, std::filesystem::perms::owner_all);
+  return path;
+}
+
+TEST(CausalRun, ScriptRunsTheExperimentsInTheProgramItExecs) {
+  const std::string a = "serial.cpp:" + std::to_string(line_of("serial.cpp", "LINE_A"));
+  const std::string script = script_for("script-prog", kPrograms + "/causal_serial");
+  const auto r =
+      causal_run("script", "--line " + a + " --fixed-speedup 50 --seed 1", script + " 8000");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(r.output.find("not a valid ELF"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("is a script (#!/bin/sh)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("experiments on 1 location"), std::string::npos) << r.output;
+  const std::string json = report_json(r.dir);
+  EXPECT_NE(json.find("\"location\": \"" + a + "\""), std::string::npos)
+      << json.substr(json.find("\"causal\""));
+}
+
+// Where the selection must be resolved before the program starts (end to end: exec'd
+// images run no experiments; --progress: the breakpoint's address), a script is one
+// clear line saying what to run instead.
+TEST(CausalRunErrors, ScriptWhereTheSelectionIsNeededAtLaunch) {
+  const std::string a = "serial.cpp:" + std::to_string(line_of("serial.cpp", "LINE_A"));
+  const std::string script = script_for("script-err", kPrograms + "/causal_serial");
+  for (const std::string& options :
+       {"--end-to-end --line " + a, "--line " + a + " --progress serial.cpp:" +
+                                        std::to_string(line_of("serial.cpp", "LINE_B"))}) {
+    const auto r = causal_run("script-err-run", options, script + " 10");
+    EXPECT_EQ(r.status, 1) << options << "\n" << r.output;
+    EXPECT_EQ(r.output.rfind("causal-run: " + script + " is a script (#!/bin/sh)", 0), 0u)
+        << r.output;
+    EXPECT_NE(r.output.find("name the ELF executable"), std::string::npos) << r.output;
+    EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+  }
 }
 
 // include/causal/progress.h compiled as C, four threads racing to one call site's first
