@@ -298,12 +298,14 @@ int run(int argc, char** argv) {
   o.command[0] = program;
   cprof::launch::ChildResult result;
   // End-to-end: run r is one experiment; even runs are the baselines, odd runs draw a
-  // speedup (the fixed one, or from the list with the seeded generator).
+  // speedup (the fixed one, or from the list with the seeded generator). The runtime
+  // picks the location from the run's seed, and the two runs of a pair share one: each
+  // location the runs reach gets a baseline of its own next to its sped-up run.
   cprof::causal::Rng rng(o.seed);
   const unsigned runs = o.end_to_end ? o.runs : 1;
   for (unsigned r = 0; r < runs; ++r) {
     cprof::launch::ChildEnvironment run_env = child_env;
-    run_env.set.emplace_back(cenv::kSeed, std::to_string(o.seed + r));
+    run_env.set.emplace_back(cenv::kSeed, std::to_string(o.seed + r / 2));
     if (o.end_to_end) {
       double speedup = 0;
       if (r % 2 == 1) {

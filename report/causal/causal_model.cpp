@@ -5,11 +5,72 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <tuple>
 
 #include "causal/progress.h"
 #include "report/load/process_profile.h"
 
 namespace cprof::report {
+
+namespace {
+
+// The (location, progress point) pairs of the experiments that have no curve in
+// `curves`, with the reason, keyed as predict_all keys them (end to end: point "").
+// A progress point that none of a location's experiments saw is not one of them.
+std::vector<NoPrediction> locations_without_curve(
+    const std::vector<format::ExperimentRecord>& progress,
+    const std::vector<format::ExperimentRecord>& end_to_end,
+    const std::vector<causal::LocationPrediction>& curves) {
+  struct Seen {
+    size_t baselines = 0;  // 0% experiments
+    size_t sped_up = 0;    // the others
+    bool visited = false;  // some visit, arrival or departure
+    bool baseline_visited = false;
+  };
+  std::map<std::pair<std::string, std::string>, Seen> seen;
+  for (const auto& r : progress) {
+    for (const auto& d : r.progress) {
+      auto& s = seen[{r.location, d.name}];
+      const bool visited = d.visits + d.begin + d.end > 0;
+      (r.speedup == 0 ? s.baselines : s.sped_up) += 1;
+      s.visited |= visited;
+      s.baseline_visited |= visited && r.speedup == 0;
+    }
+  }
+  size_t end_to_end_baselines = 0;
+  for (const auto& r : end_to_end) {
+    auto& s = seen[{r.location, ""}];
+    (r.speedup == 0 ? s.baselines : s.sped_up) += 1;
+    s.visited = s.baseline_visited = true;
+    end_to_end_baselines += r.speedup == 0;
+  }
+  std::vector<NoPrediction> out;
+  for (const auto& entry : seen) {
+    const auto& key = entry.first;  // not a structured binding: clang < 16 cannot capture one
+    const Seen& s = entry.second;
+    const bool has_curve = std::any_of(curves.begin(), curves.end(), [&key](const auto& c) {
+      return c.location == key.first && c.progress_point == key.second;
+    });
+    if (has_curve || !s.visited) continue;
+    const bool whole_run = key.second.empty();
+    const char* what = whole_run ? "runs" : "experiments";
+    std::string reason;
+    if (s.sped_up == 0) {
+      reason = fmt::format("only baseline (0%) {}, none sped it up", what);
+    } else if (whole_run ? end_to_end_baselines == 0 : s.baselines == 0) {
+      reason = whole_run ? "no baseline (0%) run to compare with"
+                         : "no baseline (0%) experiment of its own to compare with";
+    } else if (!s.baseline_visited) {
+      reason = "its baseline (0%) experiments never reached this progress point";
+    } else {
+      reason = "its sped-up experiments never reached this progress point";
+    }
+    out.push_back(NoPrediction{key.first, key.second, std::move(reason)});
+  }
+  return out;
+}
+
+}  // namespace
 
 CausalModel build_causal_model(const std::vector<ProcessProfile>& processes,
                                const SymbolizedProfiles* symbols) {
@@ -33,9 +94,25 @@ CausalModel build_causal_model(const std::vector<ProcessProfile>& processes,
   m.end_to_end_runs = static_cast<size_t>(std::count_if(all.begin(), all.end(), [](const auto& e) {
     return e.mode == format::ExperimentMode::end_to_end;
   }));
+  // End to end a 0% run is the baseline of every location (the same unmodified program);
+  // with progress points a location's own 0% experiments are (Coz's choice).
+  std::vector<format::ExperimentRecord> end_to_end, progress;
+  for (auto& e : all) {
+    (e.mode == format::ExperimentMode::end_to_end ? end_to_end : progress).push_back(std::move(e));
+  }
   causal::PredictionOptions options;
+  causal::PredictionOptions pooled = options;
+  pooled.pooled_baseline = true;
+  auto curves = causal::predict_all(progress, options);
+  for (auto& c : causal::predict_all(end_to_end, pooled)) curves.push_back(std::move(c));
+  std::sort(curves.begin(), curves.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.location, a.progress_point) < std::tie(b.location, b.progress_point);
+  });
+  std::erase_if(curves, [](const auto& c) { return best_point(c) == nullptr; });
+  m.without_prediction = locations_without_curve(progress, end_to_end, curves);
+
   const auto phases = estimate_phase_corrections(processes, symbols);
-  for (auto& p : causal::predict_all(all, options)) {
+  for (auto& p : curves) {
     CausalCurve c{std::move(p), {}};
     if (c.progress_point.empty()) {
       c.phase.note = "end to end: whole-run time needs no phase correction";

@@ -44,12 +44,21 @@ struct CausalCurve : causal::LocationPrediction {
   bool shows_correction() const { return phase.estimated && phase.fraction < 0.95; }
 };
 
+// A location (with a progress point; "" end to end) that experiments ran on but that has
+// no curve, and why: said in the report rather than left out.
+struct NoPrediction {
+  std::string location;
+  std::string progress_point;
+  std::string reason;  // "only baseline (0%) runs, none sped it up", ...
+};
+
 struct CausalModel {
   size_t experiments = 0;
   size_t end_to_end_runs = 0;
   // Ranked by phase-corrected impact (corrected_impact), highest first; ties by location,
-  // then point.
+  // then point. Every curve has a point at a non-zero speedup.
   std::vector<CausalCurve> predictions;
+  std::vector<NoPrediction> without_prediction;              // by location, then point
   std::vector<format::ProgressPointRecord> progress_points;  // distinct by name
   std::vector<CausalRegion> regions;
 
@@ -57,7 +66,9 @@ struct CausalModel {
 };
 
 // `symbols` (the profiles' symbolization) lets the phase correction find each location in
-// the samples; without it every curve keeps fraction 1 and says why.
+// the samples; without it every curve keeps fraction 1 and says why. End-to-end runs
+// share their baselines: a 0% run inserts no delay, so it is the same unmodified program
+// whichever location it was drawn for (docs/causal.md, "Predictions").
 CausalModel build_causal_model(const std::vector<ProcessProfile>& processes,
                                const SymbolizedProfiles* symbols = nullptr);
 

@@ -63,6 +63,17 @@ void json_causal(JsonWriter& j, const Report& r) {
     j.end_object();
   }
   j.end_array();
+  j.key("without_prediction").begin_array();
+  for (const auto& n : m.without_prediction) {
+    j.begin_object(true).field("location", n.location);
+    if (n.progress_point.empty()) {
+      j.key("progress_point").null();
+    } else {
+      j.field("progress_point", n.progress_point);
+    }
+    j.field("reason", n.reason).end_object();
+  }
+  j.end_array();
   j.key("progress_points").begin_array();
   for (const auto& pp : m.progress_points) {
     j.begin_object(true)
@@ -95,9 +106,8 @@ void text_causal(std::string& out, const Report& r) {
   auto o = std::back_inserter(out);
   if (m.experiments > 0) {
     fmt::format_to(o, "\nCausal profile: {}", plural(m.experiments, "experiment"));
-    if (m.end_to_end_runs > 0) {
+    if (m.end_to_end_runs > 0)
       fmt::format_to(o, " ({})", plural(m.end_to_end_runs, "end-to-end run"));
-    }
     fmt::format_to(o, "\n");
     if (m.predictions.empty()) {
       fmt::format_to(o, "  no prediction: no location has both baseline (0%) and sped-up "
@@ -111,10 +121,7 @@ void text_causal(std::string& out, const Report& r) {
       for (const auto& p : m.predictions) {
         const auto* best = best_point(p);
         const std::string point = p.progress_point.empty() ? "(end to end)" : p.progress_point;
-        if (best == nullptr) {
-          fmt::format_to(o, "  {:<32} {:<24} {:>9} {:>16}\n", p.location, point, "-", "-");
-          continue;
-        }
+        if (best == nullptr) continue;  // not in predictions (without_prediction says why)
         // The table shows what the verdict says: the corrected value where it differs.
         const double shown =
             p.shows_correction() ? p.corrected(best->program_speedup) : best->program_speedup;
@@ -128,6 +135,10 @@ void text_causal(std::string& out, const Report& r) {
         }
       }
       for (const auto& v : verdicts) fmt::format_to(o, "  {}\n", v);
+    }
+    for (const auto& n : m.without_prediction) {
+      fmt::format_to(o, "  no prediction for {} ({}): {}\n", n.location,
+                     n.progress_point.empty() ? "end to end" : n.progress_point, n.reason);
     }
   }
   if (!m.regions.empty()) {

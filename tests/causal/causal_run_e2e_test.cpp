@@ -349,6 +349,24 @@ TEST(CausalRun, OneExperimentIsSaidInTheSingular) {
       << text;
 }
 
+// End to end with two locations: the runs go in pairs, a baseline and a sped-up run of
+// the same location, so each location gets both, and every one has a curve.
+TEST(CausalRun, EndToEndGivesEveryLocationABaselineAndASpeedup) {
+  const std::string a = "serial.cpp:" + std::to_string(line_of("serial.cpp", "LINE_A"));
+  const std::string b = "serial.cpp:" + std::to_string(line_of("serial.cpp", "LINE_B"));
+  const auto r = causal_run(
+      "end-to-end-two", "--end-to-end -n 4 --line " + a + " --line " + b + " --fixed-speedup 50",
+      kPrograms + "/causal_serial_no_progress 1500");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("4 experiments on 2 locations"), std::string::npos) << r.output;
+  const std::string json = report_json(r.dir);
+  EXPECT_TRUE(predicted(json, a, "0.5").has_value()) << json.substr(json.find("\"causal\""));
+  EXPECT_TRUE(predicted(json, b, "0.5").has_value()) << json.substr(json.find("\"causal\""));
+  std::string text;
+  ASSERT_EQ(run_command(kReport + " " + r.dir, text), 0) << text;
+  EXPECT_EQ(text.find("no prediction for"), std::string::npos) << text;
+}
+
 // --progress on the line of a CAUSAL_PROGRESS (named after its __FILE__:__LINE__, here the
 // absolute path): two points, each with its own name and count, not one with both.
 TEST(CausalRun, BreakpointPointOnTheLineOfAProgressPointKeepsItsOwnName) {

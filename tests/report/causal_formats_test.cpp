@@ -70,6 +70,63 @@ TEST(CausalFormats, EvidenceBelowTheMinimumIsSaid) {
   EXPECT_NEAR(causal_impact(p), 0.1, 1e-12);
 }
 
+// End to end a 0% run inserts no delay: it is the same unmodified program whichever
+// location it was drawn for, so it is the baseline of every location. Run 1 was a
+// baseline drawn for complex_add, run 2 sped x_add up by 50%: x_add has a curve from run
+// 1, and complex_add (baselines only) and lonely.cpp:3 (a progress-point experiment with
+// no baseline of its own) are named with the reason, not dropped or left as "- -".
+TEST(CausalFormats, EndToEndBaselinesAreSharedAndLocationsWithoutACurveAreSaid) {
+  TempDir dir;
+  {
+    testing::ProcessWriter w(dir.path() / "app.host.1.cprof", 1);
+    const auto run = [](const char* location, double speedup, uint64_t wall, uint64_t delay) {
+      return format::ExperimentRecord{.time_ns = 1'100'000'000,
+                                      .location = location,
+                                      .speedup = speedup,
+                                      .duration_ns = wall,
+                                      .delay_ns = delay,
+                                      .period_ns = 1'000'000,
+                                      .mode = format::ExperimentMode::end_to_end};
+    };
+    w.add(run("complex_add", 0, 10'000'000'000, 0));
+    w.add(run("x_add", 0.5, 9'000'000'000, 1'000'000'000));  // 8 s effective: 20% faster
+    format::ExperimentRecord lonely{.time_ns = 1'200'000'000,
+                                    .location = "lonely.cpp:3",
+                                    .speedup = 0.25,
+                                    .duration_ns = 500'000'000,
+                                    .period_ns = 1'000'000};
+    lonely.progress.push_back({.name = "ops", .visits = 40});
+    w.add(lonely);
+    w.close();
+  }
+  testing::FakeSymbols symbols;
+  const Report r = build_report(load_results(find_results_files(dir.path()), {}), symbols, {});
+  ASSERT_EQ(r.causal.predictions.size(), 1u);
+  EXPECT_EQ(r.causal.predictions[0].location, "x_add");
+  const auto* best = best_point(r.causal.predictions[0]);
+  ASSERT_NE(best, nullptr);
+  EXPECT_NEAR(best->program_speedup, 0.2, 1e-9);
+  const std::string text = render_text(r, {});
+  EXPECT_NE(text.find("speeding up x_add by 50% would speed up the program by about 20%"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  no prediction for complex_add (end to end): only baseline (0%) runs, "
+                      "none sped it up"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  no prediction for lonely.cpp:3 (ops): no baseline (0%) experiment of "
+                      "its own to compare with"),
+            std::string::npos)
+      << text;
+  ASSERT_NE(text.find("Causal profile"), std::string::npos) << text;
+  EXPECT_EQ(text.find(" - ", text.find("Causal profile")), std::string::npos) << text;
+  const std::string json = render_json(r, {});
+  EXPECT_NE(json.find("{\"location\": \"complex_add\", \"progress_point\": null, \"reason\": "
+                      "\"only baseline (0%) runs, none sped it up\"}"),
+            std::string::npos)
+      << json;
+}
+
 TEST(CausalFormats, PlotSvgHasBandCurvePointsAndAxes) {
   TempDir dir;
   const Report r = testing::causal_report(dir.path());
