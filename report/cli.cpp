@@ -108,12 +108,22 @@ int run_causal_report(int argc, char** argv) {
 
   LoadResult loaded = load_results(files, {.progress = !quiet && ::isatty(STDERR_FILENO),
                                            .keep_timeline = format == "chrome"});
+  if (loaded.processes.empty()) {
+    // Nothing to report: one error giving the first file's reason, the others' warned.
+    if (!quiet) {
+      for (const auto& w : loaded.warnings) {
+        if (w != loaded.first_failure) std::cerr << "causal-report: warning: " << w << '\n';
+      }
+    }
+    if (files.size() == 1 && files[0].path == dir) return fail(kBadInput, loaded.first_failure);
+    return fail(kBadInput,
+                files.size() == 1
+                    ? dir + ": its one results file could not be read: " + loaded.first_failure
+                    : dir + ": none of its " + std::to_string(files.size()) +
+                          " results files could be read (first: " + loaded.first_failure + ")");
+  }
   if (!quiet) {
     for (const auto& w : loaded.warnings) std::cerr << "causal-report: warning: " << w << '\n';
-  }
-  if (loaded.processes.empty()) {
-    return fail(kBadInput, dir + ": none of its " + std::to_string(files.size()) +
-                               " results files could be read");
   }
 
   const auto source =

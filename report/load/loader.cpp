@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <iterator>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
@@ -18,11 +19,25 @@
 namespace cprof::report {
 namespace fs = std::filesystem;
 
+namespace {
+
+// A file named like a results file (results-format.md: `....cprof`, the GPU companion
+// `....gpu.cprof` too) is one, readable or not: an empty or damaged one is reported when
+// it is loaded, never skipped in silence. Files named otherwise count by their header.
+bool named_like_results_file(const fs::path& path) { return path.extension() == ".cprof"; }
+
+bool is_results_file(const fs::path& path, InputKind kind) {
+  return kind != InputKind::results || named_like_results_file(path) ||
+         format::looks_like_results_file(path);
+}
+
+}  // namespace
+
 std::vector<ResultsFile> find_results_files(const fs::path& dir, int max_depth) {
   std::error_code ec;
   if (fs::is_regular_file(dir, ec)) {  // one file named on the command line
     const InputKind kind = input_kind_of(dir);
-    if (kind == InputKind::results && !format::looks_like_results_file(dir)) {
+    if (!is_results_file(dir, kind)) {
       throw std::runtime_error(dir.string() + ": not a results, Coz, TSV or JSON-lines file");
     }
     return {ResultsFile{.path = dir, .run = "", .bytes = fs::file_size(dir, ec), .kind = kind}};
@@ -42,7 +57,7 @@ std::vector<ResultsFile> find_results_files(const fs::path& dir, int max_depth) 
     }
     if (!it->is_regular_file(ec)) continue;
     const InputKind kind = input_kind_of(it->path());
-    if (kind == InputKind::results && !format::looks_like_results_file(it->path())) continue;
+    if (!is_results_file(it->path(), kind)) continue;
     ResultsFile f;
     f.path = it->path();
     f.kind = kind;
@@ -226,18 +241,66 @@ class Builder {
   GpuActivityBuilder gpu_{p_.gpu};
 };
 
+const char* text_input_label(InputKind kind) {
+  switch (kind) {
+    case InputKind::coz:
+      return "Coz";
+    case InputKind::tsv:
+      return "TSV";
+    default:
+      return "JSON-lines";
+  }
+}
+
+// Why a text input gave no record at all: its bad lines were warnings, but a file none of
+// whose lines could be used is one failure, not an empty process that counts as read.
+std::string nothing_readable(const ResultsFile& file, const std::vector<std::string>& bad_lines) {
+  const std::string name = file.path.string();
+  const std::string label = text_input_label(file.kind);
+  if (bad_lines.empty()) return name + ": no " + label + " records in it";
+  // The line warnings read "FILE:LINE: what"; the first is quoted without its file.
+  const std::string& first = bad_lines.front();
+  const std::string where =
+      first.starts_with(name + ":") ? "line " + first.substr(name.size() + 1) : first;
+  const std::string lines =
+      bad_lines.size() == 1
+          ? "its one line could not be read"
+          : "none of its " + std::to_string(bad_lines.size()) + " lines could be read";
+  return name + ": not a " + label + (file.kind == InputKind::coz ? " profile" : " file") + ": " +
+         lines + " (" + where + ")";
+}
+
 }  // namespace
 
 ProcessProfile load_process_file(const ResultsFile& file, std::vector<std::string>& warnings,
                                  bool keep_timeline) {
+  std::error_code ec;
+  if (fs::file_size(file.path, ec) == 0 && !ec) {
+    // ResultsWriter::open creates the file and writes its header at once: an empty one is
+    // from a process that ended (or a disk that filled) in between.
+    throw format::FormatError(file.path.string() +
+                              (file.kind == InputKind::results
+                                   ? ": empty: the process may have ended before writing"
+                                   : ": empty"));
+  }
   ProcessProfile p;
   p.file = file.path;
   p.run = file.run;
   p.file_bytes = file.bytes;
   Builder builder(p, keep_timeline);
   if (file.kind != InputKind::results) {
-    read_text_input(file.path, file.kind, [&](format::Record&& r) { builder(std::move(r)); },
-                    warnings);
+    std::vector<std::string> bad_lines;
+    uint64_t records = 0;
+    read_text_input(
+        file.path, file.kind,
+        [&](format::Record&& r) {
+          ++records;
+          builder(std::move(r));
+        },
+        bad_lines);
+    if (records == 0) throw format::FormatError(nothing_readable(file, bad_lines));
+    warnings.insert(warnings.end(), std::make_move_iterator(bad_lines.begin()),
+                    std::make_move_iterator(bad_lines.end()));
     builder.finish();
     // Text inputs may leave out the process row: the file stands for one process.
     if (!p.has_process_record) {
@@ -306,7 +369,11 @@ LoadResult load_results(const std::vector<ResultsFile>& files, const LoadOptions
     if (slot.profile) {
       result.processes.push_back(std::move(*slot.profile));
     } else {
-      ++result.files_failed;
+      // A file that failed left one warning, its reason (load_process_file keeps a text
+      // input's line warnings only when the file loads).
+      if (result.files_failed++ == 0 && !result.warnings.empty()) {
+        result.first_failure = result.warnings.back();
+      }
     }
   }
   merge_gpu_companions(result.processes);  // a .gpu.cprof file is its sampler's process

@@ -178,10 +178,70 @@ TEST(CausalReport, AllFilesUnreadableExitsTwo) {
       << std::string("CPROFRES\x63\x00\x00\x00\x00\x00\x00\x00", 16);
   const auto r = run(dir.path().string());
   EXPECT_EQ(r.status, 2) << r.err;
-  EXPECT_NE(r.err.find("warning: " + (dir.path() / "x.cprof").string() + ": results format version 99"),
-            std::string::npos)
+  EXPECT_EQ(r.err.rfind("causal-report: " + dir.path().string() +
+                            ": its one results file could not be read: " +
+                            (dir.path() / "x.cprof").string() + ": results format version 99",
+                        0),
+            0u)
       << r.err;
-  EXPECT_NE(r.err.find("none of its 1 results files could be read"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
+// Regression: a directory of only an unreadable *.cprof said "no results files in this
+// directory"; an empty or garbage one beside good files was skipped without a word.
+TEST(CausalReport, OnlyAGarbageCprofIsOneErrorSayingWhy) {
+  TempDir dir;
+  const auto file = dir.path() / "x.cprof";
+  std::ofstream(file) << "garbage\n";
+  const auto r = run(dir.path().string());
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "causal-report: " + dir.path().string() +
+                       ": its one results file could not be read: " + file.string() +
+                       ": not a results file (no CPROFRES header)\n");
+}
+
+TEST(CausalReport, NoReadableCprofIsOneErrorNamingTheCountAndTheFirst) {
+  TempDir dir;
+  std::ofstream(dir.path() / "a.cprof") << "";
+  std::ofstream(dir.path() / "b.cprof") << "garbage\n";
+  const auto r = run(dir.path().string());
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "causal-report: warning: " + (dir.path() / "b.cprof").string() +
+                       ": not a results file (no CPROFRES header)\n"
+                       "causal-report: " +
+                       dir.path().string() +
+                       ": none of its 2 results files could be read (first: " +
+                       (dir.path() / "a.cprof").string() +
+                       ": empty: the process may have ended before writing)\n");
+}
+
+TEST(CausalReport, EmptyCprofNamedDirectlyIsOneErrorSayingWhy) {
+  TempDir dir;
+  const auto file = dir.path() / "x.cprof";
+  std::ofstream(file) << "";
+  const auto r = run(file.string());
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "causal-report: " + file.string() +
+                       ": empty: the process may have ended before writing\n");
+}
+
+TEST(CausalReport, EmptyAndGarbageCprofBesideAGoodOneWarnAndAreCounted) {
+  TempDir dir;
+  write_results(dir.path());
+  const auto empty = dir.path() / "app.host.300.cprof";
+  const auto garbage = dir.path() / "app.host.301.cprof";
+  std::ofstream(empty) << "";
+  std::ofstream(garbage) << "garbage\n";
+  const auto r = run(dir.path().string() + " --symbols none");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err, "causal-report: warning: " + empty.string() +
+                       ": empty: the process may have ended before writing\n"
+                       "causal-report: warning: " +
+                       garbage.string() + ": not a results file (no CPROFRES header)\n");
+  EXPECT_NE(r.out.find("2 warnings while reading (on stderr); 3 of 5 files loaded"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("180 samples"), std::string::npos) << r.out;
 }
 
 TEST(CausalReport, DamagedFileWarnsAndStillReports) {

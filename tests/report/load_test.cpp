@@ -1,6 +1,6 @@
-// Loading a results directory: files found by their header (also in run
+// Loading a results directory: files found by their name or header (also in run
 // subdirectories), samples folded into interned stacks, damage reported with the file
-// and offset while the intact chunks still count, unreadable files skipped.
+// and offset while the intact chunks still count, unreadable files one warning each.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -115,7 +115,7 @@ TEST(Loader, FindsFilesByHeaderAndInRunSubdirectories) {
   { ProcessWriter w(dir.path() / "a.cprof", 1); }
   std::filesystem::create_directories(dir.path() / "run2");
   { ProcessWriter w(dir.path() / "run2" / "named-oddly.dat", 2); }
-  write_text(dir.path() / "notes.cprof", "not a results file");
+  write_text(dir.path() / "notes.dat", "not a results file");
   write_text(dir.path() / "README", "hello");
   const auto files = find_results_files(dir.path());
   ASSERT_EQ(files.size(), 2u);
@@ -123,6 +123,69 @@ TEST(Loader, FindsFilesByHeaderAndInRunSubdirectories) {
   EXPECT_EQ(files[0].run, "");
   EXPECT_EQ(files[1].path.filename(), "named-oddly.dat");
   EXPECT_EQ(files[1].run, "run2");
+}
+
+// Regression: an empty or garbage *.cprof was skipped in silence (its header decided
+// whether it was a results file), so that process's data went missing unsaid. A file
+// named like a results file is one now: each unreadable one is one warning, counted.
+TEST(Loader, EmptyAndGarbageCprofFilesAreCountedWarningsAndTheRestLoads) {
+  TempDir dir;
+  {
+    ProcessWriter w(dir.path() / "app.host.1.cprof", 1);
+    w.sample(1, {0x1000});
+  }
+  write_text(dir.path() / "app.host.2.cprof", "");  // its process died before writing
+  write_text(dir.path() / "app.host.3.cprof", "garbage, not a results file");
+  write_text(dir.path() / "app.host.1.gpu.cprof", "CPRO");  // a GPU companion, cut short
+  write_text(dir.path() / "notes.txt", "unrelated files stay ignored");
+  const auto loaded = load_results(find_results_files(dir.path()));
+  EXPECT_EQ(loaded.files_found, 4u);
+  EXPECT_EQ(loaded.files_failed, 3u);
+  ASSERT_EQ(loaded.processes.size(), 1u);
+  EXPECT_EQ(loaded.processes[0].samples, 1u);
+  const std::string d = dir.path().string() + "/";
+  EXPECT_EQ(loaded.warnings,
+            (std::vector<std::string>{
+                d + "app.host.1.gpu.cprof: not a results file (no CPROFRES header)",
+                d + "app.host.2.cprof: empty: the process may have ended before writing",
+                d + "app.host.3.cprof: not a results file (no CPROFRES header)"}));
+  EXPECT_EQ(loaded.first_failure,
+            d + "app.host.1.gpu.cprof: not a results file (no CPROFRES header)");
+}
+
+// The same for the text inputs: an empty one, or one not a line of which could be used,
+// is one warning and not loaded (never an empty process counted as read).
+TEST(Loader, TextInputWithNothingReadableIsOneWarningNotAnEmptyProcess) {
+  TempDir dir;
+  {
+    ProcessWriter w(dir.path() / "app.host.1.cprof", 1);
+    w.sample(1, {0x1000});
+  }
+  write_text(dir.path() / "empty.tsv", "");
+  write_text(dir.path() / "blank.jsonl", "\n\n");
+  write_text(dir.path() / "profile.coz", "garbage\nmore garbage\n");
+  const auto loaded = load_results(find_results_files(dir.path()));
+  EXPECT_EQ(loaded.files_found, 4u);
+  EXPECT_EQ(loaded.files_failed, 3u);
+  ASSERT_EQ(loaded.processes.size(), 1u);
+  const std::string d = dir.path().string() + "/";
+  EXPECT_EQ(loaded.warnings,
+            (std::vector<std::string>{
+                d + "blank.jsonl: no JSON-lines records in it", d + "empty.tsv: empty",
+                d + "profile.coz: not a Coz profile: none of its 2 lines could be read "
+                    "(line 1: unknown line type 'garbage')"}));
+}
+
+TEST(Loader, EmptyCprofNamedDirectlyIsLoadedToSayWhy) {
+  TempDir dir;
+  const auto file = dir.path() / "app.host.2.cprof";
+  write_text(file, "");
+  const auto files = find_results_files(file);
+  ASSERT_EQ(files.size(), 1u);
+  const auto loaded = load_results(files);
+  EXPECT_EQ(loaded.files_failed, 1u);
+  EXPECT_EQ(loaded.first_failure,
+            file.string() + ": empty: the process may have ended before writing");
 }
 
 TEST(Loader, MissingDirectoryThrowsNamingIt) {
