@@ -189,6 +189,20 @@ void html_causal_section(std::string& out, const CausalModel& m) {
     }
     out += "</figure>\n";
   }
+  // Locations that ran experiments but have no curve are named with the reason, after
+  // the plots, as the text report does.
+  if (!m.without_prediction.empty()) {
+    out += "<ul class=\"note\" id=\"without-prediction\">\n";
+    for (const auto& n : m.without_prediction) {
+      const std::string point =
+          n.progress_point.empty()
+              ? std::string("end to end")
+              : "<span class=\"name\">" + html_escape(n.progress_point) + "</span>";
+      fmt::format_to(o, "<li>no prediction for <span class=\"name\">{}</span> ({}): {}</li>\n",
+                     html_escape(n.location), point, html_escape(n.reason));
+    }
+    out += "</ul>\n";
+  }
   if (!m.regions.empty()) {
     out += "<h2>Timed regions</h2>\n<table id=\"regions\"><tr><th class=\"name\">region</th>"
            "<th>count</th><th>mean ms</th><th>min ms</th><th>max ms</th><th>stddev ms</th></tr>\n";

@@ -2,7 +2,8 @@
 // The causal section of the HTML report: per location and progress point (ranked by
 // impact, as in the text and json reports) an inline SVG plot of predicted program
 // speedup against line speedup with its 95% confidence band, the verdict and the
-// evidence note; then the timed regions. Drawn here, not by a script: the page has none.
+// evidence note; then the locations without a curve, each with the reason; then the
+// timed regions. Drawn here, not by a script: the page has none.
 
 #include <string>
 

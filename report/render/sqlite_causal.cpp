@@ -25,6 +25,7 @@ CREATE TABLE predictions (
   rank INTEGER, location TEXT, progress_point TEXT, impact REAL, speedup REAL,
   program_speedup REAL, ci_low REAL, ci_high REAL, experiments INTEGER, phase_fraction REAL,
   program_speedup_phase_corrected REAL);
+CREATE TABLE causal_without_prediction (location TEXT, progress_point TEXT, reason TEXT);
 )sql";
 
 // NaN (no interval) is NULL, not a number SQL would compare.
@@ -68,6 +69,12 @@ void write_sqlite_causal(Db& db, const Report& r) {
              pt.program_speedup, finite(pt.ci_low), finite(pt.ci_high), pt.experiments,
              p.phase.fraction, p.corrected(pt.program_speedup));
     }
+  }
+  // Experiments ran on these but they have no curve; progress_point "" is end to end, as
+  // in predictions.
+  auto* without = db.prepare("INSERT INTO causal_without_prediction VALUES (?,?,?)");
+  for (const auto& n : r.causal.without_prediction) {
+    db.row(without, n.location, n.progress_point, n.reason);
   }
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // The causal tables of `--format sqlite` (docs/report.md "SQLite schema"): experiments,
 // progress (per experiment per progress point), regions (timed regions merged over
-// processes) and predictions (the curves, ranked by impact).
+// processes), predictions (the curves, ranked by impact) and causal_without_prediction
+// (locations experiments ran on that have no curve, with the reason).
 
 namespace cprof::report {
 

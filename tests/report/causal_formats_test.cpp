@@ -74,7 +74,8 @@ TEST(CausalFormats, EvidenceBelowTheMinimumIsSaid) {
 // location it was drawn for, so it is the baseline of every location. Run 1 was a
 // baseline drawn for complex_add, run 2 sped x_add up by 50%: x_add has a curve from run
 // 1, and complex_add (baselines only) and lonely.cpp:3 (a progress-point experiment with
-// no baseline of its own) are named with the reason, not dropped or left as "- -".
+// no baseline of its own) are named with the reason, not dropped or left as "- -", in
+// text, json, html and sqlite.
 TEST(CausalFormats, EndToEndBaselinesAreSharedAndLocationsWithoutACurveAreSaid) {
   TempDir dir;
   {
@@ -97,6 +98,14 @@ TEST(CausalFormats, EndToEndBaselinesAreSharedAndLocationsWithoutACurveAreSaid) 
                                     .period_ns = 1'000'000};
     lonely.progress.push_back({.name = "ops", .visits = 40});
     w.add(lonely);
+    // A name the HTML must escape, with only a baseline.
+    format::ExperimentRecord pick{.time_ns = 1'300'000'000,
+                                  .location = "pick<a&b>",
+                                  .speedup = 0,
+                                  .duration_ns = 500'000'000,
+                                  .period_ns = 1'000'000};
+    pick.progress.push_back({.name = "ops", .visits = 10});
+    w.add(pick);
     w.close();
   }
   testing::FakeSymbols symbols;
@@ -125,6 +134,28 @@ TEST(CausalFormats, EndToEndBaselinesAreSharedAndLocationsWithoutACurveAreSaid) 
                       "\"only baseline (0%) runs, none sped it up\"}"),
             std::string::npos)
       << json;
+  const std::string html = render_html(r, {});
+  EXPECT_NE(html.find("<ul class=\"note\" id=\"without-prediction\">\n<li>no prediction for "
+                      "<span class=\"name\">complex_add</span> (end to end): only baseline (0%) "
+                      "runs, none sped it up</li>\n"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("<li>no prediction for <span class=\"name\">pick&lt;a&amp;b&gt;</span> "
+                      "(<span class=\"name\">ops</span>): only baseline (0%) experiments, none "
+                      "sped it up</li>"),
+            std::string::npos)
+      << html;
+  EXPECT_LT(html.find("id=\"causal-0\""), html.find("id=\"without-prediction\""));
+  const auto db = dir.path() / "causal.db";
+  ASSERT_EQ(write_sqlite(r, db.string()), "");
+  if (!testing::have_tool("sqlite3")) GTEST_SKIP() << "sqlite3 not installed: database not queried";
+  EXPECT_EQ(run_shell("sqlite3 " + db.string() +
+                      " \"SELECT location, progress_point, reason FROM causal_without_prediction "
+                      "ORDER BY location\" 2>&1")
+                .out,
+            "complex_add||only baseline (0%) runs, none sped it up\n"
+            "lonely.cpp:3|ops|no baseline (0%) experiment of its own to compare with\n"
+            "pick<a&b>|ops|only baseline (0%) experiments, none sped it up\n");
 }
 
 TEST(CausalFormats, PlotSvgHasBandCurvePointsAndAxes) {
