@@ -313,6 +313,13 @@ TEST(CausalRun, BinaryScopeSelectsCodeInALibrary) {
 // are theirs, and the end-of-run line counts them (it waits for the children to finish
 // writing) instead of saying that none finished.
 TEST(CausalRun, ExperimentsOfChildrenThatOutliveTheProgramAreCounted) {
+#if defined(__SANITIZE_ADDRESS__)
+  // The program forks at once, while the parent's runtime threads are starting and
+  // calling malloc. GCC 12's ASan allocator takes no lock across fork (glibc's malloc
+  // does): a child can inherit its lock held and hang in ASan when its own runtime
+  // threads first allocate. Seen here in ASan builds only.
+  GTEST_SKIP() << "ASan's allocator lock is not fork-safe in this toolchain";
+#endif
   const std::string a = "serial.cpp:" + std::to_string(line_of("serial.cpp", "LINE_A"));
   const auto r = causal_run("forks", "--line " + a + " --fixed-speedup 50 --seed 2",
                             kPrograms + "/causal_serial_forks 2000");
