@@ -64,6 +64,18 @@ std::vector<std::string> profiling_environment_for(char* const envp[]) {
 
 using ExecFn = int (*)(const char*, char* const*, char* const*);
 
+// exec through `real` with the mask the program set, so the new image starts with it
+// (signal_mask.h); if exec returns, the sampling signal is open again. errno is exec's.
+int exec_with_program_mask(int signal, ExecFn real, const char* file, char* const argv[],
+                           char* const envp[]) {
+  const bool masked = apply_program_mask_for_exec(signal);
+  const int rc = real(file, argv, envp);
+  const int saved = errno;
+  if (masked) keep_sampling_signal_deliverable(signal, true);
+  errno = saved;
+  return rc;
+}
+
 // One exec through `real` (execve or execvpe): everything buffered is written first, the
 // new image keeps the profiling environment, and sampling resumes if exec fails.
 int exec_profiled(ExecFn real, const char* file, char* const argv[], char* const envp[]) {
@@ -71,12 +83,7 @@ int exec_profiled(ExecFn real, const char* file, char* const argv[], char* const
   if (rt == nullptr) return real(file, argv, envp);
   const int signal = rt->config().signal;
   if (getpid() != rt->pid()) {  // a vfork child: its own mask, but our memory
-    const bool masked = apply_program_mask_for_exec(signal);
-    const int rc = real(file, argv, envp);
-    const int saved = errno;
-    if (masked) keep_sampling_signal_deliverable(signal, true);
-    errno = saved;
-    return rc;
+    return exec_with_program_mask(signal, real, file, argv, envp);
   }
   rt->before_exec();
   auto vars = profiling_environment_for(envp);
@@ -84,11 +91,8 @@ int exec_profiled(ExecFn real, const char* file, char* const argv[], char* const
   env.reserve(vars.size() + 1);
   for (auto& v : vars) env.push_back(v.data());
   env.push_back(nullptr);
-  // The new image starts with the mask the program set (signal_mask.h).
-  const bool masked = apply_program_mask_for_exec(signal);
-  const int rc = real(file, argv, env.data());
+  const int rc = exec_with_program_mask(signal, real, file, argv, env.data());
   const int saved = errno;
-  if (masked) keep_sampling_signal_deliverable(signal, true);
   rt->after_failed_exec();
   errno = saved;
   return rc;
