@@ -27,6 +27,10 @@ constexpr CUpti_ActivityKind kCopyKind = CUPTI_ACTIVITY_KIND_MEMCPY;
 // and activity costs, ~2-4 µs per launch on an H100) takes more than ~5% of the launching
 // thread's time: the tool says so at exit and points at --gpu-duty.
 constexpr double kLaunchBoundCallsPerSecond = 20000;
+// ...and only after this many: a short run's rate is mostly its start-up noise (ten
+// launches in half a millisecond read as 20,000 per second), and a few milliseconds of
+// tracing cost in all is not worth a hint.
+constexpr uint64_t kLaunchBoundMinCalls = 1000;
 
 // The buffer callbacks take no user data; there is one tracer per process.
 CuptiTracer* g_tracer = nullptr;
@@ -261,8 +265,10 @@ void CuptiTracer::stop() {
   {
     std::lock_guard lock(activity_mutex_);
     const double seconds = static_cast<double>(monotonic_ns() - started_ns_) * 1e-9;
-    if (const double rate = static_cast<double>(join_.added()) / seconds;
-        !windows_ && seconds > 0 && rate > kLaunchBoundCallsPerSecond) {
+    const uint64_t calls = join_.added();
+    if (const double rate = static_cast<double>(calls) / seconds;
+        !windows_ && seconds > 0 && calls >= kLaunchBoundMinCalls &&
+        rate > kLaunchBoundCallsPerSecond) {
       file_.add(format::MessageRecord{
           .time_ns = monotonic_ns(),
           .level = format::MessageLevel::info,
