@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
 #include <set>
 
 namespace cprof::causal {
@@ -51,6 +52,42 @@ TEST(LocationTable, FindsTheFirstAddedLocationWhereTheyOverlap) {
   EXPECT_EQ(t.at(fn).name, "f");
   const uint64_t stack[] = {0x900, 0x126, 0x150};
   EXPECT_EQ(t.first_in_stack(stack)->id, line);
+}
+
+// Many overlapping ranges over a small address space: every address belongs to the first
+// location added that holds it, as a byte-by-byte scan says.
+TEST(LocationTable, CarvingMatchesAScanOfEveryAddress) {
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<uint64_t> at(0, 999);
+  std::uniform_int_distribution<uint64_t> length(1, 40);
+  std::uniform_int_distribution<int> count(1, 4);
+  LocationTable t;
+  std::vector<std::vector<AddressRange>> added;
+  for (int id = 0; id < 300; ++id) {
+    std::vector<AddressRange> ranges;
+    for (int k = count(rng); k > 0; --k) {
+      const uint64_t start = at(rng);
+      ranges.push_back(AddressRange{start, start + length(rng)});
+    }
+    added.push_back(ranges);
+    t.add("l" + std::to_string(id), ranges);
+  }
+  t.finish();
+  for (uint64_t a = 0; a < 1100; ++a) {
+    const Location* found = t.find(a);
+    int expected = -1;
+    for (size_t id = 0; id < added.size() && expected < 0; ++id) {
+      for (const auto& r : added[id]) {
+        if (a >= r.start && a < r.end) expected = static_cast<int>(id);
+      }
+    }
+    if (expected < 0) {
+      EXPECT_EQ(found, nullptr) << a;
+    } else {
+      ASSERT_NE(found, nullptr) << a;
+      EXPECT_EQ(found->id, static_cast<uint32_t>(expected)) << a;
+    }
+  }
 }
 
 TEST(RecentLocations, RingKeepsTheLatestIds) {
