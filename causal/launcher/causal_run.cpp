@@ -18,6 +18,7 @@
 
 #include "causal/experiment.h"
 #include "causal/launcher/resolve.h"
+#include "causal/launcher/scope_miss.h"
 #include "causal/rng.h"
 #include "causal/runtime/settings.h"
 #include "common/cli.h"
@@ -82,6 +83,18 @@ ExperimentSummary summarize_experiments(const std::string& dir, const std::set<s
     }
   }
   return s;
+}
+
+// An automatic run with no experiment: "" or why (its samples ran outside the scope).
+std::string scope_miss(const Options& o, const std::string& dir, const std::set<std::string>& before) {
+  if (!o.selection.automatic() || o.end_to_end) return "";
+  std::vector<std::filesystem::path> files;
+  for (const auto& path : cprof::launch::results_files_in(dir)) {
+    if (before.count(path) == 0) files.emplace_back(path);
+  }
+  return cprof::causal::scope_miss_hint(
+      cprof::causal::count_sample_modules(files),
+      cprof::causal::BinaryScope(cprof::causal::split_scope_list(o.selection.binary_scope)));
 }
 
 // This launcher's own path, for the runtime to run it again (--resolve-only).
@@ -342,8 +355,13 @@ int run(int argc, char** argv) {
                  writers.running == 1 ? "it ends" : "they end");
     }
   } else if (seen.experiments == 0) {
-    fmt::print(stderr, "{}: no experiment finished: the program ended before the first one did "
-               "(they last 0.5 s or more); run it longer, or use --end-to-end\n", kTool);
+    const std::string hint = scope_miss(o, results_dir, before);
+    if (!hint.empty()) {
+      fmt::print(stderr, "{}: no experiment started: {}\n", kTool, hint);
+    } else {
+      fmt::print(stderr, "{}: no experiment finished: the program ended before the first one did "
+                 "(they last 0.5 s or more); run it longer, or use --end-to-end\n", kTool);
+    }
   } else if (seen.with_progress == 0) {
     fmt::print(stderr, "{}: no experiment saw a progress point: add CAUSAL_PROGRESS "
                "(include/causal/progress.h) or COZ_PROGRESS where a unit of work ends, or use "

@@ -309,6 +309,23 @@ TEST(CausalRun, BinaryScopeSelectsCodeInALibrary) {
   EXPECT_EQ(json.find("\"location\": \"main\""), std::string::npos);  // MAIN not in scope
 }
 
+// Automatic selection in the default scope when all the work runs in a library, on a
+// thread the library starts (no frame of the program's own code, as in python, whose
+// main tail-calls into libpython): no experiment can start, and the end-of-run line says
+// where the samples ran and which --binary-scope would select there, instead of "the
+// program ended before the first one did".
+TEST(CausalRun, ARunWhoseSamplesAllMissTheScopeSaysWhereTheyRan) {
+  const auto r = causal_run("scope-miss", "--seed 8",
+                            kPrograms + "/causal_lib_user --library-thread 10000");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(r.output.find("ended before the first one did"), std::string::npos) << r.output;
+  const std::regex hint(
+      "causal-run: no experiment started: (9[0-9]|100)% of the samples ran in code that "
+      "--binary-scope MAIN leaves out, (9[0-9]|100)% in [^ ]*/libcausal_work.so: add "
+      "--binary-scope '%libcausal_work.so%' to select code there");
+  EXPECT_TRUE(std::regex_search(r.output, hint)) << r.output;
+}
+
 // The program forks two children that do the work and returns at once: the experiments
 // are theirs, and the end-of-run line counts them (it waits for the children to finish
 // writing) instead of saying that none finished.

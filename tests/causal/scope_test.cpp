@@ -1,5 +1,6 @@
 // --binary-scope and --source-scope patterns (causal/launcher/scope.h).
 #include "causal/launcher/scope.h"
+#include "causal/launcher/scope_miss.h"
 
 #include <gtest/gtest.h>
 
@@ -43,6 +44,27 @@ TEST(Scope, DefaultSourceScopeLeavesOutSystemAndLibraryCode) {
   EXPECT_FALSE(only_src.includes("/app/test/a.cpp"));
   // An explicit pattern may take system headers in.
   EXPECT_TRUE(SourceScope({"/usr/include/%"}).includes("/usr/include/stdio.h"));
+}
+
+// The hint for an automatic run with no experiment: only when most samples ran outside the
+// binary scope, naming the busiest module outside it.
+TEST(ScopeMiss, NamesTheBusiestModuleOutsideTheScope) {
+  SampleModules where;
+  where.samples = 100;
+  where.modules = {{"/opt/py/lib/libpython3.11.so.1.0", 80, false},
+                   {"/usr/lib/libc.so.6", 12, false},
+                   {"/opt/py/bin/python3.11", 3, true}};
+  EXPECT_EQ(scope_miss_hint(where, BinaryScope({})),
+            "92% of the samples ran in code that --binary-scope MAIN leaves out, 80% in "
+            "/opt/py/lib/libpython3.11.so.1.0: add --binary-scope '%libpython3.11.so.1.0%' to "
+            "select code there (it needs debug information)");
+  // With libpython in scope, libc's 12% is not most of the samples: no hint.
+  EXPECT_EQ(scope_miss_hint(where, BinaryScope({"MAIN", "%libpython%"})), "");
+  // A scope without MAIN whose samples ran in the executable points back at it.
+  where.modules = {{"/opt/app", 90, true}};
+  EXPECT_NE(scope_miss_hint(where, BinaryScope({"%libfoo%"})).find("add --binary-scope MAIN"),
+            std::string::npos);
+  EXPECT_EQ(scope_miss_hint(SampleModules{}, BinaryScope({})), "");
 }
 
 }  // namespace

@@ -1,0 +1,109 @@
+#include "causal/launcher/scope_miss.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <map>
+#include <variant>
+
+#include "format/reader.h"
+
+namespace cprof::causal {
+namespace {
+
+struct ModuleRange {
+  uint64_t start = 0;
+  uint64_t end = 0;
+  std::string path;
+};
+
+std::string file_name(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// The profiler's own runtime libraries (libcprof-sample.so, libcprof-causal.so, ...).
+bool is_profiler_module(const std::string& path) {
+  return file_name(path).rfind("libcprof-", 0) == 0;
+}
+
+// Counts one file's samples into `counts` (keyed by path; the flag marks the executable).
+void count_file(const std::filesystem::path& file,
+                std::map<std::pair<std::string, bool>, uint64_t>& counts, uint64_t& total) {
+  std::string executable;
+  bool gpu_hooks = false;
+  std::vector<ModuleRange> modules;
+  std::vector<uint64_t> pcs;
+  format::read_results_file(file, [&](format::Record&& r) {
+    if (const auto* p = std::get_if<format::ProcessRecord>(&r)) {
+      executable = p->executable;
+      gpu_hooks = format::is_gpu_engine(p->engine);
+    } else if (const auto* m = std::get_if<format::ModuleRecord>(&r)) {
+      modules.push_back(ModuleRange{m->start, m->end, m->path});
+    } else if (const auto* s = std::get_if<format::SampleRecord>(&r)) {
+      if (!s->frames.empty()) pcs.push_back(s->frames[0]);
+    }
+  });
+  if (gpu_hooks) return;
+  std::error_code ec;
+  const auto canonical_exe = std::filesystem::weakly_canonical(executable, ec);
+  for (const uint64_t pc : pcs) {
+    ++total;
+    const auto m = std::find_if(modules.begin(), modules.end(),
+                                [&](const ModuleRange& r) { return pc >= r.start && pc < r.end; });
+    if (m == modules.end() || is_profiler_module(m->path)) continue;
+    std::error_code ec2;
+    const bool main = m->path == executable ||
+                      (!ec && std::filesystem::weakly_canonical(m->path, ec2) == canonical_exe);
+    ++counts[{m->path, main}];
+  }
+}
+
+}  // namespace
+
+SampleModules count_sample_modules(const std::vector<std::filesystem::path>& files) {
+  std::map<std::pair<std::string, bool>, uint64_t> counts;
+  SampleModules out;
+  for (const auto& f : files) {
+    try {
+      count_file(f, counts, out.samples);
+    } catch (const std::exception&) {
+      // unreadable: the run summary says so
+    }
+  }
+  for (const auto& [key, n] : counts) {
+    out.modules.push_back(ModuleSamples{key.first, n, key.second});
+  }
+  std::stable_sort(out.modules.begin(), out.modules.end(),
+                   [](const ModuleSamples& a, const ModuleSamples& b) { return a.samples > b.samples; });
+  return out;
+}
+
+std::string scope_miss_hint(const SampleModules& where, const BinaryScope& scope) {
+  if (where.samples == 0) return "";
+  const auto in_scope = [&](const ModuleSamples& m) {
+    return m.main_executable ? scope.includes_main() : scope.includes_library(m.path);
+  };
+  uint64_t outside = 0;
+  const ModuleSamples* busiest = nullptr;
+  for (const auto& m : where.modules) {
+    if (in_scope(m)) continue;
+    outside += m.samples;
+    if (busiest == nullptr) busiest = &m;  // most samples first
+  }
+  if (busiest == nullptr || outside * 2 <= where.samples) return "";
+  const auto percent = [&](uint64_t n) {
+    return 100.0 * static_cast<double>(n) / static_cast<double>(where.samples);
+  };
+  const std::string name = file_name(busiest->path);
+  const std::string option =
+      busiest->main_executable ? "--binary-scope MAIN" : fmt::format("--binary-scope '%{}%'", name);
+  return fmt::format(
+      "{:.0f}% of the samples ran in code that --binary-scope {} leaves out, {:.0f}% in {}: "
+      "add {} to select code there (it needs debug information)",
+      percent(outside), fmt::join(scope.patterns(), ","), percent(busiest->samples),
+      busiest->path, option);
+}
+
+}  // namespace cprof::causal
