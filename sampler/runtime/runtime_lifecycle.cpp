@@ -18,12 +18,16 @@
 namespace cprof::sampler {
 
 void Runtime::before_fork() {
-  // Hold the locks across fork so the child never inherits them mid-operation.
+  // Hold the locks across fork so the child never inherits them mid-operation. The
+  // module table's last: it is a leaf, and the writer may hold it for a few ms while it
+  // parses an unwind table on demand.
   io_mutex_.lock();
   threads_.mutex().lock();
+  modules_.lock_for_fork();
 }
 
 void Runtime::after_fork_in_parent() {
+  modules_.unlock_after_fork();
   threads_.mutex().unlock();
   io_mutex_.unlock();
 }
@@ -32,6 +36,7 @@ void Runtime::after_fork_in_child() {
   // Only the forking thread exists here. Its perf_event fd and counters belong to the
   // parent's thread, and timers are not inherited at all.
   threads_.keep_only_current_after_fork();
+  modules_.unlock_after_fork();
   threads_.mutex().unlock();
   io_mutex_.unlock();
   // The writer's wake-up lock and condition variable are copied in whatever state the

@@ -129,6 +129,11 @@ class ModuleTable {
   const ModuleSnapshot* snapshot() const noexcept {
     return current_.load(std::memory_order_acquire);
   }
+  // Held across fork (the runtime's atfork handlers): a child must not inherit the lock
+  // held by a thread it does not have (the writer parsing a table, a dlopen refreshing),
+  // nor a table half parsed. The lock is a leaf: its holders take no other lock.
+  void lock_for_fork() { writer_mutex_.lock(); }
+  void unlock_after_fork() { writer_mutex_.unlock(); }
   // Shorthand for snapshot()->find(pc). Async-signal-safe.
   const Module* find(uint64_t pc) const noexcept { return snapshot()->find(pc); }
   // For the writer thread: the modules of the current snapshot (valid until destruction;

@@ -134,6 +134,16 @@ TEST(SampleRun, ForkChainEndsAndEveryProcessWritesItsFile) {
   EXPECT_EQ(run.processes.size(), 101u);
 }
 
+// Children forked while the writer parses unwind tables on demand (a fresh image each
+// round) all end: none inherits the module table's lock held by its parent's writer.
+// Before the lock was held across fork, two to eleven children of 54 hung in every run.
+TEST(SampleRun, ChildrenForkedWhileTablesAreParsedEnd) {
+  const SampledRun run = sample("fork-parsing", "-f 1000", kPrograms + "/fork_while_parsing 6");
+  ASSERT_EQ(run.status, 0) << run.output;
+  EXPECT_NE(run.output.find("every round's children ended"), std::string::npos) << run.output;
+  EXPECT_GT(run.processes.size(), 6u * 20u);  // six images and their children
+}
+
 // libpfm4 is loaded into the program only when events are named: its tables cost every
 // process start ~40,000 relocations (pfm_api.h).
 TEST(SampleRun, LibpfmIsLoadedOnlyForEvents) {
