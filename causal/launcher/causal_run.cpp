@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "causal/experiment.h"
+#include "causal/launcher/no_debug_info.h"
 #include "causal/launcher/resolve.h"
 #include "causal/launcher/scope_miss.h"
 #include "causal/rng.h"
@@ -340,7 +341,8 @@ int run(int argc, char** argv) {
   const auto writers = cprof::launch::wait_for_writers(
       results_dir, before, o.quiet ? std::chrono::milliseconds(0) : cprof::launch::kWritersWait);
   if (!o.quiet) {
-    const auto summary = cprof::launch::summarize_new_results(results_dir, before, writers);
+    auto summary = cprof::launch::summarize_new_results(results_dir, before, writers);
+    cprof::causal::group_no_debug_info_warnings(summary.warnings);
     cprof::launch::print_run_summary(stderr, kTool, results_dir, summary);
   }
   const ExperimentSummary seen = summarize_experiments(results_dir, before);

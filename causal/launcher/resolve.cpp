@@ -5,6 +5,8 @@
 #include <map>
 #include <set>
 
+#include "causal/launcher/no_debug_info.h"
+
 namespace cprof::causal {
 namespace {
 
@@ -96,7 +98,7 @@ std::string LocationResolver::check_debug_info() {
   // A lookup of a file no program has tells apart "no such file" from "no DWARF at all".
   auto r = symbolizer_.ranges_for_line({executable_, ""}, "cprof-no-such-file.none", 1);
   if (!r.ok() && r.error().message.find("no DWARF line information") != std::string::npos) {
-    return executable_ + " has no debug information: rebuild it with -g (e.g. -O2 -g)";
+    return no_debug_info_error(executable_);
   }
   if (!r.ok() && r.error().message.find("no source file matches") == std::string::npos) {
     return r.error().message;

@@ -7,6 +7,7 @@
 #include <map>
 #include <variant>
 
+#include "causal/runtime/settings.h"
 #include "format/reader.h"
 
 namespace cprof::causal {
@@ -28,11 +29,13 @@ bool is_profiler_module(const std::string& path) {
   return file_name(path).rfind("libcprof-", 0) == 0;
 }
 
-// Counts one file's samples into `counts` (keyed by path; the flag marks the executable).
+// Counts one file's samples into `where` and `counts` (keyed by path and whether it is
+// the executable).
 void count_file(const std::filesystem::path& file,
-                std::map<std::pair<std::string, bool>, uint64_t>& counts, uint64_t& total) {
+                std::map<std::pair<std::string, bool>, uint64_t>& counts, SampleModules& where) {
   std::string executable;
   bool gpu_hooks = false;
+  bool none_in_scope = false;
   std::vector<ModuleRange> modules;
   std::vector<uint64_t> pcs;
   format::read_results_file(file, [&](format::Record&& r) {
@@ -43,13 +46,16 @@ void count_file(const std::filesystem::path& file,
       modules.push_back(ModuleRange{m->start, m->end, m->path});
     } else if (const auto* s = std::get_if<format::SampleRecord>(&r)) {
       if (!s->frames.empty()) pcs.push_back(s->frames[0]);
+    } else if (const auto* msg = std::get_if<format::MessageRecord>(&r)) {
+      none_in_scope |= msg->text.rfind(kNoSampleInScopeMessage, 0) == 0;
     }
   });
   if (gpu_hooks) return;
+  where.processes_without_scope_samples += none_in_scope ? 1 : 0;
   std::error_code ec;
   const auto canonical_exe = std::filesystem::weakly_canonical(executable, ec);
   for (const uint64_t pc : pcs) {
-    ++total;
+    ++where.samples;
     const auto m = std::find_if(modules.begin(), modules.end(),
                                 [&](const ModuleRange& r) { return pc >= r.start && pc < r.end; });
     if (m == modules.end() || is_profiler_module(m->path)) continue;
@@ -67,7 +73,7 @@ SampleModules count_sample_modules(const std::vector<std::filesystem::path>& fil
   SampleModules out;
   for (const auto& f : files) {
     try {
-      count_file(f, counts, out.samples);
+      count_file(f, counts, out);
     } catch (const std::exception&) {
       // unreadable: the run summary says so
     }
@@ -81,29 +87,24 @@ SampleModules count_sample_modules(const std::vector<std::filesystem::path>& fil
 }
 
 std::string scope_miss_hint(const SampleModules& where, const BinaryScope& scope) {
-  if (where.samples == 0) return "";
-  const auto in_scope = [&](const ModuleSamples& m) {
-    return m.main_executable ? scope.includes_main() : scope.includes_library(m.path);
-  };
-  uint64_t outside = 0;
-  const ModuleSamples* busiest = nullptr;
-  for (const auto& m : where.modules) {
-    if (in_scope(m)) continue;
-    outside += m.samples;
-    if (busiest == nullptr) busiest = &m;  // most samples first
+  if (where.processes_without_scope_samples == 0 || where.samples == 0) return "";
+  const std::string scope_text = fmt::format("--binary-scope {}", fmt::join(scope.patterns(), ","));
+  const auto outside = std::find_if(where.modules.begin(), where.modules.end(), [&](const ModuleSamples& m) {
+    return m.main_executable ? !scope.includes_main() : !scope.includes_library(m.path);
+  });
+  if (outside == where.modules.end()) {
+    return fmt::format("no sample had a frame in the code it may select ({}, and --source-scope): "
+                       "see causal-report for where they ran",
+                       scope_text);
   }
-  if (busiest == nullptr || outside * 2 <= where.samples) return "";
-  const auto percent = [&](uint64_t n) {
-    return 100.0 * static_cast<double>(n) / static_cast<double>(where.samples);
-  };
-  const std::string name = file_name(busiest->path);
-  const std::string option =
-      busiest->main_executable ? "--binary-scope MAIN" : fmt::format("--binary-scope '%{}%'", name);
+  const double share = 100.0 * static_cast<double>(outside->samples) / static_cast<double>(where.samples);
+  const std::string option = outside->main_executable
+                                 ? "--binary-scope MAIN"
+                                 : fmt::format("--binary-scope '%{}%'", file_name(outside->path));
   return fmt::format(
-      "{:.0f}% of the samples ran in code that --binary-scope {} leaves out, {:.0f}% in {}: "
-      "add {} to select code there (it needs debug information)",
-      percent(outside), fmt::join(scope.patterns(), ","), percent(busiest->samples),
-      busiest->path, option);
+      "no sample had a frame in the code it may select ({}); {:.0f}% of them ran in {}: add {} "
+      "to select code there (it needs debug information)",
+      scope_text, share, outside->path, option);
 }
 
 }  // namespace cprof::causal

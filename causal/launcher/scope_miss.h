@@ -1,8 +1,9 @@
 #pragma once
 // Why an automatic causal-run started no experiment although the program ran: its
 // samples ran outside the code --binary-scope lets it select (a Python program's time is
-// in libpython, not in the python executable). Counts where the new results files'
-// samples ran (the module holding each interrupted PC) and words the hint.
+// in libpython, and python's main tail-calls into it, so no frame of the executable is on
+// any stack). The runtime says when no sample had a frame in scope; this counts the new
+// results files' samples by the module holding their PC, and words the hint.
 
 #include <cstdint>
 #include <filesystem>
@@ -20,17 +21,21 @@ struct ModuleSamples {
 };
 
 struct SampleModules {
-  uint64_t samples = 0;                // all samples, in a module or not
-  std::vector<ModuleSamples> modules;  // most samples first
+  uint64_t samples = 0;
+  std::vector<ModuleSamples> modules;  // by the module of the sample's PC, most first
+  // Processes whose runtime said none of their samples had a frame in a location it may
+  // select (kNoSampleInScopeMessage), and those that ran experiments in automatic mode.
+  size_t processes_without_scope_samples = 0;
 };
 
 // Counts the samples of these results files by the module their PC lies in. Files that
-// cannot be read are skipped (the run summary names them); the profiler's own runtime is
-// not counted as a module of the program.
+// cannot be read are skipped (the run summary names them); a PC in the profiler's own
+// runtime counts under no module.
 SampleModules count_sample_modules(const std::vector<std::filesystem::path>& files);
 
-// "" unless most samples ran in modules the scope leaves out; else one line naming the
-// busiest of them with its share and the --binary-scope option that would include it.
+// "" unless some process said no sample was in scope; else one line saying so, with the
+// busiest module outside the binary scope, its share and the --binary-scope option that
+// would include it.
 std::string scope_miss_hint(const SampleModules& where, const BinaryScope& scope);
 
 }  // namespace cprof::causal

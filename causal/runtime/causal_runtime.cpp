@@ -277,6 +277,7 @@ void CausalRuntime::controller_loop() {
     // Inline futex calls trap during experiments only (syscall_dispatch.h).
     dispatch::set_trapping(true, plan->speedup > 0);
     controller->begin(*plan);
+    if (plan->warmup_ns == 0) cpu_wait_.begin();  // measuring starts here
     // The warm-up (ExperimentConfig::warmup_share): delays as usual, nothing measured.
     uint64_t warmed = 0;
     while (warmed < plan->warmup_ns && !stop_requested_.load(std::memory_order_acquire)) {
@@ -285,6 +286,7 @@ void CausalRuntime::controller_loop() {
     if (plan->warmup_ns > 0) {
       if (breakpoints_) breakpoints_->sync();
       controller->start_measuring();
+      cpu_wait_.begin();
     }
     uint64_t waited = 0;
     while (waited < plan->duration_ns && !stop_requested_.load(std::memory_order_acquire)) {
@@ -297,6 +299,7 @@ void CausalRuntime::controller_loop() {
     // An experiment cut short by the exit (in its warm-up or later) is dropped: the
     // program was winding down, not making progress as usual.
     if (stop_requested_.load(std::memory_order_acquire)) break;
+    cpu_wait_.end();
     queue(std::move(record));
     sleeper.sleep_ns(controller->config().cooloff_ns);
   }
@@ -307,6 +310,18 @@ void CausalRuntime::stop() {
     stop_requested_.store(true, std::memory_order_release);
     join_thread(controller_thread_, nullptr);
     controller_running_ = false;
+  }
+  // Enough samples to tell (50 ms of CPU time at the default rate), none in scope.
+  if (settings_.automatic && !end_to_end_ && experiments_enabled_ && controller() != nullptr &&
+      samples_seen_.load(std::memory_order_relaxed) >= 50 && recent_.noted() == 0) {
+    queue_message(format::MessageLevel::info,
+                  std::string(kNoSampleInScopeMessage) + " (" + std::to_string(table_.size()) +
+                      (table_.size() == 1 ? " location)" : " locations)"));
+  }
+  if (std::string busy = cpu_wait_warning(cpu_wait_.run_ns(), cpu_wait_.wait_ns(),
+                                          settings_.cpu_wait_warn_share);
+      !busy.empty()) {
+    queue_message(format::MessageLevel::warning, std::move(busy));
   }
   if (ExperimentController* controller = this->controller();
       end_to_end_ && controller != nullptr && controller->running()) {
@@ -430,6 +445,7 @@ void CausalRuntime::hook_on_sample(sampler::ThreadState& ts, const uint64_t* fra
   auto* t = static_cast<CausalThread*>(ts.extension);
   ExperimentController* controller = rt != nullptr ? rt->controller() : nullptr;
   if (t == nullptr || controller == nullptr) return;
+  rt->samples_seen_.fetch_add(1, std::memory_order_relaxed);
   const SampleStep step{rt->delays_, controller->selected(),
                         rt->settings_.automatic ? &rt->table_ : nullptr, &rt->recent_,
                         runtime_code(), system_code()};

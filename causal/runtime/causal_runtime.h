@@ -24,6 +24,7 @@
 #include "causal/location.h"
 #include "causal/progress.h"
 #include "causal/region_spans.h"
+#include "causal/runtime/cpu_wait.h"
 #include "causal/runtime/settings.h"
 #include "format/records.h"
 
@@ -136,6 +137,8 @@ class CausalRuntime {
   pthread_t controller_thread_{};
   bool controller_running_ = false;
   std::atomic<bool> stop_requested_{false};
+  std::atomic<uint64_t> samples_seen_{0};  // by the hook, with a controller (signal-safe)
+  CpuWaitTally cpu_wait_;  // over the experiments' windows (controller thread; read after the join)
 
   struct Queue {
     std::mutex mutex;

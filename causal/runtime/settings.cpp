@@ -80,6 +80,13 @@ CausalSettings causal_settings_from_environment(std::vector<std::string>& proble
     }
   }
   if (auto p = real(env::kEndToEndSpeedup, problems)) s.end_to_end_speedup = *p / 100.0;
+  if (auto p = real(env::kCpuWaitWarnPercent, problems)) {
+    if (*p >= 0 && *p <= 100) {
+      s.cpu_wait_warn_share = *p / 100.0;
+    } else {
+      problems.push_back(std::string(env::kCpuWaitWarnPercent) + " must be a percentage; ignored");
+    }
+  }
   if (const char* v = get(env::kBreakpoints)) {
     std::string_view text(v);
     while (!text.empty()) {

@@ -38,7 +38,16 @@ inline constexpr const char* kWarmupShare = "CPROF_CAUSAL_WARMUP_SHARE";
 inline constexpr const char* kEndToEndSpeedup = "CPROF_CAUSAL_END_TO_END_SPEEDUP";
 // Hardware-breakpoint progress points: "NAME<TAB>HEXADDR" separated by newlines.
 inline constexpr const char* kBreakpoints = "CPROF_CAUSAL_BREAKPOINTS";
+// Percentage of their ready time the threads waited for a CPU from which the run warns
+// that the predictions come out small (cpu_wait.h); 0 always says the share.
+inline constexpr const char* kCpuWaitWarnPercent = "CPROF_CAUSAL_CPU_WAIT_WARN";
 }  // namespace env
+
+// The info message an automatic run's process leaves when none of its samples had a frame
+// in a location it may select (so it could start no experiment); causal-run looks for it
+// to say why there was none.
+inline constexpr const char* kNoSampleInScopeMessage =
+    "automatic selection: no sample had a frame in the code it may select";
 
 struct CausalSettings {
   std::string locations_file;
@@ -48,6 +57,7 @@ struct CausalSettings {
   bool automatic = false;
   ExperimentConfig experiments;
   std::optional<double> end_to_end_speedup;  // a fraction
+  double cpu_wait_warn_share = 0.2;
   struct Breakpoint {
     std::string name;
     uint64_t address = 0;  // ELF address in the executable

@@ -12,6 +12,7 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include "tests/support/results_loader.h"
 
@@ -107,6 +108,28 @@ TEST(CausalRun, ThreadThatBlocksEverySignalIsStillProfiled) {
   ASSERT_TRUE(sa.has_value()) << json.substr(json.find("\"causal\""));
   EXPECT_GT(*sa, 0.12);  // 2/3 * 50% = 33% on an idle machine
   EXPECT_LT(*sa, 0.45);
+}
+
+// More busy threads than CPUs: the program's wall time grows while its virtual speedups
+// do not, and the run says the predictions come out small (causal/runtime/cpu_wait.h).
+TEST(CausalRun, OversubscribedCpusAreSaid) {
+  if (!std::filesystem::exists("/proc/self/schedstat")) GTEST_SKIP() << "no schedstat";
+  const std::string a = "serial.cpp:" + std::to_string(line_of("serial.cpp", "LINE_A"));
+  const std::string dir = fresh_directory("oversubscribed");
+  const unsigned hogs = std::max(1u, std::thread::hardware_concurrency()) + 1;
+  std::string output;
+  const int status = run_command(
+      "(h=''; for i in $(seq " + std::to_string(hogs) +
+          "); do timeout 20 sh -c 'while :; do :; done' >/dev/null 2>&1 & h=\"$h $!\"; done; " +
+          kEnv + kRun + " -o " + dir + " --line " + a + " --fixed-speedup 50 --seed 1 -- " +
+          kPrograms + "/causal_serial 6000; s=$?; kill $h; exit $s)",
+      output);
+  ASSERT_EQ(status, 0) << output;
+  EXPECT_NE(output.find("experiments on 1 location"), std::string::npos) << output;
+  EXPECT_NE(output.find("causal-run: warning: the program's threads waited for a CPU during "
+                        "the experiments"),
+            std::string::npos)
+      << output;
 }
 
 TEST(CausalRun, CozProgressPointsCountUnchanged) {
@@ -320,8 +343,8 @@ TEST(CausalRun, ARunWhoseSamplesAllMissTheScopeSaysWhereTheyRan) {
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_EQ(r.output.find("ended before the first one did"), std::string::npos) << r.output;
   const std::regex hint(
-      "causal-run: no experiment started: (9[0-9]|100)% of the samples ran in code that "
-      "--binary-scope MAIN leaves out, (9[0-9]|100)% in [^ ]*/libcausal_work.so: add "
+      "causal-run: no experiment started: no sample had a frame in the code it may select "
+      "\\(--binary-scope MAIN\\); (9[0-9]|100)% of them ran in [^ ]*/libcausal_work.so: add "
       "--binary-scope '%libcausal_work.so%' to select code there");
   EXPECT_TRUE(std::regex_search(r.output, hint)) << r.output;
 }
@@ -435,6 +458,27 @@ TEST(CausalRun, ScriptRunsTheExperimentsInTheProgramItExecs) {
   const std::string json = report_json(r.dir);
   EXPECT_NE(json.find("\"location\": \"" + a + "\""), std::string::npos)
       << json.substr(json.find("\"causal\""));
+}
+
+// A script's helpers (the shell, basename, dirname: Debian's, without debug information)
+// each leave a "no experiments" warning; the summary names them on one line.
+TEST(CausalRun, HelpersWithoutDebugInformationShareOneWarning) {
+  const std::string a = "serial.cpp:" + std::to_string(line_of("serial.cpp", "LINE_A"));
+  const std::string path = fresh_directory("script-helpers") + "/run.sh";
+  std::ofstream(path) << "#!/bin/sh\nbasename /a/b >/dev/null\ndirname /a/b >/dev/null\nexec "
+                      << kPrograms << "/causal_serial \"$@\"\n";
+  std::filesystem::permissions(path, std::filesystem::perms::owner_all);
+  const auto r = causal_run("script-helpers-run", "--line " + a + " --seed 1", path + " 3000");
+  ASSERT_EQ(r.status, 0) << r.output;
+  std::smatch line;
+  ASSERT_TRUE(std::regex_search(
+      r.output, line,
+      std::regex("causal-run: warning: no experiments in 3 programs it ran that have no debug "
+                 "information \\(rebuild one with -g to experiment in it\\): ([^\n]*)")))
+      << r.output;
+  EXPECT_NE(line[1].str().find("basename"), std::string::npos) << line[1];
+  EXPECT_NE(line[1].str().find("dirname"), std::string::npos) << line[1];
+  EXPECT_EQ(r.output.find("has no debug information: rebuild it"), std::string::npos) << r.output;
 }
 
 // Where the selection must be resolved before the program starts (end to end: exec'd

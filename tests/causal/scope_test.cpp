@@ -46,24 +46,28 @@ TEST(Scope, DefaultSourceScopeLeavesOutSystemAndLibraryCode) {
   EXPECT_TRUE(SourceScope({"/usr/include/%"}).includes("/usr/include/stdio.h"));
 }
 
-// The hint for an automatic run with no experiment: only when most samples ran outside the
-// binary scope, naming the busiest module outside it.
+// The hint for an automatic run with no experiment: only when a process said none of its
+// samples had a frame in scope, naming the busiest module outside the binary scope.
 TEST(ScopeMiss, NamesTheBusiestModuleOutsideTheScope) {
   SampleModules where;
   where.samples = 100;
-  where.modules = {{"/opt/py/lib/libpython3.11.so.1.0", 80, false},
-                   {"/usr/lib/libc.so.6", 12, false},
-                   {"/opt/py/bin/python3.11", 3, true}};
+  where.modules = {{"/opt/py/bin/python3.11", 90, true},
+                   {"/opt/py/lib/libpython3.11.so.1.0", 8, false},
+                   {"/usr/lib/libc.so.6", 2, false}};
+  EXPECT_EQ(scope_miss_hint(where, BinaryScope({})), "");  // no process said so
+  where.processes_without_scope_samples = 1;
   EXPECT_EQ(scope_miss_hint(where, BinaryScope({})),
-            "92% of the samples ran in code that --binary-scope MAIN leaves out, 80% in "
-            "/opt/py/lib/libpython3.11.so.1.0: add --binary-scope '%libpython3.11.so.1.0%' to "
-            "select code there (it needs debug information)");
-  // With libpython in scope, libc's 12% is not most of the samples: no hint.
-  EXPECT_EQ(scope_miss_hint(where, BinaryScope({"MAIN", "%libpython%"})), "");
+            "no sample had a frame in the code it may select (--binary-scope MAIN); 8% of them "
+            "ran in /opt/py/lib/libpython3.11.so.1.0: add --binary-scope "
+            "'%libpython3.11.so.1.0%' to select code there (it needs debug information)");
   // A scope without MAIN whose samples ran in the executable points back at it.
-  where.modules = {{"/opt/app", 90, true}};
-  EXPECT_NE(scope_miss_hint(where, BinaryScope({"%libfoo%"})).find("add --binary-scope MAIN"),
+  EXPECT_NE(scope_miss_hint(where, BinaryScope({"%libpython%"})).find("90% of them ran in "
+                                                                      "/opt/py/bin/python3.11: "
+                                                                      "add --binary-scope MAIN"),
             std::string::npos);
+  // Every module in scope: the source scope left the code out.
+  where.modules.resize(1);
+  EXPECT_NE(scope_miss_hint(where, BinaryScope({})).find("and --source-scope"), std::string::npos);
   EXPECT_EQ(scope_miss_hint(SampleModules{}, BinaryScope({})), "");
 }
 

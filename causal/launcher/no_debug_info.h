@@ -1,0 +1,18 @@
+#pragma once
+// Programs without debug information: the error line the resolver gives for one, and the
+// launcher's folding of the runtime's warnings for several (a script's helpers, bash,
+// basename, env, each exec'd with the runtime, give one each).
+
+#include <string>
+#include <vector>
+
+namespace cprof::causal {
+
+// "P has no debug information: rebuild it with -g (e.g. -O2 -g)".
+std::string no_debug_info_error(const std::string& program);
+
+// Folds the warnings "no experiments in P: " + no_debug_info_error(P) into one line naming
+// every such P, in the place of the first, when there are two or more.
+void group_no_debug_info_warnings(std::vector<std::string>& warnings);
+
+}  // namespace cprof::causal

@@ -1,0 +1,80 @@
+#include "causal/runtime/cpu_wait.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+namespace cprof::causal {
+namespace {
+
+// "RUN_NS WAIT_NS TIMESLICES" of one thread.
+std::optional<CpuTimes> read_schedstat(const char* tid) {
+  char path[300];  // "/proc/self/task/" and a directory entry name
+  std::snprintf(path, sizeof(path), "/proc/self/task/%s/schedstat", tid);
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  char text[128];
+  const ssize_t n = ::read(fd, text, sizeof(text) - 1);
+  ::close(fd);
+  if (n <= 0) return std::nullopt;
+  text[n] = '\0';
+  unsigned long long run = 0;
+  unsigned long long wait = 0;
+  if (std::sscanf(text, "%llu %llu", &run, &wait) != 2) return std::nullopt;
+  return CpuTimes{run, wait};
+}
+
+}  // namespace
+
+std::optional<std::map<pid_t, CpuTimes>> read_thread_cpu_times() {
+  DIR* dir = ::opendir("/proc/self/task");
+  if (dir == nullptr) return std::nullopt;
+  std::map<pid_t, CpuTimes> out;
+  bool any_unreadable = false;
+  while (const dirent* e = ::readdir(dir)) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    if (auto t = read_schedstat(e->d_name)) {
+      out[static_cast<pid_t>(std::atoi(e->d_name))] = *t;
+    } else {
+      any_unreadable = true;  // no schedstat at all, or a thread that just ended
+    }
+  }
+  ::closedir(dir);
+  if (out.empty() && any_unreadable) return std::nullopt;
+  return out;
+}
+
+void CpuWaitTally::begin() { start_ = read_thread_cpu_times(); }
+
+void CpuWaitTally::end() {
+  const auto now = read_thread_cpu_times();
+  if (start_ && now) {
+    for (const auto& [tid, t] : *now) {
+      const auto before = start_->find(tid);
+      const CpuTimes base = before != start_->end() ? before->second : CpuTimes{};
+      if (t.run_ns >= base.run_ns) run_ns_ += t.run_ns - base.run_ns;
+      if (t.wait_ns >= base.wait_ns) wait_ns_ += t.wait_ns - base.wait_ns;
+    }
+  }
+  start_.reset();
+}
+
+std::string cpu_wait_warning(uint64_t run_ns, uint64_t wait_ns, double warn_share) {
+  if (run_ns + wait_ns == 0) return "";
+  const double share = static_cast<double>(wait_ns) / static_cast<double>(run_ns + wait_ns);
+  if (share < warn_share) return "";
+  char text[512];
+  std::snprintf(text, sizeof(text),
+                "the program's threads waited for a CPU during the experiments, %.0f%% of the "
+                "time they were ready to run (other jobs, or more busy threads than CPUs): the "
+                "wall time grows while the virtual speedups do not, so the predictions come "
+                "out smaller than on an idle machine, and vary more",
+                std::round(share * 100));
+  return text;
+}
+
+}  // namespace cprof::causal

@@ -1,0 +1,52 @@
+#pragma once
+// How long the program's threads waited for a CPU during the experiments. A virtual
+// speedup is counted in CPU time (samples of CPU time owe delays) while progress is timed
+// on the wall clock: when the threads wait in the run queue (other jobs, or more busy
+// threads than CPUs), the wall time grows and the virtual speedups do not, so the
+// predictions shrink (Coz's too). The kernel's per-thread scheduler statistics
+// (/proc/self/task/TID/schedstat: time run, time waited on a run queue) measure it; the
+// runtime sums them over the experiments' measured windows and warns when the waits were
+// a large share.
+//
+// Normal context only (the controller thread and exit).
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+namespace cprof::causal {
+
+struct CpuTimes {
+  uint64_t run_ns = 0;   // on a CPU
+  uint64_t wait_ns = 0;  // runnable, waiting on a run queue
+};
+
+// Per thread of this process; nullopt where the kernel keeps no schedstat
+// (CONFIG_SCHED_INFO off) or /proc cannot be read.
+std::optional<std::map<pid_t, CpuTimes>> read_thread_cpu_times();
+
+// The run and wait times of this process's threads over the measured windows: a thread
+// there at both ends counts its difference, a thread born in between all of its times (a
+// thread that ended in between is not seen).
+class CpuWaitTally {
+ public:
+  void begin();  // at a window's start
+  void end();    // when it is over; a window without both readings is not counted
+
+  uint64_t run_ns() const { return run_ns_; }
+  uint64_t wait_ns() const { return wait_ns_; }
+
+ private:
+  std::optional<std::map<pid_t, CpuTimes>> start_;
+  uint64_t run_ns_ = 0;
+  uint64_t wait_ns_ = 0;
+};
+
+// "" with nothing measured, or when the waits were less than `warn_share` of the ready
+// time (run + wait); else the warning, with the share.
+std::string cpu_wait_warning(uint64_t run_ns, uint64_t wait_ns, double warn_share);
+
+}  // namespace cprof::causal

@@ -1,0 +1,63 @@
+// How long the program's threads waited for a CPU during the experiments
+// (causal/runtime/cpu_wait.h).
+#include "causal/runtime/cpu_wait.h"
+
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <filesystem>
+#include <thread>
+
+namespace cprof::causal {
+namespace {
+
+TEST(CpuWait, WarnsFromTheShareOfTheReadyTimeAsked) {
+  EXPECT_EQ(cpu_wait_warning(0, 0, 0.2), "");
+  EXPECT_EQ(cpu_wait_warning(810, 190, 0.2), "");
+  EXPECT_NE(cpu_wait_warning(810, 190, 0), "");  // 0: always said
+  EXPECT_EQ(cpu_wait_warning(0, 0, 0), "");      // ...when something was measured
+  const std::string w = cpu_wait_warning(800, 200, 0.2);
+  EXPECT_NE(w.find("waited for a CPU during the experiments, 20% of the time they were ready"),
+            std::string::npos)
+      << w;
+  EXPECT_NE(w.find("predictions come out smaller"), std::string::npos) << w;
+  EXPECT_NE(cpu_wait_warning(0, 5, 0.2).find("100% of the time"), std::string::npos);
+}
+
+TEST(CpuWait, ReadsEveryThreadOfTheProcess) {
+  if (!std::filesystem::exists("/proc/self/schedstat")) GTEST_SKIP() << "no schedstat";
+  std::atomic<bool> stop{false};
+  std::atomic<pid_t> spinner_tid{0};
+  std::thread spinner([&] {
+    spinner_tid = static_cast<pid_t>(::syscall(SYS_gettid));
+    while (!stop.load()) {
+    }
+  });
+  while (spinner_tid.load() == 0) {
+  }
+  CpuWaitTally tally;
+  tally.begin();
+  usleep(50000);
+  const auto times = read_thread_cpu_times();
+  tally.end();
+  stop = true;
+  spinner.join();
+  ASSERT_TRUE(times.has_value());
+  ASSERT_EQ(times->count(static_cast<pid_t>(::syscall(SYS_gettid))), 1u);
+  ASSERT_EQ(times->count(spinner_tid.load()), 1u);
+  EXPECT_GT(times->at(spinner_tid.load()).run_ns, 0u);
+  // The spinner ran (or waited) for most of the 50 ms window.
+  EXPECT_GT(tally.run_ns() + tally.wait_ns(), 25'000'000u);
+}
+
+TEST(CpuWait, AWindowWithoutABeginIsNotCounted) {
+  CpuWaitTally tally;
+  tally.end();
+  EXPECT_EQ(tally.run_ns() + tally.wait_ns(), 0u);
+}
+
+}  // namespace
+}  // namespace cprof::causal

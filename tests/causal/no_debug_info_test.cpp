@@ -1,0 +1,39 @@
+// Folding the warnings of exec'd programs without debug information (a script's helpers).
+#include "causal/launcher/no_debug_info.h"
+
+#include <gtest/gtest.h>
+
+namespace cprof::causal {
+namespace {
+
+std::string warning_for(const std::string& program) {
+  return "no experiments in " + program + ": " + no_debug_info_error(program);
+}
+
+TEST(NoDebugInfo, TwoOrMoreProgramsFoldIntoOneLineInThePlaceOfTheFirst) {
+  std::vector<std::string> w = {"something else", warning_for("/usr/bin/basename"),
+                                "no experiments in /usr/bin/x: not loaded",
+                                warning_for("/usr/bin/bash"), warning_for("/usr/bin/env")};
+  group_no_debug_info_warnings(w);
+  EXPECT_EQ(w, (std::vector<std::string>{
+                   "something else",
+                   "no experiments in 3 programs it ran that have no debug information (rebuild "
+                   "one with -g to experiment in it): /usr/bin/basename, /usr/bin/bash, "
+                   "/usr/bin/env",
+                   "no experiments in /usr/bin/x: not loaded"}));
+}
+
+TEST(NoDebugInfo, OneProgramKeepsItsOwnLine) {
+  std::vector<std::string> w = {warning_for("/opt/app")};
+  group_no_debug_info_warnings(w);
+  EXPECT_EQ(w, std::vector<std::string>{warning_for("/opt/app")});
+  // The message of one program naming another is not this warning.
+  std::vector<std::string> other = {"no experiments in /a: " + no_debug_info_error("/b"),
+                                    "no experiments in /c: " + no_debug_info_error("/d")};
+  const auto before = other;
+  group_no_debug_info_warnings(other);
+  EXPECT_EQ(other, before);
+}
+
+}  // namespace
+}  // namespace cprof::causal
