@@ -215,14 +215,22 @@ void Runtime::arm(ThreadState& state) {
 }
 
 void Runtime::disarm(ThreadState& state) {
+  // io_mutex_ guards the counters' totals only: a thread without counters ends without
+  // waiting for a drain.
+  if (state.counters.size() == 0) {
+    disarm_locked(state);
+    return;
+  }
+  std::lock_guard lock(io_mutex_);
+  disarm_locked(state);
+}
+
+void Runtime::disarm_locked(ThreadState& state) {
   state.active.store(false, std::memory_order_release);
   engine_->disarm(state);
   if (wall_engine_) wall_engine_->disarm(state);
-  if (state.counters.size() > 0) {
-    std::lock_guard lock(io_mutex_);
-    for (size_t i = 0; i < state.counters.size() && i < event_totals_.size(); ++i) {
-      event_totals_[i] += state.counters.totals()[i];
-    }
+  for (size_t i = 0; i < state.counters.size() && i < event_totals_.size(); ++i) {
+    event_totals_[i] += state.counters.totals()[i];
   }
   state.counters.close();
 }
@@ -469,13 +477,19 @@ void Runtime::stop() {
   g_runtime.store(nullptr, std::memory_order_release);
   // Silence every source first, so the rings stop growing, then write what is in them.
   const uint64_t now = monotonic_ns();
-  threads_.for_each([&](ThreadState& ts) {
-    if (ts.exited.load(std::memory_order_acquire)) return;
-    disarm(ts);
-    ts.end_ns = now;
-    ts.cpu_time_ns = thread_cpu_ns(ts.tid);
-    if (ts.tid == gettid_raw()) prctl(PR_GET_NAME, ts.name, 0, 0, 0);
-  });
+  {
+    // io_mutex_ before the registry's, the order the writer's drain and fork take them
+    // in: disarming under the registry lock and then taking io_mutex_ (for the counters'
+    // totals) deadlocked against a drain at exit.
+    std::lock_guard lock(io_mutex_);
+    threads_.for_each([&](ThreadState& ts) {
+      if (ts.exited.load(std::memory_order_acquire)) return;
+      disarm_locked(ts);
+      ts.end_ns = now;
+      ts.cpu_time_ns = thread_cpu_ns(ts.tid);
+      if (ts.tid == gettid_raw()) prctl(PR_GET_NAME, ts.name, 0, 0, 0);
+    });
+  }
   stop_writer_thread();
   std::lock_guard lock(io_mutex_);
   drain_locked(false);

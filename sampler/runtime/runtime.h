@@ -72,7 +72,8 @@ class Runtime {
   bool open_results_file(std::string& error);
   void write_preamble();
   void arm(ThreadState& state);
-  void disarm(ThreadState& state);
+  void disarm(ThreadState& state);         // takes io_mutex_ when it has counters
+  void disarm_locked(ThreadState& state);  // under io_mutex_
   void adopt_existing_threads();
   void start_writer_thread();
   void stop_writer_thread();
