@@ -1,5 +1,7 @@
 #include "gpu/cuda/cupti_tracer.h"
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <new>
 
@@ -260,6 +262,9 @@ void CuptiTracer::read_buffer(CUcontext context, uint32_t stream, uint8_t* buffe
 }
 
 void CuptiTracer::stop() {
+  // A forked child's exit: joining the parent's threads here would wait forever (their
+  // pthread_t may even name a thread of the child's that reused the stack).
+  if (::getpid() != pid_) return;
   if (windows_) windows_->stop();  // the open window ends here; tracing stays as it is
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   {

@@ -9,6 +9,8 @@
 //  - under CPROF_GPU_DUTY both are switched on and off by TraceWindows, except the host
 //    synchronization callbacks of causal-run, which stay on.
 
+#include <unistd.h>
+
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -77,6 +79,9 @@ class CuptiTracer {
   ActivityRecords records_;
   uint64_t calibrated_at_ns_ = 0;
   uint64_t started_ns_ = 0;
+  // The process that started the tool: a forked child has none of its threads (and no
+  // usable CUDA context), so stop() there leaves everything to the parent.
+  const pid_t pid_ = ::getpid();
   uint64_t dropped_records_ = 0;  // CUPTI's count of records it had no buffer for
 };
 

@@ -130,6 +130,9 @@ std::string Tracer::start() {
 }
 
 void Tracer::stop() {
+  // A forked child's exit: joining the parent's threads here would wait forever (their
+  // pthread_t may even name a thread of the child's that reused the stack).
+  if (::getpid() != pid_) return;
   if (windows_ && file_.is_open()) {
     windows_->stop();
     // What the windows left out, for the report's reader: HSA sees every submission.

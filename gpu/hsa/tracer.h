@@ -13,6 +13,8 @@
 // the program's own completion signal exactly as the packet processor would have
 // (subtract 1, release), and only then builds the record.
 
+#include <unistd.h>
+
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -104,6 +106,9 @@ class Tracer {
                  hsa_amd_queue_intercept_packet_writer writer);
 
  private:
+  // The process that started the tool: a forked child has none of its threads (and no
+  // usable GPU context), so stop() there leaves everything to the parent.
+  const pid_t pid_ = ::getpid();
   struct Pending;
   static bool on_dispatch_complete(hsa_signal_value_t value, void* arg);
   static bool on_copy_complete(hsa_signal_value_t value, void* arg);

@@ -186,6 +186,17 @@ TEST(CudaStandin, ALaunchBoundRunIsPointedAtGpuDuty) {
       << output;
 }
 
+// Children forked by a traced program exit as the program's would: the tool's exit
+// handler, inherited, leaves the parent's threads and file alone (joining them hung every
+// child). The parent's records are whole.
+TEST(CudaStandin, ForkedChildrenOfATracedProgramEnd) {
+  std::string output;
+  const GpuFile f = run_and_read(fresh_directory("cuda-standin-fork"), "", "--gpu", " --fork 5",
+                                 output);
+  EXPECT_NE(output.find("children: 5 ended, 0 hung"), std::string::npos) << output;
+  expect_cuda_launches_recorded(f);
+}
+
 TEST(CudaStandin, ABadDutyIsOneLineAndThenNothingIsRecorded) {
   const std::string dir = fresh_directory("cuda-standin-bad-duty");
   std::string output;
