@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <new>
 
 namespace cprof::causal {
 
@@ -57,8 +58,22 @@ RegionStats ProgressPoint::region() const {
   return total;
 }
 
+void ProgressPoint::after_fork_in_child() {
+  for (Stripe& s : stripes_) {
+    if (s.busy.load(std::memory_order_relaxed)) {
+      s.stats = RegionStats{};
+      s.busy.store(false, std::memory_order_release);
+    }
+  }
+}
+
 ProgressRegistry::ProgressRegistry() = default;
 ProgressRegistry::~ProgressRegistry() = default;
+
+void ProgressRegistry::after_fork_in_child() {
+  new (&mutex_) std::mutex;  // the old one is abandoned: its holder is not here
+  for (size_t i = 0; i < size(); ++i) at(i)->after_fork_in_child();
+}
 
 ProgressPoint* ProgressRegistry::find_or_add(const std::string& name, ProgressKind kind,
                                              ProgressSource source, const std::string& file,

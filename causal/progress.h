@@ -92,6 +92,11 @@ class ProgressPoint {
   RegionStats region() const;
   uint64_t dropped_durations() const { return dropped_.load(std::memory_order_relaxed); }
 
+  // In a forked child (only the forking thread exists): a stripe another thread of the
+  // parent was updating stays marked busy forever, and region() would spin on it. Such a
+  // stripe is released, its half-updated summary cleared.
+  void after_fork_in_child();
+
  private:
   // Durations go to one of a few stripes, each behind a try-lock, so threads rarely
   // share one and a signal handler that interrupts an update moves to another stripe.
@@ -139,6 +144,10 @@ class ProgressRegistry {
 
   // Counts of every point, by index (lock-free; consistent per counter, not across).
   std::vector<ProgressCounts> counts() const;
+
+  // In a forked child: the lock a thread that did not come along may have held is made
+  // afresh, and every point's stripes are released (ProgressPoint::after_fork_in_child).
+  void after_fork_in_child();
 
  private:
   std::mutex mutex_;  // serializes additions; readers go lock-free through size_

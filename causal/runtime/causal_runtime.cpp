@@ -495,6 +495,7 @@ void CausalRuntime::hook_fork_child() {
   // Only the forking thread exists; the controller thread and any lock it held did not
   // come along. The child runs experiments of its own, written to its own file.
   rt->queue_ = new Queue;  // the parent's may be locked; its records are the parent's
+  rt->progress_.after_fork_in_child();
   // Likewise the spans: the parent's are the parent's, and a thread that did not come
   // along may have left a slot claimed and never filled.
   if (rt->spans_.load(std::memory_order_acquire) != nullptr) {
