@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <new>
 #include <cstdio>
 #include <vector>
 
@@ -316,10 +317,12 @@ void configure_from_environment() {
   real_sigaction_call(SIGSYS, nullptr, nullptr);
 }
 
+// Two threads may dlopen at once. Made afresh in a forked child (fork_child): a thread
+// that did not come along may have held it, for up to ~100 ms in enable_existing_threads.
+static std::mutex g_refresh_mutex;  // constant-initialized
+
 std::string refresh() {
-  // Two threads may dlopen at once.
-  static std::mutex mutex;  // constant-initialized
-  std::lock_guard lock(mutex);
+  std::lock_guard lock(g_refresh_mutex);
   const LoadedText target = find_text(is_target);
   if (target.start == 0 || g_warned) return "";
   if (active()) {
@@ -357,6 +360,11 @@ void thread_started() {
 }
 
 void fork_child() {
+  // Locks a thread that did not come along may have held: made afresh (the old mutex is
+  // abandoned), the SIGSYS-action spin lock released (its writer blocked every signal,
+  // so the forking thread itself was not inside it).
+  new (&g_refresh_mutex) std::mutex;
+  g_action_lock.clear(std::memory_order_release);
   // The kernel does not carry dispatch into the child; the thread-local flag came along.
   t_on = false;
   if (active()) enable_this_thread();
