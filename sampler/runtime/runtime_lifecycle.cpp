@@ -24,9 +24,11 @@ void Runtime::before_fork() {
   io_mutex_.lock();
   threads_.mutex().lock();
   modules_.lock_for_fork();
+  if (unwind_method_ != UnwindMethod::kFramePointers) pause_libunwind_for_fork();
 }
 
 void Runtime::after_fork_in_parent() {
+  if (unwind_method_ != UnwindMethod::kFramePointers) resume_libunwind_after_fork();
   modules_.unlock_after_fork();
   threads_.mutex().unlock();
   io_mutex_.unlock();
@@ -36,6 +38,7 @@ void Runtime::after_fork_in_child() {
   // Only the forking thread exists here. Its perf_event fd and counters belong to the
   // parent's thread, and timers are not inherited at all.
   threads_.keep_only_current_after_fork();
+  if (unwind_method_ != UnwindMethod::kFramePointers) resume_libunwind_after_fork();
   modules_.unlock_after_fork();
   threads_.mutex().unlock();
   io_mutex_.unlock();

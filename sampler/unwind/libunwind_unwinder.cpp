@@ -9,6 +9,9 @@
 // the ModuleTable's .eh_frame_hdr table.
 // The library is loaded privately (libunwind_api.h says why), so every call goes through
 // the function table.
+#include <sched.h>
+
+#include <atomic>
 #include <cstring>
 
 #include "sampler/unwind/libunwind_api.h"
@@ -204,6 +207,32 @@ void LibunwindUnwinder::flush_cache() const noexcept {
   if (t_state.owner == this) libunwind_api().flush_cache(t_state.as, 0, 0);
 }
 
+namespace {
+
+// The fork gate (unwinder.h): handlers inside libunwind now, and whether a fork waits for
+// them to leave. Sequentially consistent on both sides (a Dekker pair): a handler that
+// counted itself in after the fork raised the flag sees it and leaves at once.
+std::atomic<unsigned> g_inside_libunwind{0};
+std::atomic<bool> g_fork_pending{false};
+
+bool enter_libunwind() noexcept {
+  g_inside_libunwind.fetch_add(1);
+  if (!g_fork_pending.load()) return true;
+  g_inside_libunwind.fetch_sub(1);
+  return false;
+}
+
+void leave_libunwind() noexcept { g_inside_libunwind.fetch_sub(1); }
+
+}  // namespace
+
+void pause_libunwind_for_fork() noexcept {
+  g_fork_pending.store(true);
+  while (g_inside_libunwind.load() != 0) sched_yield();  // a handler's walk: microseconds
+}
+
+void resume_libunwind_after_fork() noexcept { g_fork_pending.store(false); }
+
 size_t LibunwindUnwinder::unwind(const ucontext_t* uc, StackBounds stack, uint64_t* frames,
                                  size_t max) const noexcept {
   if (uc == nullptr || max == 0) return 0;
@@ -235,15 +264,18 @@ size_t LibunwindUnwinder::unwind(const ucontext_t* uc, StackBounds stack, uint64
   // instruction and libunwind looks up its CFI at the PC itself, not PC - 1 (it does the
   // "- 1" only for frames it reached by a return address).
   size_t n = 1;
-  if (libunwind_api().init_remote(&cursor, as, &arg) >= 0) {
-    while (n < max) {
-      // unw_step returns > 0 for a new frame, 0 at the outermost frame (CFI marks rip as
-      // undefined, e.g. _start / clone), < 0 on error (no CFI, unreadable memory).
-      if (libunwind_api().step(&cursor) <= 0) break;
-      unw_word_t ip = 0;
-      if (libunwind_api().get_reg(&cursor, UNW_REG_IP, &ip) < 0 || ip == 0) break;
-      frames[n++] = ip;
+  if (enter_libunwind()) {
+    if (libunwind_api().init_remote(&cursor, as, &arg) >= 0) {
+      while (n < max) {
+        // unw_step returns > 0 for a new frame, 0 at the outermost frame (CFI marks rip
+        // as undefined, e.g. _start / clone), < 0 on error (no CFI, unreadable memory).
+        if (libunwind_api().step(&cursor) <= 0) break;
+        unw_word_t ip = 0;
+        if (libunwind_api().get_reg(&cursor, UNW_REG_IP, &ip) < 0 || ip == 0) break;
+        frames[n++] = ip;
+      }
     }
+    leave_libunwind();
   }
   if (t_state.owner == this) {
     std::atomic_signal_fence(std::memory_order_seq_cst);

@@ -90,6 +90,16 @@ void shutdown_unwinding() noexcept;
 bool register_unwind_thread() noexcept;
 void unregister_unwind_thread() noexcept;
 
+// Around fork (the runtime's atfork handlers): libunwind's internal locks, taken inside
+// handlers on other threads, must not be held when the process is copied, or the child
+// inherits them held by threads it does not have and its first unwind that needs one
+// hangs. pause_libunwind_for_fork() turns new handler unwinds away from libunwind (that
+// sample keeps only the frames found without it) and waits for those inside to leave;
+// resume_libunwind_after_fork() lets them in again, in the parent and in the child.
+// Normal context.
+void pause_libunwind_for_fork() noexcept;
+void resume_libunwind_after_fork() noexcept;
+
 // The process-wide unwinder, or null before init_unwinding(). Async-signal-safe.
 const LibunwindUnwinder* default_unwinder() noexcept;
 
