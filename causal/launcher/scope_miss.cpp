@@ -52,17 +52,23 @@ void count_file(const std::filesystem::path& file,
   });
   if (gpu_hooks) return;
   where.processes_without_scope_samples += none_in_scope ? 1 : 0;
-  std::error_code ec;
-  const auto canonical_exe = std::filesystem::weakly_canonical(executable, ec);
+  // Per module, once: its samples, and whether it is the executable (paths compared as
+  // written, then canonically).
+  std::vector<uint64_t> per_module(modules.size(), 0);
   for (const uint64_t pc : pcs) {
     ++where.samples;
     const auto m = std::find_if(modules.begin(), modules.end(),
                                 [&](const ModuleRange& r) { return pc >= r.start && pc < r.end; });
-    if (m == modules.end() || is_profiler_module(m->path)) continue;
+    if (m != modules.end()) ++per_module[static_cast<size_t>(m - modules.begin())];
+  }
+  std::error_code ec;
+  const auto canonical_exe = std::filesystem::weakly_canonical(executable, ec);
+  for (size_t i = 0; i < modules.size(); ++i) {
+    if (per_module[i] == 0 || is_profiler_module(modules[i].path)) continue;
     std::error_code ec2;
-    const bool main = m->path == executable ||
-                      (!ec && std::filesystem::weakly_canonical(m->path, ec2) == canonical_exe);
-    ++counts[{m->path, main}];
+    const bool main = modules[i].path == executable ||
+                      (!ec && std::filesystem::weakly_canonical(modules[i].path, ec2) == canonical_exe);
+    counts[{modules[i].path, main}] += per_module[i];
   }
 }
 
