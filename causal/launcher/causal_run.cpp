@@ -267,6 +267,9 @@ int run(int argc, char** argv) {
     }
   }
   const std::string locations_file = write_locations_file(locations);
+  // Where the programs it execs share their resolved locations (locations_cache.h).
+  char cache_template[] = "/tmp/causal-run-resolved-XXXXXX";
+  const std::string locations_cache = ::mkdtemp(cache_template) != nullptr ? cache_template : "";
 
   const cprof::sampler::EngineSettings settings{SIGRTMAX - 2,
                                                 static_cast<uint64_t>(1e9 / o.frequency)};
@@ -289,6 +292,7 @@ int run(int argc, char** argv) {
   child_env.set.emplace_back(cenv::kExecutable, program);
   // For programs it execs: resolve the same selection for them (exec_resolve.h).
   child_env.set.emplace_back(cenv::kResolver, self_path());
+  if (!locations_cache.empty()) child_env.set.emplace_back(cenv::kLocationsCache, locations_cache);
   child_env.set.emplace_back(cenv::kSelectionArgs,
                              fmt::format("{}", fmt::join(cprof::causal::selection_arguments(o.selection), "\t")));
   child_env.set.emplace_back(cenv::kSelection, automatic ? "auto" : "fixed");
@@ -335,6 +339,10 @@ int run(int argc, char** argv) {
     if (result.term_signal != 0) break;
   }
   std::remove(locations_file.c_str());
+  if (!locations_cache.empty()) {
+    std::error_code ignored;
+    std::filesystem::remove_all(locations_cache, ignored);
+  }
 
   // Children the program left running still write, experiments too: wait a little for
   // them (not with -q: nothing to sum up then but the warnings below).

@@ -20,6 +20,7 @@
 #include "causal/runtime/openmp_waits.h"
 #include "causal/sample_step.h"
 #include "causal/runtime/exec_resolve.h"
+#include "causal/runtime/locations_cache.h"
 #include "causal/runtime/real_calls.h"
 #include "sampler/runtime/signal_mask.h"
 #include "causal/runtime/syscall_dispatch.h"
@@ -190,19 +191,34 @@ bool CausalRuntime::load_locations_file(const std::string& path, std::string& er
 }
 
 bool CausalRuntime::resolve_exec_locations() {
-  char path[] = "/tmp/cprof-causal-exec-XXXXXX";
-  const int fd = mkstemp(path);
-  if (fd < 0) {
-    queue_message(format::MessageLevel::warning, "no experiments in " + resolve_for_ +
-                  ": cannot create a temporary file in /tmp for its locations");
-    resolve_for_.clear();
-    experiments_enabled_ = false;
-    return false;
+  // Another process of this run may have resolved the same program already.
+  const LocationsCache cache(settings_.locations_cache, resolve_for_);
+  std::string error;
+  bool ok = false;
+  if (const auto cached = cache.locations()) {
+    ok = load_locations_file(*cached, error);
+  } else if (auto cached_error = cache.error()) {
+    error = std::move(*cached_error);
+  } else {
+    char path[] = "/tmp/cprof-causal-exec-XXXXXX";
+    const int fd = mkstemp(path);
+    if (fd < 0) {
+      queue_message(format::MessageLevel::warning, "no experiments in " + resolve_for_ +
+                    ": cannot create a temporary file in /tmp for its locations");
+      resolve_for_.clear();
+      experiments_enabled_ = false;
+      return false;
+    }
+    ::close(fd);
+    error = resolve_locations_for(settings_.resolver, settings_.selection_args, resolve_for_, path);
+    if (error.empty()) {
+      ok = load_locations_file(path, error);
+      if (!cache.store_locations(path)) std::remove(path);
+    } else {
+      cache.store_error(error);
+      std::remove(path);
+    }
   }
-  ::close(fd);
-  std::string error = resolve_locations_for(settings_.resolver, settings_.selection_args, resolve_for_, path);
-  const bool ok = error.empty() && load_locations_file(path, error);
-  std::remove(path);
   const std::string program = resolve_for_;
   resolve_for_.clear();  // done (a forked child keeps the result)
   experiments_enabled_ = ok;

@@ -43,6 +43,7 @@ CausalSettings causal_settings_from_environment(std::vector<std::string>& proble
   if (const char* v = get(env::kLocations)) s.locations_file = v;
   if (const char* v = get(env::kExecutable)) s.executable = v;
   if (const char* v = get(env::kResolver)) s.resolver = v;
+  if (const char* v = get(env::kLocationsCache)) s.locations_cache = v;
   if (const char* v = get(env::kSelectionArgs)) {
     std::string all = v;
     size_t start = 0;

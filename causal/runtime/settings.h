@@ -23,6 +23,8 @@ inline constexpr const char* kExecutable = "CPROF_CAUSAL_EXECUTABLE";
 // as its arguments (TAB-separated), to resolve the same selection for the new program.
 inline constexpr const char* kResolver = "CPROF_CAUSAL_RESOLVER";
 inline constexpr const char* kSelectionArgs = "CPROF_CAUSAL_SELECTION_ARGS";
+// A directory the processes of one run share resolved locations through (locations_cache.h).
+inline constexpr const char* kLocationsCache = "CPROF_CAUSAL_LOCATIONS_CACHE";
 // "fixed": experiments draw from every location of the file (--line, --function);
 // "auto": from the locations the samples fall in.
 inline constexpr const char* kSelection = "CPROF_CAUSAL_SELECTION";
@@ -54,6 +56,7 @@ struct CausalSettings {
   std::string executable;
   std::string resolver;
   std::vector<std::string> selection_args;
+  std::string locations_cache;
   bool automatic = false;
   ExperimentConfig experiments;
   std::optional<double> end_to_end_speedup;  // a fraction
