@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <new>
 
 namespace cprof::causal {
 
@@ -71,7 +70,6 @@ ProgressRegistry::ProgressRegistry() = default;
 ProgressRegistry::~ProgressRegistry() = default;
 
 void ProgressRegistry::after_fork_in_child() {
-  new (&mutex_) std::mutex;  // the old one is abandoned: its holder is not here
   for (size_t i = 0; i < size(); ++i) at(i)->after_fork_in_child();
 }
 

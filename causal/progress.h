@@ -145,8 +145,11 @@ class ProgressRegistry {
   // Counts of every point, by index (lock-free; consistent per counter, not across).
   std::vector<ProgressCounts> counts() const;
 
-  // In a forked child: the lock a thread that did not come along may have held is made
-  // afresh, and every point's stripes are released (ProgressPoint::after_fork_in_child).
+  // Held across fork (the runtime's fork hooks): find_or_add changes the list under it,
+  // so the child gets the list whole.
+  void lock_for_fork() { mutex_.lock(); }
+  void unlock_after_fork() { mutex_.unlock(); }
+  // In a forked child: every point's stripes are released (ProgressPoint::after_fork_in_child).
   void after_fork_in_child();
 
  private:

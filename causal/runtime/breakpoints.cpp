@@ -7,7 +7,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <new>
 
 namespace cprof::causal {
 
@@ -64,9 +63,6 @@ void BreakpointPoints::retire(pid_t tid) {
 }
 
 void BreakpointPoints::forget_all() {
-  // The controller (sync) or an exiting thread (retire) may have held the lock at the
-  // fork; neither exists in the child. A fresh lock; the copy is abandoned.
-  new (&mutex_) std::mutex;
   std::lock_guard lock(mutex_);
   for (auto& t : threads_) {
     for (const int fd : t.fds) {

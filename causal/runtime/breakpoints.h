@@ -30,8 +30,11 @@ class BreakpointPoints {
   std::string arm(pid_t tid);
   // The thread is gone: keeps its final counts and closes its counters.
   void retire(pid_t tid);
-  // After fork, in the child: the inherited counters count the parent's threads (and
-  // the lock may have been held by one of them).
+  // Held across fork (the runtime's fork hooks): arm() and retire() change the thread
+  // list under it, so the child gets the list whole.
+  void lock_for_fork() { mutex_.lock(); }
+  void unlock_after_fork() { mutex_.unlock(); }
+  // After fork, in the child: the inherited counters count the parent's threads.
   void forget_all();
   // Adds the visits counted since the last call to the points.
   void sync();

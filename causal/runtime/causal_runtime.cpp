@@ -503,6 +503,22 @@ void CausalRuntime::hook_thread_freed(sampler::ThreadState& ts) {
   ts.extension = nullptr;
 }
 
+void CausalRuntime::hook_fork_prepare() {
+  CausalRuntime* rt = instance();
+  if (rt == nullptr) return;
+  // After the sampling runtime's locks (a thread registers, then arms breakpoints, under
+  // the registry's); both are leaves otherwise.
+  rt->progress_.lock_for_fork();
+  if (rt->breakpoints_) rt->breakpoints_->lock_for_fork();
+}
+
+void CausalRuntime::hook_fork_release() {
+  CausalRuntime* rt = instance();
+  if (rt == nullptr) return;
+  if (rt->breakpoints_) rt->breakpoints_->unlock_after_fork();
+  rt->progress_.unlock_after_fork();
+}
+
 void CausalRuntime::hook_fork_child() {
   CausalRuntime* rt = instance();
   if (rt == nullptr) return;
@@ -588,6 +604,8 @@ const sampler::RuntimeHooks* hooks_table() {
       .on_thread_registered = &CausalRuntime::hook_thread_registered,
       .on_thread_exit = &CausalRuntime::hook_thread_exit,
       .on_thread_freed = &CausalRuntime::hook_thread_freed,
+      .on_fork_prepare = &CausalRuntime::hook_fork_prepare,
+      .on_fork_release = &CausalRuntime::hook_fork_release,
       .on_fork_child = &CausalRuntime::hook_fork_child,
       .on_modules_changed = &CausalRuntime::hook_modules_changed,
       .on_drain = &CausalRuntime::hook_drain,

@@ -89,6 +89,8 @@ class CausalRuntime {
   static void hook_thread_registered(sampler::ThreadState& ts);
   static void hook_thread_exit(sampler::ThreadState& ts);
   static void hook_thread_freed(sampler::ThreadState& ts);
+  static void hook_fork_prepare();
+  static void hook_fork_release();
   static void hook_fork_child();
   static void hook_modules_changed();
   static void hook_drain(format::ResultsWriter& writer);

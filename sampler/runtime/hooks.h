@@ -36,6 +36,13 @@ struct RuntimeHooks {
   // Writer thread, registry and writer locked: the state is about to be freed; free
   // what the hook put in ThreadState::extension.
   void (*on_thread_freed)(ThreadState& thread) = nullptr;
+  // Before fork, on the forking thread, after the runtime took its own locks: take the
+  // hook's locks that other threads hold while they change shared state, so the child
+  // never inherits them held or the state half changed.
+  void (*on_fork_prepare)() = nullptr;
+  // Right after fork, in the parent and in the child (first thing there): release what
+  // on_fork_prepare took.
+  void (*on_fork_release)() = nullptr;
   // In a forked child, once the runtime runs again there (new file, new writer thread).
   void (*on_fork_child)() = nullptr;
   // After dlopen/dlclose, on the calling thread, once the module list is refreshed and

@@ -24,11 +24,13 @@ void Runtime::before_fork() {
   io_mutex_.lock();
   threads_.mutex().lock();
   modules_.lock_for_fork();
+  if (const RuntimeHooks* h = runtime_hooks(); h && h->on_fork_prepare) h->on_fork_prepare();
   if (unwind_method_ != UnwindMethod::kFramePointers) pause_libunwind_for_fork();
 }
 
 void Runtime::after_fork_in_parent() {
   if (unwind_method_ != UnwindMethod::kFramePointers) resume_libunwind_after_fork();
+  if (const RuntimeHooks* h = runtime_hooks(); h && h->on_fork_release) h->on_fork_release();
   modules_.unlock_after_fork();
   threads_.mutex().unlock();
   io_mutex_.unlock();
@@ -39,6 +41,7 @@ void Runtime::after_fork_in_child() {
   // parent's thread, and timers are not inherited at all.
   threads_.keep_only_current_after_fork();
   if (unwind_method_ != UnwindMethod::kFramePointers) resume_libunwind_after_fork();
+  if (const RuntimeHooks* h = runtime_hooks(); h && h->on_fork_release) h->on_fork_release();
   modules_.unlock_after_fork();
   threads_.mutex().unlock();
   io_mutex_.unlock();
