@@ -18,9 +18,7 @@
 //                                    the other, each living 30 ms and exiting; prints
 //                                    "children: N ended, H hung" (a hung one is killed
 //                                    after 5 s)
-#include <signal.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -34,6 +32,7 @@
 
 #include "tests/gpu/busy_work.h"
 #include "tests/gpu/cupti_standin/standin_cuda.h"
+#include "tests/gpu/fork_children.h"
 
 namespace {
 
@@ -112,34 +111,6 @@ __attribute__((noinline)) void launch_on_thread(int i, long ms, ThreadRun& out) 
   }
 }
 
-// Children of a traced program that exit like any program: they must not wait for the
-// tool's threads, which only the parent has.
-void fork_children(int n) {
-  int ended = 0;
-  int hung = 0;
-  for (int i = 0; i < n; ++i) {
-    const pid_t child = fork();
-    if (child < 0) break;
-    if (child == 0) {
-      usleep(30000);
-      std::exit(0);
-    }
-    int status = 0;
-    pid_t r = 0;
-    for (int waited_ms = 0; waited_ms < 5000 && (r = waitpid(child, &status, WNOHANG)) == 0; waited_ms += 5) {
-      usleep(5000);
-    }
-    if (r == child) {
-      ++ended;
-    } else {
-      ++hung;
-      kill(child, SIGKILL);
-      waitpid(child, nullptr, 0);
-    }
-  }
-  std::printf("children: %d ended, %d hung\n", ended, hung);
-}
-
 int main(int argc, char** argv) {
   if (standin_cuda_init() != 0) return 1;
   if (argc > 3 && std::strcmp(argv[1], "--threads") == 0) {
@@ -182,7 +153,6 @@ int main(int argc, char** argv) {
   copy_out();
   standin_cuda_synchronize();
   std::printf("cuda_standin_app: ok\n");
-  std::fflush(stdout);
   if (argc > 2 && std::strcmp(argv[1], "--exit") == 0) return std::atoi(argv[2]);
   if (argc > 2 && std::strcmp(argv[1], "--fork") == 0) fork_children(std::atoi(argv[2]));
   return 0;

@@ -56,6 +56,20 @@ TEST(GpuCausalRun, RecordsKernelsAndKeepsTheProgramsOutputAndExitStatus) {
   EXPECT_EQ(seen.kernels, 40u) << output;
 }
 
+// Children forked by a program the HSA tool traces exit as the program's would: the
+// tool's inherited exit handler leaves the parent's threads alone (joining them hung
+// every child).
+TEST(GpuCausalRun, ForkedChildrenOfATracedProgramEnd) {
+  const std::string dir = fresh_directory("gpu-causal-fork");
+  std::string output;
+  const int status = run_command(kEnv + CAUSAL_RUN + " --gpu -o " + dir + " -- " + kApp +
+                                     " 20 1000 0 5",
+                                 output);
+  EXPECT_EQ(status, 0) << output;
+  EXPECT_NE(output.find("children: 5 ended, 0 hung"), std::string::npos) << output;
+  EXPECT_EQ(read_causal_gpu_run(dir).kernels, 20u) << output;
+}
+
 TEST(GpuCausalRun, SignalWaitsCountAsBlockedNotAsWorkOfTheWaitingLine) {
   const std::string dir = fresh_directory("gpu-causal-waits");
   const int wait_line = marked_line("// LINE_WAIT");

@@ -4,12 +4,15 @@
 // wait_for_gpu, an active (spinning) hsa_signal_wait_scacquire, called from the line
 // marked LINE_WAIT; between kernels it does CPU work of its own (LINE_WORK) and counts a
 // progress point.
-//   gpu_wait_app ROUNDS [KERNEL_US] [EXIT_STATUS]
+//   gpu_wait_app ROUNDS [KERNEL_US] [EXIT_STATUS] [CHILDREN]
+// CHILDREN: then forks that many children that exit (fork_children.h), before the tool
+// is unloaded.
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 
 #include "include/causal/progress.h"
+#include "tests/gpu/fork_children.h"
 #include "tests/gpu/hsa_standin/standin.h"
 
 using cprof::gpu::standin::dispatch_packet;
@@ -49,6 +52,7 @@ int main(int argc, char** argv) {
   const int rounds = argc > 1 ? std::atoi(argv[1]) : 100;
   const uint64_t kernel_us = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 2000;
   const int status = argc > 3 ? std::atoi(argv[3]) : 0;
+  const int children = argc > 4 ? std::atoi(argv[4]) : 0;
   StandinRuntime rt;
   if (std::string error; !rt.load_tools_from_environment(error)) {
     std::fprintf(stderr, "gpu_wait_app: %s\n", error.c_str());
@@ -69,6 +73,7 @@ int main(int argc, char** argv) {
     CAUSAL_PROGRESS;
   }
   rt.wait_idle();
+  if (children > 0) fork_children(children);
   rt.unload_tool();
   std::printf("gpu_wait_app: %d rounds of %llu us\n", rounds,
               static_cast<unsigned long long>(kernel_us));
