@@ -58,33 +58,23 @@ struct Options {
   std::vector<std::string> command;
 };
 
-// What the experiments in the new results files saw.
+// What the experiments in the new results files saw, counted record by record in the
+// run summary's own pass over the files.
 struct ExperimentSummary {
   size_t experiments = 0;
   size_t with_progress = 0;
   std::set<std::string> locations;
-};
 
-ExperimentSummary summarize_experiments(const std::string& dir, const std::set<std::string>& before) {
-  ExperimentSummary s;
-  for (const auto& path : cprof::launch::results_files_in(dir)) {
-    if (before.count(path) != 0) continue;
-    try {
-      cprof::format::read_results_file(path, [&](cprof::format::Record&& r) {
-        const auto* e = std::get_if<cprof::format::ExperimentRecord>(&r);
-        if (e == nullptr) return;
-        ++s.experiments;
-        s.locations.insert(e->location);
-        bool progressed = e->mode == cprof::format::ExperimentMode::end_to_end;
-        for (const auto& p : e->progress) progressed |= p.visits + p.end > 0;
-        s.with_progress += progressed;
-      });
-    } catch (const std::exception&) {
-      // the run summary names unreadable files
-    }
+  void count(const cprof::format::Record& r) {
+    const auto* e = std::get_if<cprof::format::ExperimentRecord>(&r);
+    if (e == nullptr) return;
+    ++experiments;
+    locations.insert(e->location);
+    bool progressed = e->mode == cprof::format::ExperimentMode::end_to_end;
+    for (const auto& p : e->progress) progressed |= p.visits + p.end > 0;
+    with_progress += progressed;
   }
-  return s;
-}
+};
 
 // An automatic run with no experiment: "" or why (its samples ran outside the scope).
 std::string scope_miss(const Options& o, const std::string& dir, const std::set<std::string>& before) {
@@ -348,12 +338,13 @@ int run(int argc, char** argv) {
   // them (not with -q: nothing to sum up then but the warnings below).
   const auto writers = cprof::launch::wait_for_writers(
       results_dir, before, o.quiet ? std::chrono::milliseconds(0) : cprof::launch::kWritersWait);
+  ExperimentSummary seen;
+  auto summary = cprof::launch::summarize_new_results(
+      results_dir, before, writers, [&seen](const cprof::format::Record& r) { seen.count(r); });
   if (!o.quiet) {
-    auto summary = cprof::launch::summarize_new_results(results_dir, before, writers);
     cprof::causal::group_no_debug_info_warnings(summary.warnings);
     cprof::launch::print_run_summary(stderr, kTool, results_dir, summary);
   }
-  const ExperimentSummary seen = summarize_experiments(results_dir, before);
   if (seen.experiments == 0 && writers.running > 0) {
     if (!o.quiet) {
       fmt::print(stderr,

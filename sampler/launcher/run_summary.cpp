@@ -128,7 +128,8 @@ Writers wait_for_writers(const std::string& dir, const std::set<std::string>& be
 }
 
 RunSummary summarize_new_results(const std::string& dir, const std::set<std::string>& before,
-                                 const Writers& writers) {
+                                 const Writers& writers,
+                                 const std::function<void(const format::Record&)>& also) {
   RunSummary s;
   s.still_running = writers.running;
   // The report's count: every readable file, less the GPU hooks' files of a process
@@ -168,6 +169,7 @@ RunSummary summarize_new_results(const std::string& dir, const std::set<std::str
             s.warnings.push_back(m->text);
           }
         }
+        if (also) also(r);
       });
       // A file still being written may end in a chunk not finished yet: not damage.
       if (writers.files.count(path) == 0) {

@@ -5,9 +5,12 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
+
+#include "format/records.h"
 
 namespace cprof::launch {
 
@@ -53,9 +56,11 @@ struct RunSummary {
 };
 
 // The new files of DIR. A file still being written (in `writers`) may end in a chunk
-// not written yet: that is not reported as a problem.
-RunSummary summarize_new_results(const std::string& dir, const std::set<std::string>& before,
-                                 const Writers& writers = {});
+// not written yet: that is not reported as a problem. `also`, when given, sees every
+// record of those files in the same pass (a launcher's own counts).
+RunSummary summarize_new_results(
+    const std::string& dir, const std::set<std::string>& before, const Writers& writers = {},
+    const std::function<void(const format::Record&)>& also = {});
 void print_run_summary(FILE* out, const char* tool, const std::string& dir, const RunSummary& s);
 
 }  // namespace cprof::launch

@@ -69,6 +69,7 @@ class Runtime {
   explicit Runtime(RuntimeConfig config);
   // Handlers and interposers see no runtime from here on (a child that cannot write).
   static void clear_instance();
+  void release_fork_locks();  // what before_fork took
   bool open_results_file(std::string& error);
   void write_preamble();
   void arm(ThreadState& state);

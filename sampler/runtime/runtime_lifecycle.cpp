@@ -28,7 +28,9 @@ void Runtime::before_fork() {
   if (unwind_method_ != UnwindMethod::kFramePointers) pause_libunwind_for_fork();
 }
 
-void Runtime::after_fork_in_parent() {
+// What before_fork took, released in reverse order: in the parent, and first thing in
+// the child (where the forking thread, the holder, is the one left).
+void Runtime::release_fork_locks() {
   if (unwind_method_ != UnwindMethod::kFramePointers) resume_libunwind_after_fork();
   if (const RuntimeHooks* h = runtime_hooks(); h && h->on_fork_release) h->on_fork_release();
   modules_.unlock_after_fork();
@@ -36,15 +38,13 @@ void Runtime::after_fork_in_parent() {
   io_mutex_.unlock();
 }
 
+void Runtime::after_fork_in_parent() { release_fork_locks(); }
+
 void Runtime::after_fork_in_child() {
   // Only the forking thread exists here. Its perf_event fd and counters belong to the
   // parent's thread, and timers are not inherited at all.
   threads_.keep_only_current_after_fork();
-  if (unwind_method_ != UnwindMethod::kFramePointers) resume_libunwind_after_fork();
-  if (const RuntimeHooks* h = runtime_hooks(); h && h->on_fork_release) h->on_fork_release();
-  modules_.unlock_after_fork();
-  threads_.mutex().unlock();
-  io_mutex_.unlock();
+  release_fork_locks();
   // The writer's wake-up lock and condition variable are copied in whatever state the
   // parent's writer left them: held by it (it wakes every 20 ms), or counting it as a
   // waiter. Neither that thread nor its wait exists here, so the child's writer and exit
