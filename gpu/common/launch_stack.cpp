@@ -1,5 +1,6 @@
 #include "gpu/common/launch_stack.h"
 
+#include <pthread.h>
 #include <ucontext.h>
 
 #include <algorithm>
@@ -68,12 +69,39 @@ struct ThreadUnwind {
   ThreadUnwind& operator=(const ThreadUnwind&) = delete;
 };
 
+// Around fork, as the sampler runtime does for its own copy (docs/sampler.md, "fork"):
+// this library's unwinder is a second copy of sampler/unwind with its own fork gate, but
+// libunwind itself is loaded once per process. A child must not inherit libunwind's
+// internal locks, or this table's writer lock, held by a launching thread it does not
+// have: the child's first unwind needing one (the sampler's included) would hang.
+std::atomic<LaunchStacks*> g_forking_stacks{nullptr};
+
+void prepare_fork() {
+  if (LaunchStacks* s = g_forking_stacks.load(std::memory_order_acquire)) {
+    s->modules().lock_for_fork();
+    sampler::pause_libunwind_for_fork();
+  }
+}
+
+void release_after_fork() {
+  if (LaunchStacks* s = g_forking_stacks.load(std::memory_order_acquire)) {
+    sampler::resume_libunwind_after_fork();
+    s->modules().unlock_after_fork();
+  }
+}
+
 }  // namespace
 
 LaunchStacks::LaunchStacks(size_t max_depth, bool enabled)
     : max_depth_(std::clamp<size_t>(max_depth, 1, 1024)), enabled_(enabled) {
   if (!enabled_) return;
   unwinder_ok_ = sampler::init_unwinding(modules_);
+  if (unwinder_ok_) {
+    static const bool registered =
+        pthread_atfork(prepare_fork, release_after_fork, release_after_fork) == 0;
+    (void)registered;
+    g_forking_stacks.store(this, std::memory_order_release);
+  }
   if (const sampler::Module* self =
           modules_.find(reinterpret_cast<uint64_t>(&cprof_gpu_light_getcontext))) {
     self_lo_ = ~uint64_t{0};
@@ -85,6 +113,8 @@ LaunchStacks::LaunchStacks(size_t max_depth, bool enabled)
 }
 
 LaunchStacks::~LaunchStacks() {
+  LaunchStacks* self = this;
+  g_forking_stacks.compare_exchange_strong(self, nullptr, std::memory_order_acq_rel);
   if (unwinder_ok_) sampler::shutdown_unwinding();
 }
 
