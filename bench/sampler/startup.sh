@@ -4,6 +4,9 @@
 #
 #   bench/sampler/startup.sh BUILD_DIR [ROUNDS]        (ROUNDS defaults to 7)
 #
+# WORKLOAD=fork measures forked children instead: cprof-bench-fork-children forks N
+# children that exit at once, with no exec (a server's workers, a shell's subshells).
+#
 # Configurations, their order rotated every round:
 #   plain        the loop alone
 #   sr           sample-run -f 500 (dwarf unwinder: CFI tables parsed on demand)
@@ -13,14 +16,28 @@
 # Per round: the command's wall and CPU (user+sys of everything it waited for) as ratios
 # to that round's plain run, and the cost added per process, (config - plain) / N, in ms.
 #
-# Environment: N (default 100), OTHER_BIN, KEEP=1 keeps the temp dir.
+# Environment: N (default 100), WORKLOAD (exec, the default, or fork), OTHER_BIN, KEEP=1
+# keeps the temp dir.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/common.sh"
-find_build_tools "${1:-}" cprof-bench-time sample-run
+find_build_tools "${1:-}" cprof-bench-time sample-run cprof-bench-fork-children
 rounds=${2:-7}
 n=${N:-100}
-loop="for i in \$(seq $n); do /bin/true; done"
+case ${WORKLOAD:-exec} in
+  exec)
+    loop="for i in \$(seq $n); do /bin/true; done"
+    cmd=(sh -c "$loop")
+    ;;
+  fork)
+    loop="$n forks"
+    cmd=("$BIN/cprof-bench-fork-children" "$n")
+    ;;
+  *)
+    echo "startup.sh: WORKLOAD must be exec or fork, not '$WORKLOAD'" >&2
+    exit 1
+    ;;
+esac
 
 tmp=$(mktemp -d /tmp/cprof-startup.XXXXXX)
 if [[ ${KEEP:-0} != 1 ]]; then trap 'rm -rf "$tmp"' EXIT; fi
@@ -39,13 +56,13 @@ run_one() {  # run_one CONFIG ROUND
   local config=$1 round=$2 res=$tmp/res
   rm -rf "$res" "$tmp/time"
   case $config in
-    plain) "$BIN/cprof-bench-time" "$tmp/time" -- sh -c "$loop" ;;
+    plain) "$BIN/cprof-bench-time" "$tmp/time" -- "${cmd[@]}" ;;
     sr) "$BIN/cprof-bench-time" "$tmp/time" -- "$BIN/sample-run" -q -f 500 -o "$res" -- \
-      sh -c "$loop" ;;
+      "${cmd[@]}" ;;
     sr-fp) "$BIN/cprof-bench-time" "$tmp/time" -- "$BIN/sample-run" -q -f 500 --unwind fp \
-      -o "$res" -- sh -c "$loop" ;;
+      -o "$res" -- "${cmd[@]}" ;;
     sr-other) "$BIN/cprof-bench-time" "$tmp/time" -- "$OTHER_BIN/sample-run" -q -f 500 \
-      -o "$res" -- sh -c "$loop" ;;
+      -o "$res" -- "${cmd[@]}" ;;
   esac
   local t
   t=$(cat "$tmp/time")
@@ -60,7 +77,7 @@ added_ms() {
     END { for (r in v) if (r in p) print (v[r] - p[r]) * 1000 / n }' "$data" | stats
 }
 
-echo "startup.sh: $rounds rounds of ${configs[*]}; each runs sh -c '$loop'"
+echo "startup.sh: $rounds rounds of ${configs[*]}; each runs ${cmd[*]}"
 for ((r = 1; r <= rounds; r++)); do
   k=${#configs[@]}
   for ((i = 0; i < k; i++)); do
