@@ -9,6 +9,7 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <regex>
 #include <string>
 #include <utility>
 
@@ -225,6 +226,26 @@ TEST(CausalRunOpenMP, LibgompLoadedByDlopen) {
   // The plugin's libgomp is not in the global scope (RTLD_LOCAL): the interposed GOMP_*
   // calls still find it and mark the waits.
   EXPECT_GE(openmp_waits(m).first, 2 * std::stoull(kRounds)) << m;
+}
+
+// The parent turns dispatch on for 200 waiting threads, under the dispatch refresh lock,
+// while another thread forks children whose own dlopen takes that lock: none may hang.
+TEST(CausalRunOpenMP, ChildrenForkedWhileDispatchIsTurnedOnEnd) {
+  SKIP_WITHOUT_OPENMP();
+  const std::string programs = CAUSAL_PROGRAMS;
+  const std::string dir = fresh_directory("openmp-dispatch-fork");
+  std::string output;
+  const int status = run_command(kEnv + kRun + " -o " + dir + " --function main -- " +
+                                     programs + "/causal_dispatch_fork " + programs +
+                                     "/causal_openmp_plugin.so 200",
+                                 output);
+  ASSERT_EQ(status, 0) << output;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(output, m, std::regex("(^|\n)0 of ([0-9]+) children hung")))
+      << output;
+  EXPECT_GE(std::stoi(m[2].str()), 5) << output;
+  const std::string messages_text = messages(dir);
+  EXPECT_NE(messages_text.find("inclusive mode on "), std::string::npos) << messages_text;
 }
 
 // Runs `program` spinning (the environment `spin`) with and without the marks: each round
