@@ -356,7 +356,7 @@ TEST(CausalRunOpenMP, LibompConstructsForwardFaithfully) {
 // end-of-run message says why ("OpenMP waits not marked: <why>"). Returns the plain run.
 OmpRun expect_tool_keeps_its_place(const std::string& name, const std::string& env,
                                    const std::string& program, const std::string& why) {
-  const OmpRun p = plain(name, "300", program);
+  OmpRun p = plain(name, "300", program);
   const OmpRun r = profiled(name, "300", env, program);
   EXPECT_EQ(p.status, 3) << p.output;
   EXPECT_EQ(r.status, 3) << r.output;

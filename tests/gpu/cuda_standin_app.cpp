@@ -118,6 +118,7 @@ int main(int argc, char** argv) {
     const long ms = std::atol(argv[3]);
     std::vector<ThreadRun> runs(static_cast<size_t>(n));
     std::vector<std::thread> threads;
+    threads.reserve(static_cast<size_t>(n));
     for (int i = 0; i < n; ++i) {
       threads.emplace_back(launch_on_thread, i, ms, std::ref(runs[static_cast<size_t>(i)]));
     }

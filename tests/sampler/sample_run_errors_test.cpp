@@ -30,7 +30,7 @@ TEST_P(SampleRunRejects, WithOneLineNamingTheProblem) {
 }
 
 std::string not_executable_file() {
-  const std::string path = fresh_directory("noexec") + "/script";
+  std::string path = fresh_directory("noexec") + "/script";
   std::ofstream(path) << "#!/bin/sh\necho hi\n";
   return path;
 }
