@@ -380,8 +380,8 @@ void Runtime::writer_loop() {
     if (stop_requested_) break;
     lock.unlock();
     drain(false);
-    // Tables the samples since the last tick asked for: until then their frames went
-    // to libunwind (slower, same result).
+    // Tables whose modules' samples went to libunwind (slower, same frames) for long
+    // enough that parsing them now pays (rent or buy, sampler/unwind/cfi_policy.h).
     if (unwind_method_ == UnwindMethod::kDwarf) modules_.build_wanted_tables();
     lock.lock();
   }

@@ -102,8 +102,9 @@ class Runtime {
   UnwindMethod unwind_method_ = UnwindMethod::kDwarf;
   uint64_t period_ns_ = 0;
 
-  // CFI tables on demand: a short-lived process (a shell's /bin/true) pays for none, and
-  // the writer parses a module's table within one tick of its first sample there.
+  // CFI tables on demand: a short-lived process (a shell's /bin/true, a compiler's cc1)
+  // pays for none; the writer parses a module's table once the samples that went to
+  // libunwind without it have cost as much as parsing it (cfi_policy.h).
   ModuleTable modules_{CfiTables::on_demand};
   ModuleRecorder module_recorder_;
 

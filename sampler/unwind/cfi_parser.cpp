@@ -470,16 +470,42 @@ class FdeBuilder {
   std::vector<State> stack_;
 };
 
-}  // namespace
-
-std::shared_ptr<const CfiTable> build_cfi_table(const Module& m) {
-  if (m.eh.table == 0 || m.eh.fde_count == 0 || m.eh.eh_frame == 0) return nullptr;
+// The end of the mapped segment that holds both .eh_frame and the header's table, or 0
+// if there is no usable table.
+uint64_t eh_frame_segment_end(const Module& m) {
+  if (m.eh.table == 0 || m.eh.fde_count == 0 || m.eh.eh_frame == 0) return 0;
   // .eh_frame and the header table lie in the read-only segment that holds them.
   uint64_t seg_end = 0;
   for (const AddressRange& r : m.mapped) {
     if (r.contains(m.eh.eh_frame) && r.contains(m.eh.table)) seg_end = r.end;
   }
-  if (seg_end == 0 || m.eh.fde_count > (seg_end - m.eh.table) / 8) return nullptr;
+  if (seg_end == 0 || m.eh.fde_count > (seg_end - m.eh.table) / 8) return 0;
+  return seg_end;
+}
+
+}  // namespace
+
+uint64_t eh_frame_size(const Module& m) {
+  const uint64_t seg_end = eh_frame_segment_end(m);
+  if (seg_end == 0) return 0;
+  uint64_t last = 0;
+  for (uint64_t i = 0; i < m.eh.fde_count; ++i) {
+    int32_t fde_rel;
+    std::memcpy(&fde_rel, reinterpret_cast<const void*>(m.eh.table + 8 * i + 4), sizeof fde_rel);
+    const uint64_t fde = m.eh.hdr + static_cast<uint64_t>(static_cast<int64_t>(fde_rel));
+    if (fde >= m.eh.eh_frame && fde < seg_end) last = std::max(last, fde);
+  }
+  if (last == 0) return 0;
+  Reader r(last, seg_end);
+  uint64_t len = r.u32();
+  if (len == 0xffffffff) len = r.u64();
+  if (!r.ok() || len > seg_end - r.pos()) return seg_end - m.eh.eh_frame;
+  return r.pos() + len - m.eh.eh_frame;
+}
+
+std::shared_ptr<const CfiTable> build_cfi_table(const Module& m) {
+  const uint64_t seg_end = eh_frame_segment_end(m);
+  if (seg_end == 0) return nullptr;
 
   const uint64_t base = m.load_bias;
   std::unordered_map<uint64_t, Cie> cies;

@@ -12,7 +12,8 @@
 //
 // Signal-safety contract:
 //   - build_cfi_table() is NOT async-signal-safe (allocates). It runs when the ModuleTable
-//     learns a module (ModuleTable::refresh, a normal context).
+//     learns a module or decides the module needs it (ModuleTable::refresh,
+//     build_wanted_tables; a normal context).
 //   - Every const member of CfiTable is async-signal-safe, lock-free and re-entrant:
 //     binary search over an immutable array, no allocation.
 
@@ -109,5 +110,11 @@ class CfiTable {
 // a module is unwound by libunwind. Reads only the module's mapped segments. Not
 // async-signal-safe.
 std::shared_ptr<const CfiTable> build_cfi_table(const Module& m);
+
+// The bytes of `m`'s .eh_frame that build_cfi_table() would read: from the section's start
+// to the end of the last FDE its .eh_frame_hdr table lists (the section's size is not
+// mapped anywhere; a scan of the table, ~1 ns per FDE). 0 if there is no usable table.
+// The price in the on-demand policy (cfi_policy.h). Not async-signal-safe.
+uint64_t eh_frame_size(const Module& m);
 
 }  // namespace cprof::sampler

@@ -53,10 +53,11 @@ enum class Walk { kDone, kHandOff };
 // Unwinds from `r` (the registers of frame n - 1) while the rows are simple, appending
 // return addresses to frames[n..max). kDone: the stack ended (outermost frame, a bad CFA
 // or return address, or `max`); kHandOff: frame n - 1 needs libunwind, `r` holds its
-// registers (callee-saved ones too if kTrackCallee).
+// registers (callee-saved ones too if kTrackCallee), and `untabled` is its module if the
+// reason is that the module has no table yet.
 template <bool kTrackCallee>
 Walk walk(const ModuleSnapshot& modules, StackBounds live, Regs& r, uint64_t* frames, size_t& n,
-          size_t max) {
+          size_t max, const Module*& untabled) {
   const Module* m = nullptr;
   while (n < max) {
     // Frame 0's PC is the interrupted instruction; every later one is a return address,
@@ -65,7 +66,7 @@ Walk walk(const ModuleSnapshot& modules, StackBounds live, Regs& r, uint64_t* fr
     if (m == nullptr || !in_code(*m, at)) m = modules.find(at);
     const CfiTable* table = m != nullptr ? m->cfi.get() : nullptr;
     if (table == nullptr) {
-      if (m != nullptr) m->cfi.want();  // parsed by the ModuleTable's owner, off the handler
+      untabled = m;
       return Walk::kHandOff;
     }
     const CfiRow* row = table->find(at);
@@ -135,7 +136,12 @@ size_t unwind_with_cfi(const ModuleSnapshot& modules, const LibunwindUnwinder* f
   frames[0] = r.pc;
   size_t n = 1;
   const StackBounds live = stack.live_part(r.sp);
-  if (walk<false>(modules, live, r, frames, n, max) == Walk::kDone || fallback == nullptr) {
+  // A walk stopped by a module without a table counts what libunwind did in its place:
+  // the ModuleTable's owner weighs that against parsing the table (cfi_policy.h).
+  const Module* untabled = nullptr;
+  if (walk<false>(modules, live, r, frames, n, max, untabled) == Walk::kDone ||
+      fallback == nullptr) {
+    if (untabled != nullptr) untabled->cfi.want(0);
     info->table_frames = n;
     return n;
   }
@@ -145,14 +151,17 @@ size_t unwind_with_cfi(const ModuleSnapshot& modules, const LibunwindUnwinder* f
   info->handed_off = true;
   if (k > 0 && !same_fde(modules, r.pc - 1, r.pc)) {
     info->restarted = true;
-    return fallback->unwind(uc, stack, frames, max);
+    const size_t got = fallback->unwind(uc, stack, frames, max);
+    if (untabled != nullptr) untabled->cfi.want(got);
+    return got;
   }
   // Walk again to frame k, this time recovering rbx and r12..r15 as well, which libunwind
   // needs if a later frame's CFI refers to them. Rare (complex frames), so the common
   // path stays three registers.
   Regs full = regs_of(uc);
   size_t m = 1;
-  if (k > 0) walk<true>(modules, live, full, frames, m, k + 1);
+  const Module* ignored = nullptr;
+  if (k > 0) walk<true>(modules, live, full, frames, m, k + 1, ignored);
   if (m != k + 1 || full.pc != r.pc || full.sp != r.sp) return n;  // cannot happen: same walk
   ucontext_t at;
   std::memcpy(at.uc_mcontext.gregs, uc->uc_mcontext.gregs, sizeof at.uc_mcontext.gregs);
@@ -161,7 +170,9 @@ size_t unwind_with_cfi(const ModuleSnapshot& modules, const LibunwindUnwinder* f
   g[REG_RSP] = static_cast<greg_t>(full.sp);
   g[REG_RBP] = static_cast<greg_t>(full.fp);
   for (int i = 0; i < kSlotCount - 1; ++i) g[kCalleeGreg[i]] = static_cast<greg_t>(full.callee[i]);
-  return k + fallback->unwind(&at, stack, frames + k, max - k);
+  const size_t got = fallback->unwind(&at, stack, frames + k, max - k);
+  if (untabled != nullptr) untabled->cfi.want(got);
+  return k + got;
 }
 
 size_t unwind_with_dwarf(const ucontext_t* uc, StackBounds stack, uint64_t* frames,

@@ -194,6 +194,11 @@ void ModuleTable::refresh() {
   snap->mapped_ = std::move(merged);
 
   std::lock_guard lock(writer_mutex_);
+  // The rent counted on the outgoing snapshot's modules would be lost with it (a handler
+  // still walking it after this point loses a count or two).
+  if (const ModuleSnapshot* old = current_.load(std::memory_order_acquire)) {
+    for (const Module& m : old->modules_) fold_rent_locked(m);
+  }
   // Parse each module's .eh_frame once: reuse the table of a module already seen at the
   // same address (dlopen of other libraries refreshes often; libc's table is ~2 ms).
   for (const Module& m : snap->modules_) attach_locked(m, tables_mode_ == CfiTables::eager);
@@ -227,11 +232,17 @@ bool ModuleTable::attach_locked(const Module& m, bool parse) {
     p.parsed = true;
     parsed_now = true;
   }
-  if (p.parsed) {
-    m.cfi.table_.store(p.table.get(), std::memory_order_release);
-    m.cfi.wanted_.store(false, std::memory_order_relaxed);
-  }
+  if (p.parsed) m.cfi.table_.store(p.table.get(), std::memory_order_release);
   return parsed_now;
+}
+
+ModuleTable::ParsedCfi* ModuleTable::fold_rent_locked(const Module& m) {
+  // Most modules see no hand-off: one relaxed load each, no lookup.
+  if (m.cfi.handoffs_.load(std::memory_order_relaxed) == 0) return nullptr;
+  ParsedCfi& p = parsed_entry_locked(m);
+  p.rent.handoffs += m.cfi.handoffs_.exchange(0, std::memory_order_relaxed);
+  p.rent.frames += m.cfi.frames_.exchange(0, std::memory_order_relaxed);
+  return &p;
 }
 
 size_t ModuleTable::build_wanted_tables() {
@@ -239,12 +250,28 @@ size_t ModuleTable::build_wanted_tables() {
   const ModuleSnapshot* snap = current_.load(std::memory_order_acquire);
   size_t parsed = 0;
   for (const Module& m : snap->modules_) {
-    if (m.cfi.wanted_.load(std::memory_order_relaxed) && m.cfi.get() == nullptr &&
-        attach_locked(m, true)) {
-      ++parsed;
+    // Only new rent can tip the balance: the price of a module never changes.
+    ParsedCfi* p = fold_rent_locked(m);
+    if (p == nullptr || m.cfi.get() != nullptr) continue;
+    if (!p->parsed && tables_mode_ == CfiTables::on_demand) {
+      if (!p->sized) {
+        p->eh_frame_bytes = eh_frame_size(m);
+        p->sized = true;
+      }
+      if (!cfi_table_pays_off(p->rent, p->eh_frame_bytes)) continue;
     }
+    if (attach_locked(m, true)) ++parsed;
   }
   return parsed;
+}
+
+CfiRent ModuleTable::rent(const Module& m) {
+  std::lock_guard lock(writer_mutex_);
+  // Reads without folding: build_wanted_tables() decides on the rent it folds itself.
+  CfiRent r = parsed_entry_locked(m).rent;
+  r.handoffs += m.cfi.handoffs_.load(std::memory_order_relaxed);
+  r.frames += m.cfi.frames_.load(std::memory_order_relaxed);
+  return r;
 }
 
 }  // namespace cprof::sampler

@@ -23,6 +23,8 @@
 #include <string>
 #include <vector>
 
+#include "sampler/unwind/cfi_policy.h"
+
 namespace cprof::sampler {
 
 class CfiTable;  // cfi_table.h
@@ -49,6 +51,8 @@ struct AddressRange {
 class ModuleCfi {
  public:
   ModuleCfi() = default;
+  // Copies the table only: the rent counted on a snapshot's module is folded into the
+  // ModuleTable's own record of it (build_wanted_tables, refresh).
   ModuleCfi(const ModuleCfi& other) noexcept : table_(other.get()) {}
   ModuleCfi& operator=(const ModuleCfi& other) noexcept {
     table_.store(other.get(), std::memory_order_release);
@@ -58,19 +62,32 @@ class ModuleCfi {
 
   // The table, or null: not built yet, or the module has no usable .eh_frame_hdr.
   const CfiTable* get() const noexcept { return table_.load(std::memory_order_acquire); }
-  // A walk needed the table and found none: asks build_wanted_tables() for it.
-  void want() const noexcept { wanted_.store(true, std::memory_order_relaxed); }
+  // A walk needed the table, found none and handed `frames` frames to libunwind (0: no
+  // fallback): the rent build_wanted_tables() weighs against parsing (cfi_policy.h).
+  // Two relaxed atomic adds: no lock, no system call.
+  void want(size_t frames) const noexcept {
+    handoffs_.fetch_add(1, std::memory_order_relaxed);
+    frames_.fetch_add(frames, std::memory_order_relaxed);
+  }
 
  private:
   friend class ModuleTable;
+  static_assert(std::atomic<uint64_t>::is_always_lock_free);  // want() runs in handlers
   mutable std::atomic<const CfiTable*> table_{nullptr};
-  mutable std::atomic<bool> wanted_{false};
+  mutable std::atomic<uint64_t> handoffs_{0};
+  mutable std::atomic<uint64_t> frames_{0};
 };
 
-// When a ModuleTable parses a module's .eh_frame: as soon as it learns the module, or only
-// once a walk asks for it (ModuleCfi::want), so that a process that never samples in a
-// module never pays for its table (libc's alone takes ~2 ms).
-enum class CfiTables { eager, on_demand };
+// When a ModuleTable parses a module's .eh_frame:
+//   eager          as soon as it learns the module (gpu::LaunchStacks, most tests);
+//   on_demand      once the walks that found no table there have cost more than parsing
+//                  it would (ski rental, cfi_policy.h): the sampling runtime's, so that a
+//                  short-lived process (a compiler pass) never pays for a table it barely
+//                  uses (cc1's takes ~40 ms, more than its whole run), and a long-lived
+//                  one gets the tables of the modules its samples keep entering;
+//   on_first_want  at the first build_wanted_tables() after any walk asked for it (the
+//                  tests of the on-demand mechanics; the behaviour before rent-or-buy).
+enum class CfiTables { eager, on_demand, on_first_want };
 
 struct Module {
   std::string path;      // dlpi_name; the main program's is resolved from /proc/self/exe;
@@ -81,7 +98,7 @@ struct Module {
   std::vector<AddressRange> mapped; // every PT_LOAD segment, widened to whole pages
   EhFrameHdr eh;
   // .eh_frame as unwind rows for the fast DWARF unwinder, parsed once per module (and
-  // shared by later snapshots) when the table learns it or when a walk asks for it.
+  // shared by later snapshots) when the table learns it or once walks have paid for it.
   ModuleCfi cfi;
 };
 
@@ -121,9 +138,13 @@ class ModuleTable {
   // already parsed, and (eager) parses the .eh_frame of each module not seen before.
   // Not async-signal-safe.
   void refresh();
-  // Parses and attaches the tables that walks asked for since the last call (on_demand).
-  // Returns how many it parsed. Not async-signal-safe.
+  // Parses and attaches the tables walks asked for (ModuleCfi::want) that the policy says
+  // to build now (on_demand: the rent has reached the price; on_first_want: any). Returns
+  // how many it parsed. Not async-signal-safe.
   size_t build_wanted_tables();
+  // What the walks without `m`'s table have cost so far. For tests. Not
+  // async-signal-safe.
+  CfiRent rent(const Module& m);
 
   // The current snapshot (never null). Async-signal-safe.
   const ModuleSnapshot* snapshot() const noexcept {
@@ -159,6 +180,9 @@ class ModuleTable {
     uint64_t eh_frame_hdr = 0;
     bool parsed = false;
     std::shared_ptr<const CfiTable> table;
+    CfiRent rent;               // hand-offs so far, folded from the snapshots' counters
+    uint64_t eh_frame_bytes = 0;  // the price's size, measured when first needed
+    bool sized = false;
   };
   // Every module seen, so a module is parsed once whatever the refreshes; the tables of
   // unloaded modules stay for the old snapshots that point to them. Under writer_mutex_.
@@ -166,6 +190,9 @@ class ModuleTable {
   ParsedCfi& parsed_entry_locked(const Module& m);
   // Parses `m`'s table if it was not, and attaches it to `m`. Under writer_mutex_.
   bool attach_locked(const Module& m, bool parse);
+  // Moves the hand-offs counted on `m` since the last call into its ParsedCfi; returns it,
+  // or null if there were none. Under writer_mutex_.
+  ParsedCfi* fold_rent_locked(const Module& m);
 };
 
 // Decodes the header of an .eh_frame_hdr section mapped at `hdr`. Returns false if the

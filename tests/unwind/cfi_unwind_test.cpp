@@ -15,6 +15,7 @@
 #include <random>
 #include <thread>
 
+#include "sampler/unwind/cfi_policy.h"
 #include "sampler/unwind/cfi_table.h"
 #include "sampler/unwind/cfi_unwinder.h"
 #include "sampler/unwind/unwinder.h"
@@ -131,10 +132,12 @@ TEST(DwarfUnwinder, MatchesLibunwindThroughDlopenedLibrary) {
   modules().refresh();
 }
 
-// An on-demand table (the sampling runtime's): no module has a table until a walk asks for
-// one. A walk into such a module hands the rest of the stack to libunwind (same frames) and
-// asks for that module's table; the owner's build_wanted_tables() parses just those, so
-// after a few walks the whole stack comes from tables and modules no walk entered have none.
+// The on-demand mechanics, with the policy that builds at the first ask (on_first_want; the
+// runtime's on_demand waits until the table pays for itself, tested below): no module has a
+// table until a walk asks for one. A walk into such a module hands the rest of the stack to
+// libunwind (same frames) and asks for that module's table; the owner's
+// build_wanted_tables() parses just those, so after a few walks the whole stack comes from
+// tables and modules no walk entered have none.
 ModuleTable* g_lazy = nullptr;
 
 size_t lazy_and_libunwind(const ucontext_t* uc, StackBounds s, uint64_t* f, size_t m) {
@@ -144,7 +147,7 @@ size_t lazy_and_libunwind(const ucontext_t* uc, StackBounds s, uint64_t* f, size
 
 TEST(DwarfUnwinder, OnDemandTablesAreParsedForTheModulesWalksEnter) {
   modules();  // the default unwinder: libunwind behind the walk
-  static ModuleTable lazy(CfiTables::on_demand);
+  static ModuleTable lazy(CfiTables::on_first_want);
   g_lazy = &lazy;
   for (const Module& m : lazy.modules()) ASSERT_EQ(m.cfi.get(), nullptr) << m.path;
   size_t parsed = 0;
@@ -166,6 +169,88 @@ TEST(DwarfUnwinder, OnDemandTablesAreParsedForTheModulesWalksEnter) {
   const auto untouched = std::count_if(lazy.modules().begin(), lazy.modules().end(),
                                        [](const Module& m) { return m.cfi.get() == nullptr; });
   EXPECT_GT(untouched, 0) << "every module was parsed, not only those the walks entered";
+}
+
+// The runtime's policy (on_demand, cfi_policy.h): a module's table is parsed only once the
+// walks that handed its frames to libunwind have cost as much as parsing it would. A long
+// run gets there for every module its samples keep entering and then walks with tables
+// only; a single walk builds nothing. Walks from a normal context (getcontext), the same
+// code path as the handler's, so that the thousands of walks the price takes stay fast.
+struct Walked {
+  size_t n = 0;
+  CfiWalkInfo info;
+  const Module* handed_off_in = nullptr;  // the module of the frame libunwind took over
+};
+
+__attribute__((noinline)) Walked walk_here(const ModuleTable& table) {
+  ucontext_t uc;
+  getcontext(&uc);
+  uint64_t frames[128];
+  Walked w;
+  w.n = unwind_with_cfi(*table.snapshot(), default_unwinder(), &uc,
+                        current_thread_stack_bounds(), frames, 128, &w.info);
+  if (w.info.handed_off) {
+    const uint64_t f = frames[w.info.table_frames];
+    w.handed_off_in = table.find(w.info.table_frames == 0 ? f : f - 1);
+  }
+  return w;
+}
+
+TEST(DwarfUnwinder, OnDemandTablesAreParsedOnceTheirRentReachesTheirPrice) {
+  modules();  // the default unwinder: libunwind behind the walk
+  static ModuleTable lazy(CfiTables::on_demand);
+  const Module* self = lazy.find(reinterpret_cast<uint64_t>(&cfi_spin_leaf));
+  ASSERT_NE(self, nullptr);
+  ASSERT_EQ(self->cfi.get(), nullptr);
+  const uint64_t price = eh_frame_size(*self);
+  ASSERT_GT(price, 0u);
+  EXPECT_FALSE(cfi_table_pays_off(CfiRent{1, 128}, price)) << price << " bytes";
+
+  Walked first = walk_here(lazy);
+  ASSERT_TRUE(first.info.handed_off);
+  ASSERT_EQ(first.handed_off_in, self);
+  EXPECT_EQ(lazy.build_wanted_tables(), 0u) << "one walk paid for a " << price << "-byte table";
+  EXPECT_EQ(self->cfi.get(), nullptr);
+  const CfiRent after_one = lazy.rent(*self);
+  EXPECT_EQ(after_one.handoffs, 1u);
+  EXPECT_EQ(after_one.frames, first.n);  // libunwind unwound them all (frame 0 is here)
+
+  // A writer thread's ticks, every 50 walks: each module is built at the first tick after
+  // its rent reached its price, not before, and then the walks need no libunwind.
+  constexpr int kTick = 50;
+  const Module* built_last = nullptr;
+  int walks = 1;
+  size_t built = 0;
+  for (; walks < 200000; ++walks) {
+    const Walked w = walk_here(lazy);
+    if (!w.info.handed_off) break;
+    ASSERT_NE(w.handed_off_in, nullptr);
+    if (walks % kTick != 0) continue;
+    const CfiRent rent = lazy.rent(*w.handed_off_in);
+    const uint64_t size = eh_frame_size(*w.handed_off_in);
+    const bool due = cfi_table_pays_off(rent, size);
+    const size_t now = lazy.build_wanted_tables();
+    EXPECT_EQ(now, due ? 1u : 0u) << w.handed_off_in->path << " rent " << cfi_rent_ns(rent)
+                                  << " ns, price " << cfi_build_ns(size) << " ns";
+    if (now > 0) {
+      // Not a tick late: a tick before, the rent was short of the price (every walk here
+      // hands libunwind the same frames: all of them where it restarts).
+      const uint64_t per_walk = w.info.restarted ? w.n : w.n - w.info.table_frames;
+      if (rent.handoffs > kTick) {
+        EXPECT_FALSE(cfi_table_pays_off(
+            CfiRent{rent.handoffs - kTick, rent.frames - kTick * per_walk}, size))
+            << w.handed_off_in->path;
+      }
+      built_last = w.handed_off_in;
+      built += now;
+    }
+  }
+  EXPECT_LT(walks, 200000) << "the walks never came to need no libunwind";
+  EXPECT_GE(built, 1u);
+  EXPECT_NE(self->cfi.get(), nullptr);
+  EXPECT_NE(built_last, nullptr);
+  for (int i = 0; i < 10; ++i) EXPECT_FALSE(walk_here(lazy).info.handed_off);
+  EXPECT_EQ(lazy.build_wanted_tables(), 0u);
 }
 
 void on_sigusr1(int) {
