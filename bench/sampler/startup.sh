@@ -6,6 +6,10 @@
 #
 # WORKLOAD=fork measures forked children instead: cprof-bench-fork-children forks N
 # children that exit at once, with no exec (a server's workers, a shell's subshells).
+# WORKLOAD=make builds a generated project of N small C files (qsort and a loop each) with
+# `make -j2` and gcc -O2 -g, cleaned before each run, untimed: short-lived processes in
+# large binaries (cc1: 33 MB, a 2.4 MB .eh_frame), as a build under sample-run is; the
+# figures per process are then per file (gcc, cc1, as: three processes a file).
 #
 # Configurations, their order rotated every round:
 #   plain        the loop alone
@@ -16,14 +20,18 @@
 # Per round: the command's wall and CPU (user+sys of everything it waited for) as ratios
 # to that round's plain run, and the cost added per process, (config - plain) / N, in ms.
 #
-# Environment: N (default 100), WORKLOAD (exec, the default, or fork), OTHER_BIN, KEEP=1
-# keeps the temp dir.
+# Environment: N (default 100; 80 for make), WORKLOAD (exec, the default, fork or make),
+# OTHER_BIN, KEEP=1 keeps the temp dir.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/common.sh"
 find_build_tools "${1:-}" cprof-bench-time sample-run cprof-bench-fork-children
 rounds=${2:-7}
 n=${N:-100}
+[[ ${WORKLOAD:-exec} == make && -z ${N:-} ]] && n=80
+tmp=$(mktemp -d /tmp/cprof-startup.XXXXXX)
+if [[ ${KEEP:-0} != 1 ]]; then trap 'rm -rf "$tmp"' EXIT; fi
+prepare() { :; }  # before each run, untimed
 case ${WORKLOAD:-exec} in
   exec)
     loop="for i in \$(seq $n); do /bin/true; done"
@@ -33,14 +41,41 @@ case ${WORKLOAD:-exec} in
     loop="$n forks"
     cmd=("$BIN/cprof-bench-fork-children" "$n")
     ;;
+  make)
+    proj=$tmp/proj
+    mkdir -p "$proj"
+    for ((i = 1; i <= n; i++)); do
+      cat >"$proj/f$i.c" <<EOF
+#include <stdlib.h>
+static int cmp$i(const void* a, const void* b) { return *(const int*)a - *(const int*)b; }
+int func$i(int n) {
+  int* v = malloc(n * sizeof(int));
+  for (int k = 0; k < n; k++) v[k] = (k * $i * 7919) % 1009;
+  qsort(v, n, sizeof(int), cmp$i);
+  int s = v[n / 2];
+  free(v);
+  return s;
+}
+EOF
+    done
+    {
+      for ((i = 1; i <= n; i++)); do echo "int func$i(int);"; done
+      echo "int main(void) { int s = 0;"
+      for ((i = 1; i <= n; i++)); do echo "  s += func$i(100);"; done
+      echo "  return s == 42; }"
+    } >"$proj/main.c"
+    printf '%s\n' 'OBJS := $(patsubst %.c,%.o,$(wildcard *.c))' 'app: $(OBJS)' \
+      '	$(CC) -o $@ $^' '%.o: %.c' '	$(CC) -O2 -g -c $< -o $@' >"$proj/Makefile"
+    loop="make -j2 of $n C files"
+    cmd=(make -s -j2 -C "$proj")
+    prepare() { rm -f "$proj"/*.o "$proj/app"; }
+    ;;
   *)
-    echo "startup.sh: WORKLOAD must be exec or fork, not '$WORKLOAD'" >&2
+    echo "startup.sh: WORKLOAD must be exec, fork or make, not '$WORKLOAD'" >&2
     exit 1
     ;;
 esac
 
-tmp=$(mktemp -d /tmp/cprof-startup.XXXXXX)
-if [[ ${KEEP:-0} != 1 ]]; then trap 'rm -rf "$tmp"' EXIT; fi
 data=$tmp/data  # config round wall cpu
 
 configs=(plain sr sr-fp)
@@ -55,6 +90,7 @@ fi
 run_one() {  # run_one CONFIG ROUND
   local config=$1 round=$2 res=$tmp/res
   rm -rf "$res" "$tmp/time"
+  prepare
   case $config in
     plain) "$BIN/cprof-bench-time" "$tmp/time" -- "${cmd[@]}" ;;
     sr) "$BIN/cprof-bench-time" "$tmp/time" -- "$BIN/sample-run" -q -f 500 -o "$res" -- \
