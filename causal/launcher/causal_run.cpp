@@ -101,7 +101,7 @@ int resolve_only(const std::string& program, const cprof::causal::Selection& sel
   cprof::causal::LocationResolver resolver(program, selection);
   std::vector<cprof::causal::LocationLine> locations;
   std::vector<std::string> notes;
-  std::string err = resolver.check_debug_info();
+  std::string err = resolver.check_debug_info(notes);
   if (err.empty()) err = resolver.resolve(locations, notes);
   if (!err.empty()) {
     fmt::print(stderr, "{}\n", err);
@@ -242,8 +242,8 @@ int run(int argc, char** argv) {
     check_script(program, interpreter, o);
   } else {
     cprof::causal::LocationResolver resolver(program, o.selection);
-    if (std::string err = resolver.check_debug_info(); !err.empty()) fail(1, err);
     std::vector<std::string> notes;
+    if (std::string err = resolver.check_debug_info(notes); !err.empty()) fail(1, err);
     if (std::string err = resolver.resolve(locations, notes); !err.empty()) fail(1, err);
     if (!o.quiet) {
       for (const auto& n : notes) fmt::print(stderr, "{}: {}\n", kTool, n);

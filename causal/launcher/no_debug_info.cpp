@@ -6,6 +6,12 @@
 namespace cprof::causal {
 
 std::string no_debug_info_error(const std::string& program) {
+  // A system file is not rebuilt: its debug information comes in a package (found by
+  // build-id under /usr/lib/debug).
+  if (program.rfind("/usr/", 0) == 0 || program.rfind("/lib", 0) == 0) {
+    return program + " has no debug information: install its debug symbols (Debian: the " +
+           "package's -dbgsym or -dbg) or rebuild it with -g";
+  }
   return program + " has no debug information: rebuild it with -g (e.g. -O2 -g)";
 }
 
@@ -29,8 +35,8 @@ void group_no_debug_info_warnings(std::vector<std::string>& warnings) {
   const auto first = std::find_if(warnings.begin(), warnings.end(),
                                   [&](const std::string& w) { return names_program(w).has_value(); });
   *first = prefix + std::to_string(programs.size()) +
-           " programs it ran that have no debug information (rebuild one with -g to experiment "
-           "in it): " + joined;
+           " programs it ran that have no debug information (rebuild one with -g, or install "
+           "its debug symbols, to experiment in it): " + joined;
   warnings.erase(std::remove_if(std::next(first), warnings.end(),
                                 [&](const std::string& w) { return names_program(w).has_value(); }),
                  warnings.end());

@@ -8,7 +8,8 @@
 
 namespace cprof::causal {
 
-// "P has no debug information: rebuild it with -g (e.g. -O2 -g)".
+// "P has no debug information: rebuild it with -g (e.g. -O2 -g)"; for a system file
+// (/usr/..., /lib...) it names debug-symbol packages first.
 std::string no_debug_info_error(const std::string& program);
 
 // Folds the warnings "no experiments in P: " + no_debug_info_error(P) into one line naming

@@ -94,15 +94,37 @@ LocationResolver::LocationResolver(std::string executable, const Selection& sele
   }
 }
 
-std::string LocationResolver::check_debug_info() {
+bool LocationResolver::has_debug_info(const std::string& path, std::string& error) {
   // A lookup of a file no program has tells apart "no such file" from "no DWARF at all".
-  auto r = symbolizer_.ranges_for_line({executable_, ""}, "cprof-no-such-file.none", 1);
+  auto r = symbolizer_.ranges_for_line({path, ""}, "cprof-no-such-file.none", 1);
   if (!r.ok() && r.error().message.find("no DWARF line information") != std::string::npos) {
-    return no_debug_info_error(executable_);
+    error = no_debug_info_error(path);
+    return false;
   }
   if (!r.ok() && r.error().message.find("no source file matches") == std::string::npos) {
-    return r.error().message;
+    error = r.error().message;
+    return false;
   }
+  return true;
+}
+
+std::string LocationResolver::check_debug_info(std::vector<std::string>& notes) {
+  // Only what the selection may use: the binaries in scope (--progress FILE:LINE checks
+  // the executable itself). An executable without debug information is fine when the
+  // scope leaves it out: a distro program profiled in a library that has them.
+  std::vector<Binary> kept;
+  std::vector<std::string> left_out;
+  for (const auto& b : binaries_) {
+    std::string error;
+    if (has_debug_info(b.path, error)) {
+      kept.push_back(b);
+    } else {
+      left_out.push_back(std::move(error));
+    }
+  }
+  if (kept.empty() && !left_out.empty()) return left_out.front();
+  for (const auto& why : left_out) notes.push_back(why + "; left out");
+  binaries_ = std::move(kept);
   return {};
 }
 

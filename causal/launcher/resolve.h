@@ -37,8 +37,10 @@ class LocationResolver {
  public:
   LocationResolver(std::string executable, const Selection& selection);
 
-  // "" when the executable has DWARF line information; else the one-line error.
-  std::string check_debug_info();
+  // Leaves out the binaries in scope that have no DWARF line information (a line for
+  // each in `notes`); the one-line error when none in scope has any ("" when some has,
+  // or when none matches the scope: resolve() says so).
+  std::string check_debug_info(std::vector<std::string>& notes);
   // Resolves the selection into `out`. Returns "" or the first error. `notes` gets lines
   // worth telling the user (libraries in scope without debug information).
   std::string resolve(std::vector<LocationLine>& out, std::vector<std::string>& notes);
@@ -54,6 +56,7 @@ class LocationResolver {
   std::string add_functions(const std::string& pattern, const Binary& binary, bool in_scope_only,
                             std::vector<LocationLine>& out);
   std::string add_all_lines(const Binary& binary, std::vector<LocationLine>& out);
+  bool has_debug_info(const std::string& path, std::string& error);
 
   std::string executable_;
   Selection selection_;

@@ -332,6 +332,29 @@ TEST(CausalRun, BinaryScopeSelectsCodeInALibrary) {
   EXPECT_EQ(json.find("\"location\": \"main\""), std::string::npos);  // MAIN not in scope
 }
 
+// The executable has no debug information but the scope leaves it out: the library in
+// scope has them, so the run goes on (before, causal-run refused any program built
+// without -g, whatever the scope). With the executable in scope too, it is left out
+// with a note.
+TEST(CausalRun, AnExecutableWithoutDebugInformationOutsideTheScopeIsFine) {
+  const auto r = causal_run("no-debug-scope", "--binary-scope '%libcausal_work%' --mode function --seed 8",
+                            kPrograms + "/causal_lib_user_no_debug 3000");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(r.output.find("has no debug information"), std::string::npos) << r.output;
+  const std::string json = report_json(r.dir);
+  EXPECT_NE(json.find("\"location\": \"lib_work\""), std::string::npos)
+      << json.substr(json.find("\"causal\""));
+
+  const auto both = causal_run("no-debug-both",
+                               "--binary-scope 'MAIN,%libcausal_work%' --mode function --seed 8",
+                               kPrograms + "/causal_lib_user_no_debug 3000");
+  ASSERT_EQ(both.status, 0) << both.output;
+  EXPECT_TRUE(std::regex_search(
+      both.output, std::regex("causal_lib_user_no_debug has no debug information: rebuild it "
+                              "with -g \\(e.g. -O2 -g\\); left out")))
+      << both.output;
+}
+
 // Automatic selection in the default scope when all the work runs in a library, on a
 // thread the library starts (no frame of the program's own code, as in python, whose
 // main tail-calls into libpython): no experiment can start, and the end-of-run line says
@@ -483,7 +506,7 @@ TEST(CausalRun, HelpersWithoutDebugInformationShareOneWarning) {
   ASSERT_TRUE(std::regex_search(
       r.output, line,
       std::regex("causal-run: warning: no experiments in 3 programs it ran that have no debug "
-                 "information \\(rebuild one with -g to experiment in it\\): ([^\n]*)")))
+                 "information \\(rebuild one with -g, or install its debug symbols, to experiment in it\\): ([^\n]*)")))
       << r.output;
   EXPECT_NE(line[1].str().find("basename"), std::string::npos) << line[1];
   EXPECT_NE(line[1].str().find("dirname"), std::string::npos) << line[1];

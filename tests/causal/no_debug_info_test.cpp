@@ -18,9 +18,20 @@ TEST(NoDebugInfo, TwoOrMoreProgramsFoldIntoOneLineInThePlaceOfTheFirst) {
   EXPECT_EQ(w, (std::vector<std::string>{
                    "something else",
                    "no experiments in 3 programs it ran that have no debug information (rebuild "
-                   "one with -g to experiment in it): /usr/bin/basename, /usr/bin/bash, "
-                   "/usr/bin/env",
+                   "one with -g, or install its debug symbols, to experiment in it): "
+                   "/usr/bin/basename, /usr/bin/bash, /usr/bin/env",
                    "no experiments in /usr/bin/x: not loaded"}));
+}
+
+// A system file is not rebuilt: its debug information comes in a package.
+TEST(NoDebugInfo, ASystemFileIsPointedAtItsDebugSymbols) {
+  EXPECT_EQ(no_debug_info_error("/usr/bin/xz"),
+            "/usr/bin/xz has no debug information: install its debug symbols (Debian: the "
+            "package's -dbgsym or -dbg) or rebuild it with -g");
+  EXPECT_EQ(no_debug_info_error("/lib/x86_64-linux-gnu/liblzma.so.5").find("install its debug"),
+            std::string("/lib/x86_64-linux-gnu/liblzma.so.5 has no debug information: ").size());
+  EXPECT_EQ(no_debug_info_error("/home/me/app"),
+            "/home/me/app has no debug information: rebuild it with -g (e.g. -O2 -g)");
 }
 
 TEST(NoDebugInfo, OneProgramKeepsItsOwnLine) {
