@@ -51,6 +51,7 @@ int run_causal_report(int argc, char** argv) {
   std::string output;
   std::string symbols = "dwarf";
   bool quiet = false;
+  ClockChoice clock = ClockChoice::automatic;
   app.add_option("DIR", dir,
                  "results directory written by sample-run or causal-run (also read: *.coz, "
                  "*.tsv, *.jsonl), or one such file")
@@ -80,6 +81,12 @@ int run_causal_report(int argc, char** argv) {
                  "module+0xoffset, without reading any binary")
       ->check(CLI::IsMember({"dwarf", "none"}))
       ->default_str("dwarf");
+  app.add_option("--clock", clock,
+                 "whose samples make the profile: cpu (CPU time) or wall (wall time, blocked "
+                 "time included); default: wall for a process sampled with sample-run --clock "
+                 "wall, cpu for the others")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, ClockChoice>{{"cpu", ClockChoice::cpu}, {"wall", ClockChoice::wall}}));
   app.add_flag("-q,--quiet", quiet, "no warnings or progress on standard error");
   try {
     app.parse(argc, argv);
@@ -107,7 +114,8 @@ int run_causal_report(int argc, char** argv) {
   if (files.empty()) return fail(kBadInput, dir + ": no results files in this directory");
 
   LoadResult loaded = load_results(files, {.progress = !quiet && ::isatty(STDERR_FILENO),
-                                           .keep_timeline = format == "chrome"});
+                                           .keep_timeline = format == "chrome",
+                                           .clock = clock});
   if (loaded.processes.empty()) {
     // Nothing to report: one error giving the first file's reason, the others' warned.
     if (!quiet) {

@@ -1,11 +1,32 @@
 #include "report/report.h"
 
+#include <string>
+
 namespace cprof::report {
 
 uint64_t Report::samples() const {
   uint64_t n = 0;
   for (const auto& p : processes) n += p.samples;
   return n;
+}
+
+std::string Report::clock_summary() const {
+  size_t wall = 0, chose = 0;
+  for (const auto& p : processes) {
+    wall += p.clock == format::SampleClock::wall;
+    chose += p.sampled_on_wall_clock() || p.clock == format::SampleClock::wall;
+  }
+  if (chose == 0) return "";
+  if (wall == 0) return "CPU clock";
+  if (wall == processes.size()) return "wall clock";
+  return "wall clock in " + std::to_string(wall) + " of " + std::to_string(processes.size()) +
+         " processes, CPU clock in the others";
+}
+
+const char* Report::clock_kind() const {
+  size_t wall = 0;
+  for (const auto& p : processes) wall += p.clock == format::SampleClock::wall;
+  return wall == 0 ? "cpu" : wall == processes.size() ? "wall" : "mixed";
 }
 
 uint64_t Report::threads() const {

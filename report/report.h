@@ -33,7 +33,14 @@ struct Report {
   size_t files_found = 0;
   size_t files_failed = 0;
 
-  uint64_t samples() const;  // every sample read, attributed or not
+  uint64_t samples() const;  // every sample of the profiles' clocks, attributed or not
+  // Which clock the profile is, said where a process was sampled on the wall clock
+  // (`sample-run --clock wall`; ProcessProfile::clock): "wall clock", "CPU clock", or
+  // "wall clock in 2 of 3 processes, CPU clock in the others"; "" when every process was
+  // sampled on the CPU clock alone (the profile is a CPU profile, nothing to choose).
+  std::string clock_summary() const;
+  // "wall", "cpu" or "mixed" (json summary.profile_clock).
+  const char* clock_kind() const;
   uint64_t threads() const;  // every thread seen
 };
 

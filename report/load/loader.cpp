@@ -8,6 +8,7 @@
 #include <iterator>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <system_error>
 #include <unordered_map>
@@ -76,7 +77,12 @@ namespace {
 // Folds records into a ProcessProfile as they are read.
 class Builder {
  public:
-  Builder(ProcessProfile& p, bool keep_timeline) : p_(p), keep_timeline_(keep_timeline) {}
+  Builder(ProcessProfile& p, bool keep_timeline, ClockChoice clock)
+      : p_(p), keep_timeline_(keep_timeline), choice_(clock) {}
+
+  // Text inputs have no clock per sample (every row reads as a CPU-clock sample): all of
+  // their samples make the profile, whatever the choice.
+  void take_every_sample() { every_sample_ = true; }
 
   void operator()(format::Record&& record) {
     std::visit([this](auto&& r) { add(std::forward<decltype(r)>(r)); }, std::move(record));
@@ -196,15 +202,24 @@ class Builder {
                   format::SampleClock clock, bool has_frames, Intern&& intern,
                   std::span<const uint64_t> counter_deltas) {
     saw_time(time_ns);
-    ++p_.samples;
-    p_.weight_ns += weight_ns;
-    p_.truncated_samples += truncated;
+    if (!clock_decided_) decide_clock();
     p_.wall_clock_samples += clock == format::SampleClock::wall;
     const uint32_t thread = thread_index(tid);
     auto& t = p_.threads[thread];
+    if (clock == format::SampleClock::cpu) t.cpu_weight_ns += weight_ns;
+    if (clock != p_.clock && !every_sample_) {
+      // Set aside: not part of the profile, but its counter deltas are (counted once).
+      ++p_.other_clock_samples;
+      p_.other_clock_weight_ns += weight_ns;
+      if (has_frames) add_count(other_counts_, p_.other_clock_counts, thread, intern(), weight_ns,
+                                counter_deltas);
+      return;
+    }
+    ++p_.samples;
+    p_.weight_ns += weight_ns;
+    p_.truncated_samples += truncated;
     ++t.samples;
     t.weight_ns += weight_ns;
-    if (clock == format::SampleClock::cpu) t.cpu_weight_ns += weight_ns;
     if (!has_frames) {
       ++p_.empty_samples;
       return;
@@ -217,12 +232,17 @@ class Builder {
            .thread = thread,
            .stack = stack});
     }
+    add_count(counts_, p_.counts, thread, stack, weight_ns, counter_deltas);
+  }
+
+  static void add_count(IndexMap& index_of, std::vector<StackCount>& counts, uint32_t thread,
+                        uint32_t stack, uint64_t weight_ns,
+                        std::span<const uint64_t> counter_deltas) {
     bool inserted = false;
-    const uint32_t index = counts_.find_or_insert(
-        (static_cast<uint64_t>(thread) << 32) | stack, static_cast<uint32_t>(p_.counts.size()),
-        inserted);
-    if (inserted) p_.counts.push_back(StackCount{.thread = thread, .stack = stack});
-    auto& c = p_.counts[index];
+    const uint32_t index = index_of.find_or_insert((static_cast<uint64_t>(thread) << 32) | stack,
+                                                   static_cast<uint32_t>(counts.size()), inserted);
+    if (inserted) counts.push_back(StackCount{.thread = thread, .stack = stack});
+    auto& c = counts[index];
     ++c.samples;
     c.weight_ns += weight_ns;
     if (!counter_deltas.empty()) {
@@ -231,12 +251,30 @@ class Builder {
     }
   }
 
+  // The process record comes first in a results file, so by the first sample it has said
+  // how the process was sampled. A clock asked for that the process was not sampled on
+  // falls back to the one it was (its profile is never empty for want of the other).
+  void decide_clock() {
+    clock_decided_ = true;
+    const bool wall = p_.sampled_on_wall_clock();
+    const bool cpu = !p_.has_process_record || p_.process.clock.find("cpu") != std::string::npos ||
+                     p_.process.clock.empty();
+    const bool use_wall = every_sample_ ? p_.process.clock == "wall"
+                          : choice_ == ClockChoice::cpu ? !cpu
+                                                        : wall;  // wall, or automatic
+    p_.clock = use_wall ? format::SampleClock::wall : format::SampleClock::cpu;
+  }
+
   ProcessProfile& p_;
   bool keep_timeline_ = false;
   std::unordered_map<int64_t, uint32_t> thread_of_tid_;
   int64_t last_tid_ = 0;
   uint32_t last_thread_ = ~uint32_t{0};
+  ClockChoice choice_ = ClockChoice::automatic;
+  bool clock_decided_ = false;
+  bool every_sample_ = false;
   IndexMap counts_;
+  IndexMap other_counts_;  // other_clock_counts by (thread, stack)
   EncodedStacks encoded_{p_.stacks};  // the samples' stacks by their bytes in the file
   GpuActivityBuilder gpu_{p_.gpu};
 };
@@ -273,7 +311,7 @@ std::string nothing_readable(const ResultsFile& file, const std::vector<std::str
 }  // namespace
 
 ProcessProfile load_process_file(const ResultsFile& file, std::vector<std::string>& warnings,
-                                 bool keep_timeline) {
+                                 bool keep_timeline, ClockChoice clock) {
   std::error_code ec;
   if (fs::file_size(file.path, ec) == 0 && !ec) {
     // ResultsWriter::open creates the file and writes its header at once: an empty one is
@@ -287,8 +325,9 @@ ProcessProfile load_process_file(const ResultsFile& file, std::vector<std::strin
   p.file = file.path;
   p.run = file.run;
   p.file_bytes = file.bytes;
-  Builder builder(p, keep_timeline);
+  Builder builder(p, keep_timeline, clock);
   if (file.kind != InputKind::results) {
+    builder.take_every_sample();
     std::vector<std::string> bad_lines;
     uint64_t records = 0;
     read_text_input(
@@ -343,7 +382,7 @@ LoadResult load_results(const std::vector<ResultsFile>& files, const LoadOptions
   tbb::parallel_for(size_t{0}, files.size(), [&](size_t i) {
     auto& slot = slots[i];
     try {
-      slot.profile = load_process_file(files[i], slot.warnings, options.keep_timeline);
+      slot.profile = load_process_file(files[i], slot.warnings, options.keep_timeline, options.clock);
     } catch (const std::exception& e) {
       // FormatError and I/O errors name the file already; bad_alloc and friends do not.
       const std::string what = e.what();

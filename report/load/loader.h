@@ -34,12 +34,15 @@ std::vector<ResultsFile> find_results_files(const std::filesystem::path& dir, in
 // used (then its line warnings are dropped: the error stands for them); damage inside a
 // file that loads is returned as warnings.
 // keep_timeline: also keep every sample's (time, thread, stack) in ProcessProfile::timeline.
+// clock: whose samples make the profile (ClockChoice; the other clock's are set aside).
 ProcessProfile load_process_file(const ResultsFile& file, std::vector<std::string>& warnings,
-                                 bool keep_timeline = false);
+                                 bool keep_timeline = false,
+                                 ClockChoice clock = ClockChoice::automatic);
 
 struct LoadOptions {
   bool progress = false;       // a one-line progress display on stderr
   bool keep_timeline = false;  // per-sample times for timeline formats (chrome)
+  ClockChoice clock = ClockChoice::automatic;  // causal-report --clock
 };
 
 struct LoadResult {

@@ -33,6 +33,14 @@ double ProcessProfile::cpu_utilization() const {
   return cpu / static_cast<double>(b.time_ns - a.time_ns);
 }
 
+bool ProcessProfile::sampled_on_wall_clock() const {
+  return has_process_record && process.clock.find("wall") != std::string::npos;
+}
+
+const char* ProcessProfile::clock_name() const {
+  return clock == format::SampleClock::wall ? "wall" : "cpu";
+}
+
 std::string ProcessProfile::label() const {
   if (!has_process_record) return file.filename().string();
   std::string exe = process.executable.empty() ? file.filename().string() : process.executable;

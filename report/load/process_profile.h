@@ -25,9 +25,11 @@ struct ThreadInfo {
   uint64_t end_ns = 0;
   uint64_t cpu_time_ns = 0;
   uint64_t dropped_samples = 0;
-  uint64_t samples = 0;    // samples read for it
+  uint64_t samples = 0;    // samples of the profile's clock (ProcessProfile::clock) read for it
   uint64_t weight_ns = 0;  // their summed weight
-  uint64_t cpu_weight_ns = 0;  // the part of it from CPU-clock samples (not --clock wall's)
+  // The summed weight of its CPU-clock samples, whichever clock the profile shows: what
+  // the sampling-coverage check compares with its CPU time.
+  uint64_t cpu_weight_ns = 0;
 };
 
 // All samples of one thread with one stack.
@@ -46,6 +48,16 @@ struct TimelineSample {
   uint32_t weight_ns = 0;  // the time it stands for, saturated at ~4.3 s
   uint32_t thread = 0;     // index into ProcessProfile::threads
   uint32_t stack = 0;      // id in ProcessProfile::stacks
+};
+
+// Which of a process's samples make its profile. `sample-run --clock wall` takes CPU-clock
+// and wall-clock samples side by side (process record clock "cpu+wall"); adding them up
+// would count on-CPU time twice, so a profile is of one clock: the other clock's samples
+// are set aside (their counter deltas still count, see other_clock_counts).
+enum class ClockChoice {
+  automatic,  // the wall clock for a process sampled on it, else the CPU clock
+  cpu,
+  wall,
 };
 
 struct ProcessProfile {
@@ -70,14 +82,24 @@ struct ProcessProfile {
   GpuActivity gpu;
 
   StackTable stacks;
+  // The samples of the profile's clock (`clock`): every view is built from these.
   std::vector<StackCount> counts;
+  // The other clock's samples, set aside but kept by (thread, stack) with their counter
+  // deltas: counter values ride on the samples that read them (the CPU-clock ones), so a
+  // wall-clock profile still has every counted event, each counted once.
+  std::vector<StackCount> other_clock_counts;
   std::vector<TimelineSample> timeline;  // in file order; empty unless asked for
 
-  uint64_t samples = 0;
-  uint64_t weight_ns = 0;
+  // The clock whose samples make the profile (ClockChoice, decided when the first sample
+  // is read: by then the process record, which comes first, has said how it was sampled).
+  format::SampleClock clock = format::SampleClock::cpu;
+  uint64_t samples = 0;    // samples of `clock`
+  uint64_t weight_ns = 0;  // their summed weight
   uint64_t truncated_samples = 0;
   uint64_t empty_samples = 0;  // samples with no frames: counted, not attributed
-  uint64_t wall_clock_samples = 0;
+  uint64_t wall_clock_samples = 0;  // of either use
+  uint64_t other_clock_samples = 0;  // the other clock's samples, set aside
+  uint64_t other_clock_weight_ns = 0;
   uint64_t first_time_ns = ~uint64_t{0};  // earliest timestamp of any timed record
   uint64_t last_time_ns = 0;
   uint64_t file_bytes = 0;
@@ -92,6 +114,10 @@ struct ProcessProfile {
   uint64_t peak_rss_bytes() const;
   // Process CPU time / wall time over the metrics' span (1.0 = one core busy); <0 unknown.
   double cpu_utilization() const;
+  // Whether the process record says it was sampled on the wall clock ("cpu+wall", "wall").
+  bool sampled_on_wall_clock() const;
+  // "cpu" or "wall": the clock of the profile.
+  const char* clock_name() const;
   // A short label: "app[1234]" or "app[1234] rank 3".
   std::string label() const;
 };

@@ -116,7 +116,10 @@ CounterProfile build_counter_profile(const std::vector<ProcessProfile>& processe
     const auto& process = processes[p];
     const auto& locations = symbols.frame_locations[p];
     const auto& columns = column_of[p];
-    for (const auto& c : process.counts) {
+    // The profile's samples and the other clock's, set aside (process_profile.h): counter
+    // deltas ride on the samples that read them, and each sample is in one of the two.
+    for (const auto* counts : {&process.counts, &process.other_clock_counts})
+    for (const auto& c : *counts) {
       if (c.counters.empty()) continue;
       bool any = false;
       for (uint64_t v : c.counters) any |= v != 0;

@@ -94,6 +94,7 @@ std::string render_chrome(const Report& r, uint64_t max_events) {
   j.key("otherData").begin_object().field("generator", "causal-report");
   if (origin != UINT64_MAX) j.field("start_realtime_ns", origin);
   j.field("samples_per_slice", per_slice);
+  j.field("profile_clock", r.clock_kind());  // whose samples the flame charts draw
   j.end_object();
   j.key("traceEvents").begin_array();
   std::vector<FunctionId> stack;

@@ -57,7 +57,12 @@ void processes(std::string& out, const Report& r) {
         "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></"
         "tr>\n",
         esc(p.label()), esc(p.process.hostname), esc(p.run),
-        esc(p.process.engine + " " + p.process.clock), human_duration(p.duration_ns()),
+        esc(p.process.engine + " " + p.process.clock +
+            (p.other_clock_samples > 0 || p.clock == format::SampleClock::wall
+                 ? std::string("; profile: ") + (p.clock == format::SampleClock::wall ? "wall" : "CPU") +
+                       " clock"
+                 : std::string())),
+        human_duration(p.duration_ns()),
         p.threads.size(), with_commas(p.samples), with_commas(p.dropped_samples()),
         m.records ? fmt::format("{:.1f} MB", static_cast<double>(m.peak_rss_bytes) / 1e6) : "-",
         m.cpu_utilization >= 0 ? fmt::format("{:.2f}", m.cpu_utilization) : "-",
@@ -286,10 +291,12 @@ std::string render_html(const Report& r, const RenderOptions& o) {
       "charset=\"utf-8\">\n<title>causal-report</title>\n";
   out += fmt::format("<style>{}</style></head><body>\n", kStyle);
   out += fmt::format(
-      "<h1>causal-report</h1>\n<p id=\"summary\">{} process{}, {} threads, {} samples, {} sampled; "
-      "symbols: {}</p>\n",
-      r.processes.size(), r.processes.size() == 1 ? "" : "es", with_commas(r.threads()),
-      with_commas(r.samples()), human_duration(r.flat.all.time_ns), esc(r.symbols.table.source));
+      "<h1>causal-report</h1>\n<p id=\"summary\" data-profile-clock=\"{}\">{} process{}, {} "
+      "threads, {} samples, {} sampled{}; symbols: {}</p>\n",
+      r.clock_kind(), r.processes.size(), r.processes.size() == 1 ? "" : "es",
+      with_commas(r.threads()), with_commas(r.samples()), human_duration(r.flat.all.time_ns),
+      r.clock_summary().empty() ? "" : " (" + esc(r.clock_summary()) + ")",
+      esc(r.symbols.table.source));
   // The causal profile: one SVG plot per location and progress point with its
   // confidence band. Kept first, because it is the answer when experiments exist.
   html_causal_section(out, r.causal);

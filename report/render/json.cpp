@@ -71,8 +71,11 @@ void processes(JsonWriter& j, const Report& r) {
         .field("period_ns", pr.period_ns)
         .field("start_realtime_ns", pr.start_realtime_ns)
         .field("duration_ns", p.duration_ns())
+        .field("profile_clock", p.clock_name())
         .field("samples", p.samples)
         .field("time_ns", p.weight_ns)
+        .field("other_clock_samples", p.other_clock_samples)
+        .field("other_clock_time_ns", p.other_clock_weight_ns)
         .field("truncated_samples", p.truncated_samples)
         .field("dropped_samples", p.dropped_samples())
         .field("threads", static_cast<uint64_t>(p.threads.size()))
@@ -127,6 +130,7 @@ std::string render_json(const Report& r, const RenderOptions& o) {
       .field("processes", static_cast<uint64_t>(r.processes.size()))
       .field("threads", r.threads())
       .field("samples", r.samples())
+      .field("profile_clock", r.clock_kind())
       .field("symbols", table.source)
       .end_object();
   processes(j, r);

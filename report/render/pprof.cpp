@@ -104,8 +104,13 @@ std::string render_pprof(const Report& r) {
   // Profile fields: 1 sample_type, 2 sample, 3 mapping, 4 location, 5 function,
   // 6 string_table, 9 time_nanos, 10 duration_nanos, 11 period_type, 12 period,
   // 13 comment, 14 default_sample_type.
+  // The time a sample stands for is CPU time, or wall time where the profile is of the wall
+  // clock (`sample-run --clock wall`; pprof calls that sample type "wall"); "time" where
+  // processes of both kinds are merged.
+  const std::string_view kind = r.clock_kind();
+  const char* time_type = kind == "cpu" ? "cpu" : kind == "wall" ? "wall" : "time";
   value_type(profile, 1, s, "samples", "count");
-  value_type(profile, 1, s, "cpu", "nanoseconds");
+  value_type(profile, 1, s, time_type, "nanoseconds");
 
   std::vector<uint64_t> ids, values;
   // Label: 1 key, 2 str, 3 num. Encoded once per thread: every sample of it has the same.
@@ -196,10 +201,10 @@ std::string render_pprof(const Report& r) {
     duration = std::max(duration, p.duration_ns());
     if (p.has_process_record && period == 0) period = p.process.period_ns;
   }
-  value_type(profile, 11, s, "cpu", "nanoseconds");
+  value_type(profile, 11, s, time_type, "nanoseconds");
   profile.uint(12, period);
   profile.uint(13, s.index("causal-report: " + std::to_string(r.processes.size()) + " processes"));
-  profile.uint(14, s.index("cpu"));
+  profile.uint(14, s.index(time_type));
   profile.uint(9, start == UINT64_MAX ? 0 : start);
   profile.uint(10, duration);
   // The string table last: every index above is in it by now.

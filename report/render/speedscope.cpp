@@ -22,8 +22,9 @@ std::string render_speedscope(const Report& r) {
   bool weighted = r.flat.all.time_ns > 0;
   j.begin_object()
       .field("$schema", "https://www.speedscope.app/file-format-schema.json")
-      .field("name", fmt::format("causal-report: {} processes, {} threads", r.processes.size(),
-                                 r.threads()))
+      .field("name", fmt::format("causal-report: {} processes, {} threads{}", r.processes.size(),
+                                 r.threads(),
+                                 r.clock_summary().empty() ? "" : ", " + r.clock_summary()))
       .field("exporter", "causal-report")
       .field("activeProfileIndex", 0);
   j.key("shared").begin_object().key("frames").begin_array();

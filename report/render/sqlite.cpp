@@ -24,7 +24,8 @@ CREATE TABLE processes (
   hostname TEXT, executable TEXT, command_line TEXT, engine TEXT, clock TEXT, unwinder TEXT,
   frequency_hz REAL, period_ns INTEGER, start_realtime_ns INTEGER, start_monotonic_ns INTEGER,
   duration_ns INTEGER, samples INTEGER, time_ns INTEGER, truncated_samples INTEGER,
-  dropped_samples INTEGER, peak_rss_bytes INTEGER, cpu_utilization REAL);
+  dropped_samples INTEGER, peak_rss_bytes INTEGER, cpu_utilization REAL, profile_clock TEXT,
+  other_clock_samples INTEGER, other_clock_time_ns INTEGER);
 CREATE TABLE threads (
   id INTEGER PRIMARY KEY, process_id INTEGER REFERENCES processes(id), tid INTEGER, name TEXT,
   start_ns INTEGER, end_ns INTEGER, cpu_time_ns INTEGER, samples INTEGER, time_ns INTEGER,
@@ -128,7 +129,7 @@ std::string write_sqlite(const Report& r, const std::string& path) {
   }
 
   auto* processes =
-      db.prepare("INSERT INTO processes VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+      db.prepare("INSERT INTO processes VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   auto* threads = db.prepare("INSERT INTO threads VALUES (?,?,?,?,?,?,?,?,?,?,?)");
   auto* process_modules = db.prepare("INSERT INTO process_modules VALUES (?,?,?,?,?,?)");
   auto* stacks = db.prepare("INSERT INTO stacks VALUES (?,?,?)");
@@ -149,7 +150,8 @@ std::string write_sqlite(const Report& r, const std::string& path) {
            pr.executable, command_line, pr.engine, pr.clock, pr.unwinder, pr.frequency_hz,
            pr.period_ns, pr.start_realtime_ns, pr.start_monotonic_ns, p.duration_ns(), p.samples,
            p.weight_ns, p.truncated_samples, p.dropped_samples(), p.peak_rss_bytes(),
-           cpu >= 0 ? std::optional<double>(cpu) : std::nullopt);
+           cpu >= 0 ? std::optional<double>(cpu) : std::nullopt, p.clock_name(),
+           p.other_clock_samples, p.other_clock_weight_ns);
     for (size_t t = 0; t < p.threads.size(); ++t) {
       const auto& th = p.threads[t];
       db.row(threads, thread_base + t, pi, th.tid, th.name, th.start_ns, th.end_ns, th.cpu_time_ns,
@@ -172,9 +174,15 @@ std::string write_sqlite(const Report& r, const std::string& path) {
     }
     for (const auto& c : p.counts) {
       db.row(samples, thread_base + c.thread, stack_base + c.stack, c.samples, c.weight_ns);
-      for (size_t e = 0; e < c.counters.size(); ++e) {
-        if (c.counters[e])
-          db.row(sample_counters, thread_base + c.thread, stack_base + c.stack, e, c.counters[e]);
+    }
+    // Counter deltas of the profile's samples and of the other clock's, set aside (each
+    // sample is in one of the two): a (thread, stack) may have a row from each; sum them.
+    for (const auto* counts : {&p.counts, &p.other_clock_counts}) {
+      for (const auto& c : *counts) {
+        for (size_t e = 0; e < c.counters.size(); ++e) {
+          if (c.counters[e])
+            db.row(sample_counters, thread_base + c.thread, stack_base + c.stack, e, c.counters[e]);
+        }
       }
     }
     for (const auto& e : p.events)

@@ -41,6 +41,17 @@ std::string process_line(const ProcessProfile& p) {
     s += fmt::format(" {} {} clock {:g} Hz;", pr.engine.empty() ? "?" : pr.engine,
                      pr.clock.empty() ? "?" : pr.clock, pr.frequency_hz);
   }
+  if (p.other_clock_samples > 0 || p.clock == format::SampleClock::wall) {
+    // Sampled on both clocks: the profile is one of them, never their sum.
+    const bool wall = p.clock == format::SampleClock::wall;
+    s += fmt::format(" profile: {} clock", wall ? "wall" : "CPU");
+    if (p.other_clock_samples > 0) {
+      s += fmt::format(" ({} {}-clock samples, {}, set aside: --clock {} shows them)",
+                       with_commas(p.other_clock_samples), wall ? "CPU" : "wall",
+                       human_duration(p.other_clock_weight_ns), wall ? "cpu" : "wall");
+    }
+    s += ";";
+  }
   s += fmt::format(" ran {}, {}, {}", human_duration(p.duration_ns()),
                    plural(p.threads.size(), "thread"), plural(p.samples, "sample"));
   if (p.truncated_samples) s += fmt::format(", {} truncated", with_commas(p.truncated_samples));
@@ -57,12 +68,13 @@ std::string process_line(const ProcessProfile& p) {
 }
 
 void header(std::string& out, const Report& r, size_t width) {
+  const std::string clock = r.clock_summary();
   add_line(out, width,
-       fmt::format("causal-report: {} process{}, {}, {}, {} sampled; symbols: {}",
+       fmt::format("causal-report: {} process{}, {}, {}, {} sampled{}; symbols: {}",
                    r.processes.size(), r.processes.size() == 1 ? "" : "es",
                    plural(r.threads(), "thread"), plural(r.samples(), "sample"),
                    human_duration(r.flat.all.time_ns),
-                   r.symbols.table.source));
+                   clock.empty() ? "" : " (" + clock + ")", r.symbols.table.source));
   for (size_t i = 0; i < r.processes.size() && i < kProcessLines; ++i) {
     wrapped(out, width, process_line(r.processes[i]));
   }

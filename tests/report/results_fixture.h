@@ -40,7 +40,9 @@ inline constexpr uint64_t kModuleEnd = kLoadBias + 0x100000;
 // Writes one process's file; samples are added with sample().
 class ProcessWriter {
  public:
-  ProcessWriter(const std::filesystem::path& file, int64_t pid, int64_t rank = -1) {
+  // clock: the process record's ("cpu+wall": sample-run --clock wall).
+  ProcessWriter(const std::filesystem::path& file, int64_t pid, int64_t rank = -1,
+                const std::string& clock = "cpu") {
     error_ = writer_.open(file.string());
     writer_.add(format::ProcessRecord{.pid = pid,
                                       .ppid = 1,
@@ -51,7 +53,7 @@ class ProcessWriter {
                                       .start_realtime_ns = 1'700'000'000'000'000'000,
                                       .start_monotonic_ns = 1'000'000'000,
                                       .engine = "timer",
-                                      .clock = "cpu",
+                                      .clock = clock,
                                       .unwinder = "libunwind",
                                       .frequency_hz = 1000,
                                       .period_ns = 1'000'000});
@@ -75,6 +77,19 @@ class ProcessWriter {
     for (auto& f : elf_frames) f += kLoadBias;
     writer_.add(format::SampleRecord{
         .tid = tid, .time_ns = time_ns, .weight_ns = weight_ns, .frames = std::move(elf_frames)});
+  }
+
+  // A sample of either clock, with counter deltas (by EventRecord::index).
+  void sample(int64_t tid, std::vector<uint64_t> elf_frames, format::SampleClock clock,
+              std::vector<uint64_t> counter_deltas = {}, uint64_t weight_ns = 1'000'000,
+              uint64_t time_ns = 1'500'000'000) {
+    for (auto& f : elf_frames) f += kLoadBias;
+    writer_.add(format::SampleRecord{.tid = tid,
+                                     .time_ns = time_ns,
+                                     .weight_ns = weight_ns,
+                                     .clock = clock,
+                                     .frames = std::move(elf_frames),
+                                     .counter_deltas = std::move(counter_deltas)});
   }
 
   void add(const format::Record& r) { writer_.add(r); }

@@ -265,7 +265,10 @@ TEST(SamplingCoverageRender, WallClockSamplesAreKeptApartWhenLoaded) {
   const auto r = report_of(dir.path());
   ASSERT_EQ(r.processes.size(), 1u);
   const auto& t = r.processes[0].threads.at(0);
-  EXPECT_EQ(t.weight_ns, 5'010 * kMs);
+  // The profile is of the CPU clock (the process record says "cpu"): the 5 s of
+  // wall-clock samples are set aside, never added to it.
+  EXPECT_EQ(t.weight_ns, 10 * kMs);
+  EXPECT_EQ(r.processes[0].other_clock_weight_ns, 5'000 * kMs);
   EXPECT_EQ(t.cpu_weight_ns, 10 * kMs);
   // 5 s of wall-clock samples do not make up for 1 s of CPU time without CPU samples.
   ASSERT_EQ(r.coverage.size(), 1u);
