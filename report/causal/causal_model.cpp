@@ -17,10 +17,40 @@ namespace {
 // The (location, progress point) pairs of the experiments that have no curve in
 // `curves`, with the reason, keyed as predict_all keys them (end to end: point "").
 // A progress point that none of a location's experiments saw is not one of them.
+// Locations whose experiments never reached them: (whole run?, location) -> how many
+// sped-up experiments it had, where none of them selected a sample or inserted a delay.
+// Such an experiment slowed nothing down: it ran the unmodified program, like a baseline,
+// so whatever difference it shows from the baseline is run-to-run noise.
+using NeverReached = std::map<std::pair<bool, std::string>, size_t>;
+
+NeverReached never_reached(const std::vector<format::ExperimentRecord>& all) {
+  std::map<std::pair<bool, std::string>, std::pair<size_t, bool>> sped_up;  // count, reached
+  for (const auto& e : all) {
+    if (e.speedup <= 0) continue;
+    auto& s = sped_up[{e.mode == format::ExperimentMode::end_to_end, e.location}];
+    ++s.first;
+    s.second |= e.selected_samples > 0 || e.delay_ns > 0;
+  }
+  NeverReached out;
+  for (const auto& [key, s] : sped_up) {
+    if (!s.second) out[key] = s.first;
+  }
+  return out;
+}
+
+std::string never_reached_reason(size_t sped_up, bool whole_run) {
+  const char* what = whole_run ? "run" : "experiment";
+  return fmt::format(
+      "never reached while its experiments ran: {} (nothing was slowed down, so any "
+      "difference from the baseline is run-to-run noise)",
+      sped_up == 1 ? fmt::format("its one sped-up {} selected no sample", what)
+                   : fmt::format("none of its {} sped-up {}s selected a sample", sped_up, what));
+}
+
 std::vector<NoPrediction> locations_without_curve(
     const std::vector<format::ExperimentRecord>& progress,
     const std::vector<format::ExperimentRecord>& end_to_end,
-    const std::vector<causal::LocationPrediction>& curves) {
+    const std::vector<causal::LocationPrediction>& curves, const NeverReached& unreached) {
   struct Seen {
     size_t baselines = 0;  // 0% experiments
     size_t sped_up = 0;    // the others
@@ -55,11 +85,14 @@ std::vector<NoPrediction> locations_without_curve(
     const bool whole_run = key.second.empty();
     const char* what = whole_run ? "runs" : "experiments";
     std::string reason;
+    const auto unreached_it = unreached.find({whole_run, key.first});
     if (s.sped_up == 0) {
       reason = fmt::format("only baseline (0%) {}, none sped it up", what);
     } else if (whole_run ? end_to_end_baselines == 0 : s.baselines == 0) {
       reason = whole_run ? "no baseline (0%) run to compare with"
                          : "no baseline (0%) experiment of its own to compare with";
+    } else if (unreached_it != unreached.end()) {
+      reason = never_reached_reason(unreached_it->second, whole_run);
     } else if (!s.baseline_visited) {
       reason = "its baseline (0%) experiments never reached this progress point";
     } else {
@@ -68,6 +101,14 @@ std::vector<NoPrediction> locations_without_curve(
     out.push_back(NoPrediction{key.first, key.second, std::move(reason)});
   }
   return out;
+}
+
+std::vector<format::ExperimentRecord> all_records(
+    const std::vector<format::ExperimentRecord>& progress,
+    const std::vector<format::ExperimentRecord>& end_to_end) {
+  std::vector<format::ExperimentRecord> all = progress;
+  all.insert(all.end(), end_to_end.begin(), end_to_end.end());
+  return all;
 }
 
 }  // namespace
@@ -109,7 +150,20 @@ CausalModel build_causal_model(const std::vector<ProcessProfile>& processes,
     return std::tie(a.location, a.progress_point) < std::tie(b.location, b.progress_point);
   });
   std::erase_if(curves, [](const auto& c) { return best_point(c) == nullptr; });
-  m.without_prediction = locations_without_curve(progress, end_to_end, curves);
+  // A location its experiments never reached has no prediction, only its curve as data.
+  const NeverReached unreached = never_reached(all_records(progress, end_to_end));
+  std::map<std::pair<std::string, std::string>, std::vector<causal::PredictionPoint>> set_aside;
+  std::erase_if(curves, [&](auto& c) {
+    if (!unreached.contains({c.progress_point.empty(), c.location})) return false;
+    set_aside[{c.location, c.progress_point}] = std::move(c.points);
+    return true;
+  });
+  m.without_prediction = locations_without_curve(progress, end_to_end, curves, unreached);
+  for (auto& n : m.without_prediction) {
+    if (const auto it = set_aside.find({n.location, n.progress_point}); it != set_aside.end()) {
+      n.points = std::move(it->second);
+    }
+  }
 
   const auto phases = estimate_phase_corrections(processes, symbols);
   for (auto& p : curves) {
@@ -124,7 +178,11 @@ CausalModel build_causal_model(const std::vector<ProcessProfile>& processes,
   // predict_all sorts by name; stable_sort keeps that as the tie order. Ranked on the
   // corrected curves: a location that runs in a short phase gains the program less than
   // its experiments measured.
+  // Curves out of bounds are noise: after every other, whatever their impact.
   std::stable_sort(m.predictions.begin(), m.predictions.end(), [](const auto& a, const auto& b) {
+    const bool a_noise = curve_status(a) == CurveStatus::out_of_bounds;
+    const bool b_noise = curve_status(b) == CurveStatus::out_of_bounds;
+    if (a_noise != b_noise) return b_noise;
     return corrected_impact(a) > corrected_impact(b);
   });
   for (const auto& [name, s] : regions) {
@@ -202,23 +260,80 @@ std::string evidence_note(const causal::LocationPrediction& p) {
       kMinSpeedups);
 }
 
-std::string causal_verdict(const causal::LocationPrediction& p, const causal::PredictionPoint& pt) {
-  const double gain = pt.program_speedup * 100.0;
-  if (gain < 0.5) {
-    return fmt::format("speeding up {} by {:.0f}% would not speed up the program measurably",
-                       p.location, pt.speedup * 100.0);
+bool point_out_of_bounds(const causal::PredictionPoint& pt) {
+  // 1e-9: a curve exactly at the bound (a location that is all of the time) is not noise.
+  return pt.speedup > 0 && pt.program_speedup > pt.speedup + 1e-9;
+}
+
+CurveStatus curve_status(const causal::LocationPrediction& p) {
+  if (const auto* best = best_point(p); best != nullptr && point_out_of_bounds(*best)) {
+    return CurveStatus::out_of_bounds;
   }
-  return fmt::format("speeding up {} by {:.0f}% would speed up the program by about {:.0f}%",
-                     p.location, pt.speedup * 100.0, gain);
+  return meets_minimum_evidence(p) ? CurveStatus::prediction : CurveStatus::weak_evidence;
+}
+
+const char* curve_status_name(CurveStatus s) {
+  switch (s) {
+    case CurveStatus::weak_evidence: return "weak_evidence";
+    case CurveStatus::out_of_bounds: return "out_of_bounds";
+    default: return "prediction";
+  }
+}
+
+namespace {
+
+constexpr const char* kWeak = "too little evidence to rely on: run longer";
+
+std::string out_of_bounds_reason(const causal::PredictionPoint& pt) {
+  return fmt::format(
+      "run-to-run noise: speeding a location up by {0:.0f}% can speed the program up by at most "
+      "{0:.0f}% (Amdahl's law), and its experiments measured {1:.0f}%",
+      pt.speedup * 100.0, pt.program_speedup * 100.0);
+}
+
+}  // namespace
+
+std::string status_reason(const causal::LocationPrediction& p) {
+  switch (curve_status(p)) {
+    case CurveStatus::out_of_bounds: return out_of_bounds_reason(*best_point(p));
+    case CurveStatus::weak_evidence: return kWeak;
+    default: return "";
+  }
+}
+
+namespace {
+
+// The sentence without the evidence qualifier; weak: "might" rather than "would".
+std::string headline(const std::string& location, double speedup, double program_speedup,
+                     bool weak) {
+  const double gain = program_speedup * 100.0;
+  if (gain < 0.5) {
+    return fmt::format("speeding up {} by {:.0f}% {} the program measurably", location,
+                       speedup * 100.0, weak ? "did not speed up" : "would not speed up");
+  }
+  return fmt::format("speeding up {} by {:.0f}% {} speed up the program by about {:.0f}%",
+                     location, speedup * 100.0, weak ? "might" : "would", gain);
+}
+
+std::string weak_suffix(bool weak) { return weak ? fmt::format(" ({})", kWeak) : ""; }
+
+}  // namespace
+
+std::string causal_verdict(const causal::LocationPrediction& p, const causal::PredictionPoint& pt) {
+  if (point_out_of_bounds(pt)) {
+    return fmt::format("no prediction for {}: {}", p.location, out_of_bounds_reason(pt));
+  }
+  const bool weak = !meets_minimum_evidence(p);
+  return headline(p.location, pt.speedup, pt.program_speedup, weak) + weak_suffix(weak);
 }
 
 std::string causal_verdict(const CausalCurve& c, const causal::PredictionPoint& pt) {
   const auto& measured = static_cast<const causal::LocationPrediction&>(c);
-  if (!c.shows_correction()) return causal_verdict(measured, pt);
-  causal::PredictionPoint corrected = pt;
-  corrected.program_speedup = c.corrected(pt.program_speedup);
-  return fmt::format("{} (measured {:.0f}%; {}: corrected for that (Coz's phase correction))",
-                     causal_verdict(measured, corrected), pt.program_speedup * 100.0, c.phase.note);
+  if (!c.shows_correction() || point_out_of_bounds(pt)) return causal_verdict(measured, pt);
+  const bool weak = !meets_minimum_evidence(c);
+  return fmt::format("{} (measured {:.0f}%; {}: corrected for that (Coz's phase correction)){}",
+                     headline(c.location, pt.speedup, c.corrected(pt.program_speedup), weak),
+                     pt.program_speedup * 100.0, c.phase.note, weak_suffix(weak));
 }
 
 }  // namespace cprof::report

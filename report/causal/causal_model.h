@@ -31,6 +31,22 @@ struct CausalRegion {
 inline constexpr uint32_t kMinExperimentsPerPoint = 3;
 inline constexpr size_t kMinSpeedups = 3;
 
+// What a curve's headline is worth (docs/report.md, "Causal profile"):
+//   prediction     meets the minimum evidence and respects the bound below;
+//   weak_evidence  below the minimum evidence: said as "might", with the note;
+//   out_of_bounds  its best point gains the program more than the line speedup could
+//                  (Amdahl's law): run-to-run noise, shown as data, never as a finding.
+enum class CurveStatus { prediction, weak_evidence, out_of_bounds };
+
+// Amdahl's bound on what the report prints as the program speedup, (p0 - ps) / p0 (the
+// drop in time per progress visit, in latency, or in whole-run time): speeding a line up
+// by s shortens at most the time the line takes, which is at most all of it, so
+// ps >= (1 - s) p0 and the program speedup is at most s. (A throughput gain p0/ps - 1
+// would be bounded by s / (1 - s); the report does not print that.) A point above it
+// (beyond rounding) is noise. The phase-corrected value is f times the measured one,
+// f <= 1, so checking the measured value covers both.
+bool point_out_of_bounds(const causal::PredictionPoint& point);
+
 // One curve with its phase correction (phase_correction.h). The points stay as measured;
 // corrected values are phase.fraction times them, computed where they are shown, so the
 // raw prediction is never lost. End-to-end curves keep fraction 1: whole-run time already
@@ -50,13 +66,17 @@ struct NoPrediction {
   std::string location;
   std::string progress_point;
   std::string reason;  // "only baseline (0%) runs, none sped it up", ...
+  // The curve its experiments gave, where there was one but it is no prediction (a
+  // location never reached while its experiments ran): kept as data for json.
+  std::vector<causal::PredictionPoint> points;
 };
 
 struct CausalModel {
   size_t experiments = 0;
   size_t end_to_end_runs = 0;
-  // Ranked by phase-corrected impact (corrected_impact), highest first; ties by location,
-  // then point. Every curve has a point at a non-zero speedup.
+  // Ranked by phase-corrected impact (corrected_impact), highest first, the curves out of
+  // bounds (curve_status) after all the others; ties by location, then point. Every curve
+  // has a point at a non-zero speedup.
   std::vector<CausalCurve> predictions;
   std::vector<NoPrediction> without_prediction;              // by location, then point
   std::vector<format::ProgressPointRecord> progress_points;  // distinct by name
@@ -85,7 +105,17 @@ double corrected_impact(const CausalCurve& c);
 // rests on ("12 experiments at 4 speedups, baseline 5; meets the minimum evidence ...").
 bool meets_minimum_evidence(const causal::LocationPrediction& p);
 std::string evidence_note(const causal::LocationPrediction& p);
-// "speeding up foo.cpp:42 by 20% would speed up the program by about 9%".
+// CurveStatus from the best point and the evidence; "prediction", "weak_evidence",
+// "out_of_bounds" (json, sqlite).
+CurveStatus curve_status(const causal::LocationPrediction& p);
+const char* curve_status_name(CurveStatus s);
+// Why the headline is not a finding ("" for a prediction): "run-to-run noise: ...", "too
+// little evidence ...".
+std::string status_reason(const causal::LocationPrediction& p);
+// "speeding up foo.cpp:42 by 20% would speed up the program by about 9%"; below the
+// minimum evidence "... might speed up the program by about 9% (too little evidence to
+// rely on: run longer)"; out of bounds "no prediction for foo.cpp:42: ... run-to-run
+// noise ...".
 std::string causal_verdict(const causal::LocationPrediction& p, const causal::PredictionPoint& point);
 // The same from the phase-corrected value when the correction shows (shows_correction()):
 // "... by about 4% (measured 9%; the location runs during about 40% of the run:

@@ -37,6 +37,14 @@ void json_causal(JsonWriter& j, const Report& r) {
     } else {
       j.field("progress_point", p.progress_point);
     }
+    // What the headline is worth; the numbers stay whatever it is (docs/report.md).
+    j.field("status", curve_status_name(curve_status(p)));
+    if (const std::string why = status_reason(p); why.empty()) {
+      j.key("not_a_prediction_because").null();
+    } else {
+      j.field("not_a_prediction_because", why);
+    }
+    if (const auto* best = best_point(p)) j.field("verdict", causal_verdict(p, *best));
     j.field("impact", causal_impact(p));
     j.field("impact_phase_corrected", corrected_impact(p));
     j.field("meets_minimum_evidence", meets_minimum_evidence(p));
@@ -57,6 +65,7 @@ void json_causal(JsonWriter& j, const Report& r) {
           .field("program_speedup_phase_corrected", p.corrected(pt.program_speedup))
           .field("ci_low_phase_corrected", p.corrected(pt.ci_low))
           .field("ci_high_phase_corrected", p.corrected(pt.ci_high))
+          .field("out_of_bounds", point_out_of_bounds(pt))
           .end_object();
     }
     j.end_array();
@@ -71,7 +80,21 @@ void json_causal(JsonWriter& j, const Report& r) {
     } else {
       j.field("progress_point", n.progress_point);
     }
-    j.field("reason", n.reason).end_object();
+    j.field("reason", n.reason);
+    if (!n.points.empty()) {  // the curve its experiments gave, as data, not a prediction
+      j.key("points").begin_array();
+      for (const auto& pt : n.points) {
+        j.begin_object(true)
+            .field("speedup", pt.speedup)
+            .field("program_speedup", pt.program_speedup)
+            .field("ci_low", pt.ci_low)
+            .field("ci_high", pt.ci_high)
+            .field("experiments", pt.experiments)
+            .end_object();
+      }
+      j.end_array();
+    }
+    j.end_object();
   }
   j.end_array();
   j.key("progress_points").begin_array();
@@ -111,7 +134,8 @@ void text_causal(std::string& out, const Report& r) {
     fmt::format_to(o, "\n");
     if (m.predictions.empty()) {
       fmt::format_to(o, "  no prediction: no location has both baseline (0%) and sped-up "
-                        "experiments with progress yet; run longer\n");
+                        "experiments {}with progress yet; run longer\n",
+                     m.without_prediction.empty() ? "" : "that reached it ");
     } else {
       fmt::format_to(o, "  ranked by impact (Coz's: the best mean height of the curve from 0), "
                         "phase-corrected\n");
@@ -125,8 +149,13 @@ void text_causal(std::string& out, const Report& r) {
         // The table shows what the verdict says: the corrected value where it differs.
         const double shown =
             p.shows_correction() ? p.corrected(best->program_speedup) : best->program_speedup;
-        fmt::format_to(o, "  {:<32} {:<24} {:>8.0f}% {:>15.1f}%\n", p.location, point,
-                       best->speedup * 100.0, shown * 100.0);
+        // What the value is worth, beside it: a reader of the table alone is not misled.
+        const CurveStatus status = curve_status(p);
+        const char* tag = status == CurveStatus::out_of_bounds   ? "  noise: out of bounds"
+                          : status == CurveStatus::weak_evidence ? "  too little evidence"
+                                                                 : "";
+        fmt::format_to(o, "  {:<32} {:<24} {:>8.0f}% {:>15.1f}%{}\n", p.location, point,
+                       best->speedup * 100.0, shown * 100.0, tag);
         verdicts.push_back(causal_verdict(p, *best));
         verdicts.push_back("  (" + evidence_note(p) + ")");
         // A missing correction is said, so a reader knows the value may be too high.

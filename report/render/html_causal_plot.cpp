@@ -166,8 +166,9 @@ void html_causal_section(std::string& out, const CausalModel& m) {
                    kMinExperimentsPerPoint, kMinSpeedups);
   }
   if (m.experiments > 0 && m.predictions.empty()) {
-    out += "<p class=\"note\">No prediction: no location has both baseline (0%) and sped-up "
-           "experiments with progress yet; run longer.</p>\n";
+    fmt::format_to(o, "<p class=\"note\">No prediction: no location has both baseline (0%) and "
+                      "sped-up experiments {}with progress yet; run longer.</p>\n",
+                   m.without_prediction.empty() ? "" : "that reached it ");
   }
   size_t index = 0;
   for (const auto& p : m.predictions) {
@@ -178,7 +179,14 @@ void html_causal_section(std::string& out, const CausalModel& m) {
     out += causal_plot_svg(p);
     out += "\n";
     if (const auto* best = best_point(p)) {
-      fmt::format_to(o, "<p class=\"verdict\">{}</p>\n", html_escape(causal_verdict(p, *best)));
+      // What the verdict is worth, in its class: "verdict noise" (out of bounds: the plot
+      // is data, not a prediction), "verdict weak" (below the minimum evidence).
+      const CurveStatus status = curve_status(p);
+      fmt::format_to(o, "<p class=\"verdict{}\">{}</p>\n",
+                     status == CurveStatus::out_of_bounds   ? " noise"
+                     : status == CurveStatus::weak_evidence ? " weak"
+                                                            : "",
+                     html_escape(causal_verdict(p, *best)));
     }
     fmt::format_to(o, "<p class=\"note evidence\">{}</p>\n", html_escape(evidence_note(p)));
     // The plot shows the measured curve; the phase correction (or why there is none) is

@@ -24,7 +24,7 @@ CREATE TABLE regions (
 CREATE TABLE predictions (
   rank INTEGER, location TEXT, progress_point TEXT, impact REAL, speedup REAL,
   program_speedup REAL, ci_low REAL, ci_high REAL, experiments INTEGER, phase_fraction REAL,
-  program_speedup_phase_corrected REAL);
+  program_speedup_phase_corrected REAL, status TEXT, out_of_bounds INTEGER);
 CREATE TABLE causal_without_prediction (location TEXT, progress_point TEXT, reason TEXT);
 )sql";
 
@@ -60,14 +60,16 @@ void write_sqlite_causal(Db& db, const Report& r) {
   for (const auto& rg : r.causal.regions) {
     db.row(regions, rg.name, rg.count, rg.mean_ns, rg.min_ns, rg.max_ns, rg.stddev_ns);
   }
-  auto* predictions = db.prepare("INSERT INTO predictions VALUES (?,?,?,?,?,?,?,?,?,?,?)");
+  auto* predictions = db.prepare("INSERT INTO predictions VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)");
   for (size_t rank = 0; rank < r.causal.predictions.size(); ++rank) {
     const auto& p = r.causal.predictions[rank];
     const double impact = causal_impact(p);
+    const char* status = curve_status_name(curve_status(p));
     for (const auto& pt : p.points) {
       db.row(predictions, rank, p.location, p.progress_point, impact, pt.speedup,
              pt.program_speedup, finite(pt.ci_low), finite(pt.ci_high), pt.experiments,
-             p.phase.fraction, p.corrected(pt.program_speedup));
+             p.phase.fraction, p.corrected(pt.program_speedup), status,
+             point_out_of_bounds(pt) ? 1 : 0);
     }
   }
   // Experiments ran on these but they have no curve; progress_point "" is end to end, as
