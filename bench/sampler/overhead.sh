@@ -11,6 +11,8 @@
 #   sr-1000        sample-run -f 1000
 #   sr-500-timer   sample-run -f 500 --backend timer (POSIX CPU-time timers)
 #   perf-500       perf record -F 500 -g (frame-pointer call graphs, the default)
+#   sr-500-other   sample-run -f 500 from OTHER_BIN (another build's bin/, e.g. an older
+#                  commit's), only when OTHER_BIN is set
 # Each run is timed twice: the whole command from outside (wait4: wall, user+sys of the
 # command and all it waited for: launcher, program, runtime flush; perf's own work), and
 # the program's work from inside (first thread start to last join: wall, and
@@ -19,7 +21,8 @@
 # table shows their median and [min..max] over the rounds.
 #
 # Environment: WORKLOAD_ARGS (default "--threads 2 --rounds 100000": ~2 s of wall and
-# ~4 s of CPU on an idle 2-core VM), PERF (default perf), KEEP=1 keeps the temp dir.
+# ~4 s of CPU on an idle 2-core VM), PERF (default perf), OTHER_BIN, KEEP=1 keeps the temp
+# dir.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/common.sh"
@@ -39,6 +42,13 @@ data=$tmp/data  # config round cmd_wall cmd_cpu prog_wall prog_cpu samples check
 
 configs=(plain sr-500 sr-1000 sr-500-timer)
 ((have_perf)) && configs+=(perf-500)
+if [[ -n ${OTHER_BIN:-} ]]; then
+  if [[ ! -x $OTHER_BIN/sample-run ]]; then
+    echo "overhead.sh: $OTHER_BIN/sample-run is missing" >&2
+    exit 1
+  fi
+  configs+=(sr-500-other)
+fi
 workload=$BIN/cprof-bench-cpu-workload
 
 run_one() {  # run_one CONFIG ROUND
@@ -53,6 +63,8 @@ run_one() {  # run_one CONFIG ROUND
       "$workload" $workload_args >"$tmp/out" ;;
     sr-500-timer) "$BIN/cprof-bench-time" "$tmp/time" -- "$BIN/sample-run" -q -f 500 \
       --backend timer -o "$res" -- "$workload" $workload_args >"$tmp/out" ;;
+    sr-500-other) "$BIN/cprof-bench-time" "$tmp/time" -- "$OTHER_BIN/sample-run" -q -f 500 \
+      -o "$res" -- "$workload" $workload_args >"$tmp/out" ;;
     perf-500) "$BIN/cprof-bench-time" "$tmp/time" -- "$perf_bin" record -q -F 500 -g \
       -o "$tmp/perf.data" -- "$workload" $workload_args >"$tmp/out" 2>"$tmp/perf.err" ;;
   esac
