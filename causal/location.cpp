@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include "causal/rng.h"
+
 namespace cprof::causal {
 
 void Location::normalize() {
@@ -101,6 +103,29 @@ std::vector<uint32_t> RecentLocations::snapshot() const {
 
 void RecentLocations::clear() {
   for (auto& s : slots_) s.store(kEmpty, std::memory_order_relaxed);
+}
+
+}  // namespace cprof::causal
+
+namespace cprof::causal {
+
+std::vector<uint64_t> LocationTally::counts() const {
+  std::vector<uint64_t> out(size_);
+  for (size_t i = 0; i < size_; ++i) out[i] = counts_[i].load(std::memory_order_relaxed);
+  return out;
+}
+
+std::optional<uint32_t> draw_by_count(std::span<const uint64_t> counts, uint64_t seed) {
+  uint64_t total = 0;
+  for (uint64_t c : counts) total += c;
+  if (total == 0) return std::nullopt;
+  Rng rng(seed);
+  uint64_t pick = rng.below(total);
+  for (size_t i = 0; i < counts.size(); ++i) {
+    if (pick < counts[i]) return static_cast<uint32_t>(i);
+    pick -= counts[i];
+  }
+  return std::nullopt;  // not reached: pick < total
 }
 
 }  // namespace cprof::causal

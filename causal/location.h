@@ -5,13 +5,16 @@
 // symbolizer's job; this file only matches addresses.
 //
 // Signal-safety contract: LocationTable::find(), Location::contains(), stack_hits() and
-// RecentLocations::note() are async-signal-safe and lock-free (reads of data built
-// before sampling starts, binary searches, relaxed atomics). Building a table, add() and
-// RecentLocations::draw() are for normal context.
+// RecentLocations::note() and LocationTally::add() are async-signal-safe and lock-free
+// (reads of data built before sampling starts, binary searches, relaxed atomics).
+// Building a table, add(), RecentLocations::snapshot() and draw_by_count() are for
+// normal context.
 
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -86,5 +89,30 @@ class RecentLocations {
   std::atomic<uint64_t> next_{0};
   std::array<std::atomic<uint32_t>, kSlots> slots_;
 };
+
+// In-scope samples per location over a whole run: end-to-end automatic selection draws
+// the run pair's location from them (docs/causal.md, "End to end"). Sized before sampling
+// starts; add() from signal handlers.
+class LocationTally {
+ public:
+  explicit LocationTally(size_t locations)
+      : counts_(std::make_unique<std::atomic<uint32_t>[]>(locations)), size_(locations) {}
+  void add(uint32_t id) {
+    if (id < size_) counts_[id].fetch_add(1, std::memory_order_relaxed);
+  }
+  size_t size() const { return size_; }
+  uint32_t count(uint32_t id) const {
+    return id < size_ ? counts_[id].load(std::memory_order_relaxed) : 0;
+  }
+  std::vector<uint64_t> counts() const;
+
+ private:
+  std::unique_ptr<std::atomic<uint32_t>[]> counts_;
+  size_t size_;
+};
+
+// An index drawn with probability proportional to its count, from `seed` (the same seed
+// and counts give the same index); nullopt when every count is 0.
+std::optional<uint32_t> draw_by_count(std::span<const uint64_t> counts, uint64_t seed);
 
 }  // namespace cprof::causal

@@ -25,7 +25,10 @@ SampleOutcome causal_sample(const SampleStep& step, ThreadDelay& thread,
     return SampleOutcome::in_runtime_wait;
   }
   if (step.auto_table != nullptr && step.recent != nullptr) {
-    if (const Location* l = step.auto_table->first_in_stack(stack)) step.recent->note(l->id);
+    if (const Location* l = step.auto_table->first_in_stack(stack)) {
+      step.recent->note(l->id);
+      if (step.tally != nullptr) step.tally->add(l->id);
+    }
   }
   if (step.selected != nullptr && stack_hits(*step.selected, stack)) {
     step.delays.on_sample_in_selected(thread);

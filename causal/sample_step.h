@@ -43,6 +43,7 @@ struct SampleStep {
   RecentLocations* recent = nullptr;          // ... and where to note it
   CodeRange runtime_code{};                   // the parallel runtime's text (or empty)
   std::span<const CodeRange> system_code{};   // libc's and the vDSO's text (or none)
+  LocationTally* tally = nullptr;  // automatic end to end: also count it there; else null
 };
 
 enum class SampleOutcome : uint8_t {

@@ -306,9 +306,10 @@ int run(int argc, char** argv) {
   o.command[0] = program;
   cprof::launch::ChildResult result;
   // End-to-end: run r is one experiment; even runs are the baselines, odd runs draw a
-  // speedup (the fixed one, or from the list with the seeded generator). The runtime
-  // picks the location from the run's seed, and the two runs of a pair share one: each
-  // location the runs reach gets a baseline of its own next to its sped-up run.
+  // speedup (the fixed one, or from the list with the seeded generator). The two runs of
+  // a pair share a seed and so a location (automatic: the one the baseline drew from its
+  // samples, docs/causal.md): each location gets a baseline of its own next to its
+  // sped-up run.
   cprof::causal::Rng rng(o.seed);
   const unsigned runs = o.end_to_end ? o.runs : 1;
   for (unsigned r = 0; r < runs; ++r) {

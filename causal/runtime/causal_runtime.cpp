@@ -117,6 +117,10 @@ CausalRuntime* CausalRuntime::start(uint64_t period_ns) {
     rt->experiments_enabled_ = rt->load_locations(error);
   }
   if (!error.empty()) rt->problems_.push_back(error);
+  if (rt->experiments_enabled_ && rt->end_to_end_ && rt->settings_.automatic) {
+    // Before sampling starts: the handler counts into it from the first sample.
+    rt->tally_ = std::make_unique<LocationTally>(rt->table_.size());
+  }
   if (rt->experiments_enabled_ && rt->resolve_for_.empty()) {
     // The experiments record the sampling period: s * period is the delay per sample.
     rt->settings_.experiments.period_ns = period_ns;
@@ -238,6 +242,40 @@ void CausalRuntime::start_dispatch() {
   }
 }
 
+const Location* CausalRuntime::pair_location(uint64_t seed) const {
+  const auto name = LocationsCache(settings_.locations_cache, self_executable()).pair_location(seed);
+  if (!name) return nullptr;
+  for (uint32_t id = 0; id < table_.size(); ++id) {
+    if (table_.at(id).name == *name) return &table_.at(id);
+  }
+  return nullptr;
+}
+
+bool CausalRuntime::finish_end_to_end(format::ExperimentRecord& record) {
+  if (tally_ == nullptr || record.speedup != 0) return true;
+  // An automatic baseline: its location is drawn from this run's in-scope samples, so
+  // the pair experiments on code in proportion to the time it takes (a uniform draw
+  // over every line or function in scope would mostly pick code that never runs).
+  const std::vector<uint64_t> counts = tally_->counts();
+  const uint64_t seed = settings_.experiments.seed;
+  const auto id = draw_by_count(counts, seed);
+  if (!id) {
+    if (samples_seen_.load(std::memory_order_relaxed) >= 50) {
+      queue_message(format::MessageLevel::info,
+                    std::string(kNoSampleInScopeMessage) + " (" + std::to_string(table_.size()) +
+                        (table_.size() == 1 ? " location)" : " locations)"));
+    }
+    return false;
+  }
+  record.location = table_.at(*id).name;
+  record.location_id = *id;
+  record.selected_samples = counts[*id];
+  if (!forked_child_) {
+    LocationsCache(settings_.locations_cache, self_executable()).store_pair_location(seed, record.location);
+  }
+  return true;
+}
+
 void CausalRuntime::start_controller() {
   const sampler::Runtime* srt = sampler::Runtime::instance();
   if (srt == nullptr) return;
@@ -246,13 +284,29 @@ void CausalRuntime::start_controller() {
   if (!experiments_enabled_) return;
   ExperimentController* controller = this->controller();
   if (end_to_end_) {
-    // One experiment for the whole run, on a fixed location.
+    // One experiment for the whole run, on one location, which the two runs of a pair
+    // (one seed: a baseline, then a sped-up run) share.
     if (breakpoints_) breakpoints_->sync();
-    // The run's seed (causal-run passes one per run) picks among several locations.
-    const uint64_t pick = settings_.experiments.seed;
-    const uint32_t id = fixed_.empty() ? static_cast<uint32_t>(pick % table_.size())
-                                       : fixed_[pick % fixed_.size()];
-    ExperimentPlan plan{&table_.at(id), *settings_.end_to_end_speedup, 0};
+    const uint64_t seed = settings_.experiments.seed;
+    const double speedup = *settings_.end_to_end_speedup;
+    const Location* location = nullptr;
+    if (!fixed_.empty()) {
+      location = &table_.at(fixed_[seed % fixed_.size()]);  // the seed picks among them
+    } else if (speedup == 0) {
+      // Automatic: the baseline draws its location at its end, from where its samples
+      // ran (finish_end_to_end); until then it slows nothing down, whatever it names.
+      location = &table_.at(0);
+    } else {
+      location = pair_location(seed);
+      if (location == nullptr) {
+        queue_message(format::MessageLevel::warning,
+                      "end to end: no experiment in this run: the baseline run of its pair "
+                      "(seed " + std::to_string(seed) + ") chose no location (no sample of "
+                      "it was in scope, or it did not end normally)");
+        return;
+      }
+    }
+    ExperimentPlan plan{location, speedup, 0};
     dispatch::set_trapping(true, plan.speedup > 0);
     controller->begin(plan);
     return;
@@ -344,7 +398,7 @@ void CausalRuntime::stop() {
     if (breakpoints_) breakpoints_->sync();
     format::ExperimentRecord record = controller->finish();
     record.mode = format::ExperimentMode::end_to_end;
-    queue(std::move(record));
+    if (finish_end_to_end(record)) queue(std::move(record));
   }
   dispatch::set_trapping(false, false);
   queue_futex_counts();
@@ -464,7 +518,7 @@ void CausalRuntime::hook_on_sample(sampler::ThreadState& ts, const uint64_t* fra
   rt->samples_seen_.fetch_add(1, std::memory_order_relaxed);
   const SampleStep step{rt->delays_, controller->selected(),
                         rt->settings_.automatic ? &rt->table_ : nullptr, &rt->recent_,
-                        runtime_code(), system_code()};
+                        runtime_code(), system_code(), rt->tally_.get()};
   switch (causal_sample(step, t->delay, std::span<const uint64_t>(frames, depth))) {
     case SampleOutcome::in_device_wait: note_device_wait_sample(); break;
     case SampleOutcome::in_runtime_wait: note_runtime_wait_sample(); break;
@@ -522,6 +576,7 @@ void CausalRuntime::hook_fork_release() {
 void CausalRuntime::hook_fork_child() {
   CausalRuntime* rt = instance();
   if (rt == nullptr) return;
+  rt->forked_child_ = true;
   dispatch::fork_child();
   dispatch::set_trapping(false, false);  // the parent's experiment does not go on here
   // Only the forking thread exists; the controller thread and any lock it held did not

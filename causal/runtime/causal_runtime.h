@@ -104,6 +104,13 @@ class CausalRuntime {
   // An exec'd program (resolve_for_): resolves its locations with causal-run, loads them
   // and makes the controller. Controller thread.
   bool resolve_exec_locations();
+  // End to end: the location the baseline run of the pair with this seed chose (from
+  // the run's locations cache), or null.
+  const Location* pair_location(uint64_t seed) const;
+  // At exit, the run's end-to-end record: an automatic baseline's location is drawn
+  // from the run's samples and stored for its pair. False when there is nothing to
+  // record (no sample in scope).
+  bool finish_end_to_end(format::ExperimentRecord& record);
   static void* controller_main(void* self);
   void controller_loop();
   void run_experiment(const ExperimentPlan& plan);
@@ -124,6 +131,10 @@ class CausalRuntime {
   LocationTable table_;
   std::vector<uint32_t> fixed_;
   RecentLocations recent_;
+  // End-to-end automatic mode: in-scope samples per location over the run (the
+  // baseline draws the pair's location from them); null otherwise.
+  std::unique_ptr<LocationTally> tally_;
+  bool forked_child_ = false;
   DelayAccounting delays_;
   ProgressRegistry progress_;
   // Read by the signal handler: replaced (in a forked child) but never freed.

@@ -34,6 +34,32 @@ std::optional<std::string> LocationsCache::error() const {
   return line;
 }
 
+std::optional<std::string> LocationsCache::pair_location(uint64_t seed) const {
+  if (key_.empty()) return std::nullopt;
+  std::ifstream in(key_ + ".pair." + std::to_string(seed));
+  std::string line;
+  if (!in || !std::getline(in, line) || line.empty()) return std::nullopt;
+  return line;
+}
+
+void LocationsCache::store_pair_location(uint64_t seed, const std::string& name) const {
+  if (key_.empty()) return;
+  const std::string path = key_ + ".pair." + std::to_string(seed);
+  const std::string tmp = path + "." + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp);
+    out << name << '\n';
+    if (!out) {
+      std::remove(tmp.c_str());
+      return;
+    }
+  }
+  // link() fails on an existing name: the first process to store keeps its pick (a
+  // forked child of the baseline ends before or after it).
+  (void)::link(tmp.c_str(), path.c_str());
+  std::remove(tmp.c_str());
+}
+
 bool LocationsCache::store_locations(const std::string& file) const {
   return !key_.empty() && std::rename(file.c_str(), (key_ + ".locations").c_str()) == 0;
 }

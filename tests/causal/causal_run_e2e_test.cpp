@@ -10,10 +10,12 @@
 #include <fstream>
 #include <optional>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
 
+#include "format/reader.h"
 #include "tests/support/results_loader.h"
 
 namespace {
@@ -162,6 +164,39 @@ TEST(CausalRun, EndToEndRunsOneExperimentPerRun) {
   ASSERT_TRUE(s.has_value()) << json.substr(json.find("\"causal\""));
   EXPECT_GT(*s, 0.15);
   EXPECT_LT(*s, 0.50);
+}
+
+// Automatic end to end: each pair of runs experiments on a location its baseline's samples
+// ran in, drawn in proportion to them (here the loop's lines in spin(); before, a uniform
+// draw over every line of the program, nearly all of which never run while timed).
+TEST(CausalRun, AutomaticEndToEndExperimentsOnCodeThatRuns) {
+  const auto r = causal_run("end-to-end-auto", "--end-to-end -n 4 --seed 5",
+                            kPrograms + "/causal_serial_no_progress 1500");
+  ASSERT_EQ(r.status, 0) << r.output;
+  std::vector<cprof::format::ExperimentRecord> experiments;
+  for (const auto& entry : std::filesystem::directory_iterator(r.dir)) {
+    if (entry.path().extension() != ".cprof") continue;
+    cprof::format::read_results_file(entry.path(), [&](cprof::format::Record&& record) {
+      if (auto* e = std::get_if<cprof::format::ExperimentRecord>(&record)) experiments.push_back(*e);
+    });
+  }
+  ASSERT_EQ(experiments.size(), 4u) << r.output;
+  std::set<std::string> baselines;
+  for (const auto& e : experiments) {
+    if (e.speedup == 0) baselines.insert(e.location);
+  }
+  const int spin_line = line_of("serial.cpp", "x += i * i;");
+  for (const auto& e : experiments) {
+    EXPECT_GT(e.selected_samples, 0u) << e.location;
+    EXPECT_TRUE(e.location == "serial.cpp:" + std::to_string(spin_line) ||
+                e.location == "serial.cpp:" + std::to_string(spin_line - 1) ||
+                e.location == "serial.cpp:" + std::to_string(spin_line + 1))
+        << e.location;
+    if (e.speedup > 0) {
+      EXPECT_GT(e.delay_ns, 0u) << e.location;
+      EXPECT_TRUE(baselines.count(e.location)) << e.location << " has no baseline of its own";
+    }
+  }
 }
 
 TEST(CausalRun, HardwareBreakpointProgressPoint) {

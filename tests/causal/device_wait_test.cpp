@@ -43,6 +43,19 @@ TEST_F(DeviceWait, SampleInTheSelectedLineOutsideAWaitAddsTheDelayAndPays) {
   EXPECT_EQ(recent.noted(), 1u);
 }
 
+// End to end (automatic), the in-scope location is counted too, except inside a wait.
+TEST_F(DeviceWait, AnEndToEndTallyCountsInScopeSamplesOutsideWaits) {
+  LocationTally tally(table.size());
+  SampleStep s = step();
+  s.tally = &tally;
+  constexpr uint64_t kElsewhere[] = {0x9000, 0x9100};
+  causal_sample(s, waiter, kInLine);
+  causal_sample(s, other, kElsewhere);  // in no location
+  delays.device_wait_begin(waiter);
+  causal_sample(s, waiter, kInLine);  // waiting for the device: not the line's CPU time
+  EXPECT_EQ(tally.count(line), 1u);
+}
+
 TEST_F(DeviceWait, SampleInTheSelectedLineWhileWaitingAddsNoDelayNotesNothingAndDoesNotPay) {
   delays.begin_experiment(0.5, kP);
   causal_sample(step(), other, kInLine);  // another thread ran the line: the waiter owes

@@ -5,6 +5,7 @@
 
 #include <random>
 #include <set>
+#include <vector>
 
 namespace cprof::causal {
 namespace {
@@ -101,6 +102,38 @@ TEST(RecentLocations, RingKeepsTheLatestIds) {
   EXPECT_EQ(set.count(RecentLocations::kSlots + 9), 1u);
   r.clear();
   EXPECT_TRUE(r.snapshot().empty());
+}
+
+TEST(LocationTally, CountsPerIdAndIgnoresIdsOutOfRange) {
+  LocationTally tally(3);
+  tally.add(0);
+  tally.add(2);
+  tally.add(2);
+  tally.add(7);  // not a location of the table
+  EXPECT_EQ(tally.counts(), (std::vector<uint64_t>{1, 0, 2}));
+  EXPECT_EQ(tally.count(2), 2u);
+  EXPECT_EQ(tally.count(9), 0u);
+}
+
+// End-to-end automatic selection: a location is drawn in proportion to its samples, the
+// same one for the same seed (the two runs of a pair), never one without samples.
+TEST(DrawByCount, FollowsTheCountsAndTheSeed) {
+  const std::vector<uint64_t> counts = {0, 700, 0, 200, 100};
+  std::vector<int> drawn(counts.size(), 0);
+  for (uint64_t seed = 0; seed < 2000; ++seed) {
+    const auto id = draw_by_count(counts, seed);
+    ASSERT_TRUE(id.has_value());
+    ASSERT_LT(*id, counts.size());
+    ++drawn[*id];
+    EXPECT_EQ(draw_by_count(counts, seed), id);
+  }
+  EXPECT_EQ(drawn[0], 0);
+  EXPECT_EQ(drawn[2], 0);
+  EXPECT_NEAR(drawn[1], 1400, 100);
+  EXPECT_NEAR(drawn[3], 400, 80);
+  EXPECT_NEAR(drawn[4], 200, 60);
+  EXPECT_FALSE(draw_by_count(std::vector<uint64_t>{0, 0}, 1).has_value());
+  EXPECT_FALSE(draw_by_count({}, 1).has_value());
 }
 
 }  // namespace

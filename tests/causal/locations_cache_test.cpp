@@ -68,5 +68,20 @@ TEST(LocationsCache, NoDirectoryOrNoProgramMeansNoCache) {
   EXPECT_FALSE(LocationsCache("", "/bin/sh").locations().has_value());
 }
 
+TEST(LocationsCache, APairLocationIsKeptPerSeedAndTheFirstStoredStays) {
+  TempDir dir;
+  const fs::path program = dir.path / "program";
+  write(program, "an executable");
+  const LocationsCache cache(dir.path, program);
+  EXPECT_FALSE(cache.pair_location(4).has_value());
+  cache.store_pair_location(4, "main.cpp:12");
+  cache.store_pair_location(4, "main.cpp:99");  // a forked child's later pick: ignored
+  cache.store_pair_location(5, "hot_loop");
+  EXPECT_EQ(LocationsCache(dir.path, program).pair_location(4), "main.cpp:12");
+  EXPECT_EQ(LocationsCache(dir.path, program).pair_location(5), "hot_loop");
+  EXPECT_FALSE(LocationsCache(dir.path, program).pair_location(6).has_value());
+  EXPECT_FALSE(LocationsCache("", program).pair_location(4).has_value());  // no cache
+}
+
 }  // namespace
 }  // namespace cprof::causal
