@@ -130,15 +130,39 @@ std::string breakpoint_point_name(const std::string& spec) { return spec + " (br
 
 // PROGRAM starts with "#!INTERPRETER". Its selection cannot be resolved before it runs:
 // where that is needed it is an error; otherwise the images it execs resolve it.
+// What to run instead of a script: the interpreter with the script as its argument, as the
+// kernel would (with env, the program env would look up); for a version manager's shim
+// (pyenv, rbenv, asdf: a script under a shims/ folder that picks a program and execs it)
+// the interpreter is only the shell, so the program the shim picks is named instead.
+std::string instead_of_script(const std::string& program, const std::string& interpreter) {
+  if (program.find("/shims/") != std::string::npos) {
+    const std::string name = std::filesystem::path(program).filename().string();
+    return fmt::format("the program the shim runs (pyenv: `pyenv which {}`)", name);
+  }
+  std::string run = interpreter;
+  if (std::filesystem::path(interpreter).filename() == "env") {
+    // "#!/usr/bin/env NAME": the kernel passes the rest of the line as one argument.
+    std::ifstream in(program, std::ios::binary);
+    std::string line;
+    std::getline(in, line);
+    const size_t at = line.find(interpreter);
+    const size_t arg = at == std::string::npos ? at : line.find_first_not_of(" \t", at + interpreter.size());
+    if (arg != std::string::npos) {
+      run = line.substr(arg, line.find_last_not_of(" \t\r") + 1 - arg);
+    }
+  }
+  return fmt::format("the program the script runs, or the interpreter with the script as its "
+                     "argument ({} {})",
+                     run, program);
+}
+
 void check_script(const std::string& program, const std::string& interpreter, const Options& o) {
   const char* needs = o.end_to_end          ? "--end-to-end runs no experiments in exec'd images"
                       : !o.progress.empty() ? "--progress needs the line's address before it starts"
                                             : nullptr;
   if (needs != nullptr) {
-    fail(1, fmt::format("{} is a script (#!{}): {}; name the ELF executable instead: the "
-                        "program the script runs, or the interpreter with the script as its "
-                        "argument ({} {})",
-                        program, interpreter, needs, interpreter, program));
+    fail(1, fmt::format("{} is a script (#!{}): {}; name the ELF executable instead: {}", program,
+                        interpreter, needs, instead_of_script(program, interpreter)));
   }
   if (!o.quiet) {
     fmt::print(stderr,

@@ -562,8 +562,26 @@ TEST(CausalRunErrors, ScriptWhereTheSelectionIsNeededAtLaunch) {
     EXPECT_EQ(r.output.rfind("causal-run: " + script + " is a script (#!/bin/sh)", 0), 0u)
         << r.output;
     EXPECT_NE(r.output.find("name the ELF executable"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("(/bin/sh " + script + ")"), std::string::npos) << r.output;
     EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
   }
+  // "#!/usr/bin/env bash": the program env would run, not env with the script again.
+  const std::string env_script = fresh_directory("script-env") + "/run";
+  std::ofstream(env_script) << "#!/usr/bin/env bash\nexec true\n";
+  std::filesystem::permissions(env_script, std::filesystem::perms::owner_all);
+  const auto e = causal_run("script-env-run", "--end-to-end --line " + a, env_script);
+  EXPECT_EQ(e.status, 1) << e.output;
+  EXPECT_NE(e.output.find("(bash " + env_script + ")"), std::string::npos) << e.output;
+  // A version manager's shim: the interpreter would run the shim again.
+  const std::string shim = fresh_directory("script-shim") + "/shims/python3";
+  std::filesystem::create_directories(std::filesystem::path(shim).parent_path());
+  std::ofstream(shim) << "#!/usr/bin/env bash\nexec true\n";
+  std::filesystem::permissions(shim, std::filesystem::perms::owner_all);
+  const auto p = causal_run("script-shim-run", "--end-to-end --line " + a, shim);
+  EXPECT_EQ(p.status, 1) << p.output;
+  EXPECT_NE(p.output.find("the program the shim runs (pyenv: `pyenv which python3`)"),
+            std::string::npos)
+      << p.output;
 }
 
 // include/causal/progress.h compiled as C, four threads racing to one call site's first
