@@ -28,6 +28,13 @@ void parse_number(const char* name, T low, T high, T& out, std::vector<std::stri
 
 }  // namespace
 
+CfiTables cfi_tables_from_environment() {
+  const char* v = get(env::kCfiTables);
+  if (v != nullptr && std::string_view(v) == "first-want") return CfiTables::on_first_want;
+  if (v != nullptr && std::string_view(v) == "eager") return CfiTables::eager;
+  return CfiTables::on_demand;
+}
+
 RuntimeConfig config_from_environment(std::vector<std::string>& problems) {
   RuntimeConfig c;
   if (const char* v = get(env::kOutputDir)) c.output_dir = v;

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "sampler/unwind/module_table.h"
+
 namespace cprof::sampler {
 
 struct RuntimeConfig {
@@ -28,6 +30,12 @@ struct RuntimeConfig {
 // messages in `problems` (the runtime reports them in the results) and the default.
 RuntimeConfig config_from_environment(std::vector<std::string>& problems);
 
+// When the runtime parses CFI tables: CPROF_CFI_TABLES=first-want (at the writer's first
+// tick after a sample asked, the rule before rent-or-buy) or eager (at start); unset or
+// anything else: on demand, once a module's table pays for itself (cfi_policy.h). A test
+// knob: tests of forks racing the writer's parsing need parsing to happen.
+CfiTables cfi_tables_from_environment();
+
 // The variable names, shared with the launchers.
 namespace env {
 inline constexpr const char* kOutputDir = "CPROF_OUTPUT_DIR";
@@ -40,6 +48,7 @@ inline constexpr const char* kEvents = "CPROF_EVENTS";
 inline constexpr const char* kSignal = "CPROF_SIGNAL";
 inline constexpr const char* kFlushMs = "CPROF_FLUSH_MS";
 inline constexpr const char* kPreload = "CPROF_PRELOAD";
+inline constexpr const char* kCfiTables = "CPROF_CFI_TABLES";  // tests only
 // Read by the GPU hooks (gpu/common/trace_windows.h), set by --gpu-duty.
 inline constexpr const char* kGpuDuty = "CPROF_GPU_DUTY";          // percent traced
 inline constexpr const char* kGpuPeriodMs = "CPROF_GPU_PERIOD_MS";  // the windows' period

@@ -105,7 +105,7 @@ class Runtime {
   // CFI tables on demand: a short-lived process (a shell's /bin/true, a compiler's cc1)
   // pays for none; the writer parses a module's table once the samples that went to
   // libunwind without it have cost as much as parsing it (cfi_policy.h).
-  ModuleTable modules_{CfiTables::on_demand};
+  ModuleTable modules_{cfi_tables_from_environment()};  // on_demand unless a test says
   ModuleRecorder module_recorder_;
 
   ThreadRegistry threads_;

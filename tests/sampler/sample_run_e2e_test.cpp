@@ -6,6 +6,7 @@
 
 #include <cctype>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <set>
 #include <sstream>
@@ -137,8 +138,13 @@ TEST(SampleRun, ForkChainEndsAndEveryProcessWritesItsFile) {
 // Children forked while the writer parses unwind tables on demand (a fresh image each
 // round) all end: none inherits the module table's lock held by its parent's writer.
 // Before the lock was held across fork, two to eleven children of 54 hung in every run.
+// CPROF_CFI_TABLES=first-want: each image's tables (libc's takes ms) are parsed at the
+// writer's first ticks, as the race needs; by the runtime's default rule a 100 ms round
+// would not pay for libc's.
 TEST(SampleRun, ChildrenForkedWhileTablesAreParsedEnd) {
+  setenv("CPROF_CFI_TABLES", "first-want", 1);
   const SampledRun run = sample("fork-parsing", "-f 1000", kPrograms + "/fork_while_parsing 6");
+  unsetenv("CPROF_CFI_TABLES");
   ASSERT_EQ(run.status, 0) << run.output;
   EXPECT_NE(run.output.find("every round's children ended"), std::string::npos) << run.output;
   EXPECT_GT(run.processes.size(), 12u);  // six images and their children (fewer when slow)

@@ -1,6 +1,7 @@
-// Forks while the runtime's writer thread parses unwind tables. With on-demand tables the
-// writer parses a module's .eh_frame (libc's takes milliseconds) at its first ticks after
-// a walk entered the module, under the module table's lock: a child forked then must not
+// Forks while the runtime's writer thread parses unwind tables. With CPROF_CFI_TABLES=
+// first-want (the test sets it) the writer parses a module's .eh_frame (libc's takes
+// milliseconds) at its first ticks after a walk entered the module, under the module
+// table's lock: a child forked then must not
 // inherit that lock held by a writer thread it does not have, or its exit (which waits
 // for its own writer) hangs. Each round is a fresh image (the program execs itself), so
 // every round has tables to parse: a worker thread sorts with qsort (walks through libc)
