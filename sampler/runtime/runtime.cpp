@@ -398,6 +398,8 @@ void Runtime::drain_locked(bool flush_file) {
   write_new_modules_locked();
   uint64_t frames[1024];
   uint64_t counters[kMaxCounters];
+  const ModuleSnapshot* snapshot = modules_.snapshot();
+  bool outside_modules = false;  // a sample's PC in no module: remapped code? (below)
   threads_.for_each([&](ThreadState& ts) {
     if (!ts.announced.load(std::memory_order_relaxed)) write_thread_start_locked(ts);
     SampleHeader h{};
@@ -410,10 +412,14 @@ void Runtime::drain_locked(bool flush_file) {
                                                        : format::SampleClock::cpu;
       s.truncated = (h.flags & SampleRing::kTruncatedFlag) != 0;
       s.frames.assign(frames, frames + h.frames);
+      if (h.frames > 0 && !outside_modules && snapshot != nullptr) {
+        outside_modules = snapshot->find(frames[0]) == nullptr;
+      }
       s.counter_deltas.assign(counters, counters + h.counters);
       writer_.add(s);
     }
   });
+  if (outside_modules) module_recorder_.write_remapped(snapshot, writer_, now);
   const RuntimeHooks* hooks = runtime_hooks();
   threads_.reap([&](ThreadState& ts) {
     write_thread_end_locked(ts);

@@ -353,6 +353,21 @@ TEST(SampleRun, RefusedPerfEventFallsBackToTimersWithOneLine) {
   EXPECT_GT(processes[0].total_time_ns("alpha_work"), 200000000u);
 }
 
+// Code run from a second mapping of the program's text (V8's remapped builtins in node)
+// is named like the original, not "[unknown]".
+TEST(SampleRun, CodeRunFromARemappedCopyOfTheTextIsNamed) {
+  const SampledRun run = sample("remapped", "-f 1000", kPrograms + "/remapped_text 400");
+  ASSERT_EQ(run.status, 0) << run.output;
+  ASSERT_EQ(run.processes.size(), 1u);
+  const auto& p = run.processes[0];
+  ASSERT_GT(p.samples.size(), 100u);
+  EXPECT_GT(p.self_samples("spin_in_copy"), p.samples.size() * 8 / 10) << p.samples.size();
+  const auto remapped = std::count_if(p.modules.begin(), p.modules.end(), [](const auto& m) {
+    return m.path.find("remapped_text") != std::string::npos;
+  });
+  EXPECT_EQ(remapped, 2);  // the loader's mapping and the copy
+}
+
 TEST(SampleRun, FramePointerUnwinderRuns) {
   const SampledRun run = sample("fp", "--unwind fp -f 1000", kPrograms + "/two_threads");
   ASSERT_EQ(run.status, 0) << run.output;
