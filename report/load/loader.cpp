@@ -96,6 +96,7 @@ class Builder {
   }
 
   void finish() {
+    if (!clock_decided_) decide_clock();  // no sample: still the clock it was sampled on
     std::sort(p_.modules.begin(), p_.modules.end(),
               [](const auto& a, const auto& b) { return a.start < b.start; });
     // An event may be corrected at exit (unavailable, counted zero): the last record of an

@@ -128,6 +128,22 @@ TEST(ReportProfileClock, TimelineHoldsOnlyTheProfilesClock) {
   EXPECT_EQ(report(dir.path(), ClockChoice::cpu, true).processes[0].timeline.size(), 5u);
 }
 
+// A wall-sampled process that ended before its first sample (a short exec in a shell
+// pipeline) is still of the wall clock: a report of such processes is not "mixed".
+TEST(ReportProfileClock, WallSampledProcessWithoutSamplesIsOfTheWallClock) {
+  TempDir dir;
+  write_wall_run(dir.path());
+  {
+    ProcessWriter w(dir.path() / "app.host.12.cprof", 12, -1, "cpu+wall");
+    w.close();
+  }
+  const Report r = report(dir.path(), ClockChoice::automatic);
+  ASSERT_EQ(r.processes.size(), 2u);
+  EXPECT_EQ(r.processes[1].clock, SampleClock::wall);
+  EXPECT_STREQ(r.clock_kind(), "wall");
+  EXPECT_EQ(r.clock_summary(), "wall clock");
+}
+
 // A process sampled on the CPU clock alone has nothing to choose: --clock wall keeps its
 // CPU profile rather than an empty one, and the header says nothing new.
 TEST(ReportProfileClock, CpuOnlyProcessKeepsItsCpuProfile) {
