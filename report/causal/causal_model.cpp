@@ -282,7 +282,7 @@ const char* curve_status_name(CurveStatus s) {
 
 namespace {
 
-constexpr const char* kWeak = "too little evidence to rely on: run longer";
+constexpr const char* kWeak = "too little evidence yet: run longer before relying on it";
 
 std::string out_of_bounds_reason(const causal::PredictionPoint& pt) {
   return fmt::format(
@@ -303,19 +303,20 @@ std::string status_reason(const causal::LocationPrediction& p) {
 
 namespace {
 
-// The sentence without the evidence qualifier; weak: "might" rather than "would".
+// The sentence; below the minimum evidence it starts by saying so, before any number.
 std::string headline(const std::string& location, double speedup, double program_speedup,
                      bool weak) {
   const double gain = program_speedup * 100.0;
+  const char* qualifier = weak ? "too little evidence yet: " : "";
   if (gain < 0.5) {
-    return fmt::format("speeding up {} by {:.0f}% {} the program measurably", location,
-                       speedup * 100.0, weak ? "did not speed up" : "would not speed up");
+    return fmt::format("{}speeding up {} by {:.0f}% would not speed up the program measurably",
+                       qualifier, location, speedup * 100.0);
   }
-  return fmt::format("speeding up {} by {:.0f}% {} speed up the program by about {:.0f}%",
-                     location, speedup * 100.0, weak ? "might" : "would", gain);
+  return fmt::format("{}speeding up {} by {:.0f}% would speed up the program by about {:.0f}%",
+                     qualifier, location, speedup * 100.0, gain);
 }
 
-std::string weak_suffix(bool weak) { return weak ? fmt::format(" ({})", kWeak) : ""; }
+std::string weak_suffix(bool weak) { return weak ? " (run longer before relying on it)" : ""; }
 
 }  // namespace
 

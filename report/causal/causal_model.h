@@ -33,7 +33,7 @@ inline constexpr size_t kMinSpeedups = 3;
 
 // What a curve's headline is worth (docs/report.md, "Causal profile"):
 //   prediction     meets the minimum evidence and respects the bound below;
-//   weak_evidence  below the minimum evidence: said as "might", with the note;
+//   weak_evidence  below the minimum evidence: the verdict starts "too little evidence yet";
 //   out_of_bounds  its best point gains the program more than the line speedup could
 //                  (Amdahl's law): run-to-run noise, shown as data, never as a finding.
 enum class CurveStatus { prediction, weak_evidence, out_of_bounds };
@@ -113,9 +113,8 @@ const char* curve_status_name(CurveStatus s);
 // little evidence ...".
 std::string status_reason(const causal::LocationPrediction& p);
 // "speeding up foo.cpp:42 by 20% would speed up the program by about 9%"; below the
-// minimum evidence "... might speed up the program by about 9% (too little evidence to
-// rely on: run longer)"; out of bounds "no prediction for foo.cpp:42: ... run-to-run
-// noise ...".
+// minimum evidence "too little evidence yet: speeding up ... about 9% (run longer before
+// relying on it)"; out of bounds "no prediction for foo.cpp:42: ... run-to-run noise ...".
 std::string causal_verdict(const causal::LocationPrediction& p, const causal::PredictionPoint& point);
 // The same from the phase-corrected value when the correction shows (shows_correction()):
 // "... by about 4% (measured 9%; the location runs during about 40% of the run:

@@ -116,9 +116,9 @@ TEST(CausalFormats, EndToEndBaselinesAreSharedAndLocationsWithoutACurveAreSaid) 
   ASSERT_NE(best, nullptr);
   EXPECT_NEAR(best->program_speedup, 0.2, 1e-9);
   const std::string text = render_text(r, {});
-  // One run each side: below the minimum evidence, so "might", not "would".
-  EXPECT_NE(text.find("speeding up x_add by 50% might speed up the program by about 20% (too "
-                      "little evidence to rely on: run longer)"),
+  // One run each side: below the minimum evidence, which the verdict says first.
+  EXPECT_NE(text.find("too little evidence yet: speeding up x_add by 50% would speed up the "
+                      "program by about 20% (run longer before relying on it)"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("  no prediction for complex_add (end to end): only baseline (0%) runs, "

@@ -171,12 +171,12 @@ TEST(CausalNoise, HeadlineBelowTheMinimumEvidenceIsQualified) {
   causal::LocationPrediction p{"f.cpp:1", "ops", {{0, 0, NAN, NAN, 2}, {0.5, 0.2, NAN, NAN, 1}}};
   EXPECT_EQ(curve_status(p), CurveStatus::weak_evidence);
   EXPECT_EQ(causal_verdict(p, p.points[1]),
-            "speeding up f.cpp:1 by 50% might speed up the program by about 20% (too little "
-            "evidence to rely on: run longer)");
+            "too little evidence yet: speeding up f.cpp:1 by 50% would speed up the program by "
+            "about 20% (run longer before relying on it)");
   causal::LocationPrediction flat{"g.cpp:2", "ops", {{0, 0, NAN, NAN, 1}, {0.5, 0.001, NAN, NAN, 1}}};
   EXPECT_EQ(causal_verdict(flat, flat.points[1]),
-            "speeding up g.cpp:2 by 50% did not speed up the program measurably (too little "
-            "evidence to rely on: run longer)");
+            "too little evidence yet: speeding up g.cpp:2 by 50% would not speed up the program "
+            "measurably (run longer before relying on it)");
 }
 
 }  // namespace
