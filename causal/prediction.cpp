@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
 #include <utility>
 
 #include "causal/rng.h"
@@ -134,6 +135,10 @@ std::vector<LocationPrediction> predict_all(std::span<const format::ExperimentRe
       if (o.speedup == 0) pooled[key.second].push_back(o);
     }
   }
+  std::set<double> speedups;
+  for (const auto& r : records) {
+    if (r.speedup > 0) speedups.insert(r.speedup);
+  }
   std::vector<LocationPrediction> out;
   for (const auto& [key, s] : series) {
     PredictionOptions opt = options;
@@ -147,7 +152,7 @@ std::vector<LocationPrediction> predict_all(std::span<const format::ExperimentRe
     const auto& baseline = options.pooled_baseline ? pooled[key.second] : own_baseline;
     auto points = predict_curve(s.all, baseline, opt);
     if (points.empty()) continue;
-    out.push_back(LocationPrediction{key.first, key.second, std::move(points)});
+    out.push_back(LocationPrediction{key.first, key.second, std::move(points), speedups.size()});
   }
   return out;
 }

@@ -76,6 +76,9 @@ struct LocationPrediction {
   std::string location;
   std::string progress_point;  // "" in end-to-end mode
   std::vector<PredictionPoint> points;
+  // Distinct non-zero speedups among all the records predicted with it (every location):
+  // 1 for a --fixed-speedup run, where no curve can have more. 0: not known.
+  size_t speedups_in_run = 0;
 };
 
 // Every (location, progress point) curve from a run's experiment records (any number

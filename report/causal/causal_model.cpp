@@ -245,19 +245,28 @@ Evidence evidence(const causal::LocationPrediction& p) {
 
 }  // namespace
 
+size_t required_speedups(const causal::LocationPrediction& p) {
+  // A run that offered fewer speedups (--fixed-speedup: one) cannot give a curve more:
+  // it is judged on those, or running longer could never meet the minimum.
+  return p.speedups_in_run == 0 ? kMinSpeedups : std::min(kMinSpeedups, p.speedups_in_run);
+}
+
 bool meets_minimum_evidence(const causal::LocationPrediction& p) {
   const Evidence e = evidence(p);
-  return e.baseline >= kMinExperimentsPerPoint && e.strong_speedups >= kMinSpeedups;
+  return e.baseline >= kMinExperimentsPerPoint && e.strong_speedups >= required_speedups(p);
 }
 
 std::string evidence_note(const causal::LocationPrediction& p) {
   const Evidence e = evidence(p);
+  const size_t required = required_speedups(p);
   return fmt::format(
       "{} experiment{} at {} speedup{}, baseline {}: {} the minimum evidence of {} per speedup "
-      "and baseline at {} speedups",
+      "and baseline at {}",
       e.experiments, e.experiments == 1 ? "" : "s", e.speedups, e.speedups == 1 ? "" : "s",
       e.baseline, meets_minimum_evidence(p) ? "meets" : "below", kMinExperimentsPerPoint,
-      kMinSpeedups);
+      required == kMinSpeedups ? fmt::format("{} speedups", required)
+                               : fmt::format("{} speedup{} (all the run used)", required,
+                                             required == 1 ? "" : "s"));
 }
 
 bool point_out_of_bounds(const causal::PredictionPoint& pt) {

@@ -142,6 +142,9 @@ TEST(Prediction, PredictAllGroupsByLocationAndPoint) {
   EXPECT_EQ(all[4].location, "main");
   EXPECT_EQ(all[4].progress_point, "");
   EXPECT_NEAR(all[4].points[1].program_speedup, 0.1, 1e-12);
+  // The speedups every record used, 0.5 and 0.2, on every curve (the report's minimum
+  // evidence asks a curve for no more than the run had).
+  for (const auto& c : all) EXPECT_EQ(c.speedups_in_run, 2u) << c.location;
 
   PredictionOptions pooled;
   pooled.pooled_baseline = true;

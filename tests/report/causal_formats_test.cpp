@@ -70,6 +70,21 @@ TEST(CausalFormats, EvidenceBelowTheMinimumIsSaid) {
   EXPECT_NEAR(causal_impact(p), 0.1, 1e-12);
 }
 
+// A --fixed-speedup run has one speedup for every curve: it is judged on that one, or no
+// run of it, however long, could meet the minimum.
+TEST(CausalFormats, ARunOfOneSpeedupNeedsOnlyThatOne) {
+  causal::LocationPrediction p{"f.cpp:1", "ops", {{0, 0, NAN, NAN, 15}, {0.5, 0.3, NAN, NAN, 10}}, 1};
+  EXPECT_TRUE(meets_minimum_evidence(p));
+  EXPECT_EQ(evidence_note(p), "10 experiments at 1 speedup, baseline 15: meets the minimum "
+                              "evidence of 3 per speedup and baseline at 1 speedup (all the run "
+                              "used)");
+  p.points[0].experiments = 2;  // the baseline still needs 3
+  EXPECT_FALSE(meets_minimum_evidence(p));
+  p.points[0].experiments = 15;
+  p.speedups_in_run = 4;  // other locations had other speedups: this curve has too few
+  EXPECT_FALSE(meets_minimum_evidence(p));
+}
+
 // End to end a 0% run inserts no delay: it is the same unmodified program whichever
 // location it was drawn for, so it is the baseline of every location. Run 1 was a
 // baseline drawn for complex_add, run 2 sped x_add up by 50%: x_add has a curve from run
