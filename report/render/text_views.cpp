@@ -163,9 +163,15 @@ void text_counters(std::string& out, const Report& r, const RenderOptions& o) {
   for (size_t e = 0; e < c.events.size(); ++e) {
     if (c.events[e].total > 0) events.push_back(e);
   }
+  // An event column is as wide as its name (context-switches, page-faults: whole), 13 at
+  // least.
+  const auto width_of = [&](size_t e) { return std::max<size_t>(13, c.events[e].name.size()); };
   size_t used = 0;
   size_t n_events = 0, n_ratios = 0;
-  for (; n_events < events.size() && used + 14 + 30 <= o.width; ++n_events) used += 14;
+  for (; n_events < events.size() && used + width_of(events[n_events]) + 1 + 30 <= o.width;
+       ++n_events) {
+    used += width_of(events[n_events]) + 1;
+  }
   for (; n_ratios < c.ratios.size() && used + 9 + 30 <= o.width; ++n_ratios) used += 9;
   // Rows are sorted by self values: those with none (callers only) end the table, and
   // are left out here (JSON keeps their totals).
@@ -186,21 +192,28 @@ void text_counters(std::string& out, const Report& r, const RenderOptions& o) {
   add_line(out, o.width, title);
   std::string head;
   for (size_t i = 0; i < n_events; ++i)
-    head += fmt::format("{:>13} ", fit_left(c.events[events[i]].name, 13));
+    head += fmt::format("{:>{}} ", c.events[events[i]].name, width_of(events[i]));
   for (size_t i = 0; i < n_ratios; ++i)
     head += fmt::format("{:>8} ", fit_right(c.ratios[i].name, 8));
   add_line(out, o.width, head + " function");
-  for (size_t k = 0; k < rows; ++k) {
-    const auto& row = c.functions[k];
+  const auto cells = [&](const std::vector<uint64_t>& values) {
     std::string s;
     for (size_t i = 0; i < n_events; ++i)
-      s += fmt::format("{:>13} ", short_count(row.self[events[i]]));
+      s += fmt::format("{:>{}} ", short_count(values[events[i]]), width_of(events[i]));
     for (size_t i = 0; i < n_ratios; ++i) {
-      const double v = ratio_value(c.ratios[i], row.self);
+      const double v = ratio_value(c.ratios[i], values);
       s += v < 0 ? fmt::format("{:>8} ", "-") : fmt::format("{:>8.3f} ", v);
     }
-    add_line(out, o.width, s + " " + r.symbols.table.functions[row.function].name);
+    return s;
+  };
+  for (size_t k = 0; k < rows; ++k) {
+    const auto& row = c.functions[k];
+    add_line(out, o.width, cells(row.self) + " " + r.symbols.table.functions[row.function].name);
   }
+  // What every sample counted, whichever function it fell in (json: events[].total).
+  std::vector<uint64_t> totals(c.events.size());
+  for (size_t e = 0; e < c.events.size(); ++e) totals[e] = c.events[e].total;
+  add_line(out, o.width, cells(totals) + " (total, all functions)");
 }
 
 }  // namespace cprof::report

@@ -182,6 +182,9 @@ TEST(TextViews, TreeThreadsProcessesRanksCounters) {
             std::string::npos)
       << flat;
   EXPECT_NE(flat.find("         3000          6000    2.000  work"), std::string::npos) << flat;
+  EXPECT_NE(flat.find("         4000          6500    1.625  (total, all functions)\n"),
+            std::string::npos)
+      << flat;
   EXPECT_NE(
       flat.find("unavailable event: cache-misses (perf_event_open: No such file or directory)"),
       std::string::npos)
