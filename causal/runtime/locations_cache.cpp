@@ -42,18 +42,29 @@ std::optional<std::string> LocationsCache::pair_location(uint64_t seed) const {
   return line;
 }
 
+namespace {
+
+// Writes `line` to a file of this process's own next to `path` (PATH.PID), for a rename
+// or link into place; "" when it could not (nothing is left behind then).
+std::string write_temporary(const std::string& path, const std::string& line) {
+  std::string tmp = path + "." + std::to_string(::getpid());
+  std::ofstream out(tmp);
+  out << line << '\n';
+  out.close();
+  if (!out) {
+    std::remove(tmp.c_str());
+    return {};
+  }
+  return tmp;
+}
+
+}  // namespace
+
 void LocationsCache::store_pair_location(uint64_t seed, const std::string& name) const {
   if (key_.empty()) return;
   const std::string path = key_ + ".pair." + std::to_string(seed);
-  const std::string tmp = path + "." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp);
-    out << name << '\n';
-    if (!out) {
-      std::remove(tmp.c_str());
-      return;
-    }
-  }
+  const std::string tmp = write_temporary(path, name);
+  if (tmp.empty()) return;
   // link() fails on an existing name: the first process to store keeps its pick (a
   // forked child of the baseline ends before or after it).
   (void)::link(tmp.c_str(), path.c_str());
@@ -66,16 +77,9 @@ bool LocationsCache::store_locations(const std::string& file) const {
 
 void LocationsCache::store_error(const std::string& error) const {
   if (key_.empty()) return;
-  const std::string tmp = key_ + ".error." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp);
-    out << error << '\n';
-    if (!out) {
-      std::remove(tmp.c_str());
-      return;
-    }
-  }
-  if (std::rename(tmp.c_str(), (key_ + ".error").c_str()) != 0) std::remove(tmp.c_str());
+  const std::string path = key_ + ".error";
+  const std::string tmp = write_temporary(path, error);
+  if (!tmp.empty() && std::rename(tmp.c_str(), path.c_str()) != 0) std::remove(tmp.c_str());
 }
 
 }  // namespace cprof::causal
