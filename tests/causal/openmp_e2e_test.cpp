@@ -232,6 +232,13 @@ TEST(CausalRunOpenMP, LibgompLoadedByDlopen) {
 // while another thread forks children whose own dlopen takes that lock: none may hang.
 TEST(CausalRunOpenMP, ChildrenForkedWhileDispatchIsTurnedOnEnd) {
   SKIP_WITHOUT_OPENMP();
+#if defined(__SANITIZE_ADDRESS__)
+  // GCC 12's ASan allocator takes no lock across fork (glibc's malloc does): a child
+  // inherits its spin lock held by one of the 200 threads about a third of the runs,
+  // and hangs in its first malloc (seen: the child's own runtime threads in
+  // __asan::Allocator::Allocate). Not the lock this test is about.
+  GTEST_SKIP() << "ASan's allocator lock is not fork-safe in this toolchain";
+#endif
   const std::string programs = CAUSAL_PROGRAMS;
   const std::string dir = fresh_directory("openmp-dispatch-fork");
   std::string output;

@@ -142,6 +142,13 @@ TEST(SampleRun, ForkChainEndsAndEveryProcessWritesItsFile) {
 // writer's first ticks, as the race needs; by the runtime's default rule a 100 ms round
 // would not pay for libc's.
 TEST(SampleRun, ChildrenForkedWhileTablesAreParsedEnd) {
+#if defined(__SANITIZE_ADDRESS__)
+  // GCC 12's ASan allocator takes no lock across fork (glibc's malloc does): the worker
+  // thread mallocs in qsort, and a child forked meanwhile inherits ASan's spin lock held
+  // and hangs in its writer thread's first allocation (seen in 3 of 4 ASan runs; the
+  // child's threads in __asan::Allocator::Allocate). Not the lock this test is about.
+  GTEST_SKIP() << "ASan's allocator lock is not fork-safe in this toolchain";
+#endif
   setenv("CPROF_CFI_TABLES", "first-want", 1);
   const SampledRun run = sample("fork-parsing", "-f 1000", kPrograms + "/fork_while_parsing 6");
   unsetenv("CPROF_CFI_TABLES");
