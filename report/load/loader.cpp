@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <fstream>
 #include <iterator>
 #include <mutex>
 #include <optional>
@@ -363,6 +364,12 @@ ProcessProfile load_process_file(const ResultsFile& file, std::vector<std::strin
   if (!p.has_process_record) {
     warnings.push_back(file.path.string() +
                        ": no process record (damaged start?); pid and settings unknown");
+  }
+  // The JIT symbols the process's runtime (node, ...) wrote, copied by the sampler at exit.
+  if (fs::path map = fs::path(file.path).replace_extension(".perf-map"); fs::exists(map, ec)) {
+    std::ifstream in(map);
+    p.jit_symbols = parse_perf_map(in);
+    if (!p.jit_symbols.empty()) p.jit_map = std::move(map);
   }
   return p;
 }

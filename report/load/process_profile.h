@@ -11,6 +11,7 @@
 
 #include "format/records.h"
 #include "report/load/gpu_activity.h"
+#include "report/load/perf_map.h"
 #include "report/load/stack_table.h"
 
 namespace cprof::report {
@@ -80,6 +81,10 @@ struct ProcessProfile {
   std::vector<format::RegionSpansRecord> region_spans;
   // GPU kernels, copies and devices (docs/gpu.md), its companion .gpu.cprof files included.
   GpuActivity gpu;
+  // JIT code names from the perf map the sampler copied next to the file (X.perf-map for
+  // X.cprof, perf_map.h); empty without one.
+  std::filesystem::path jit_map;
+  std::vector<JitSymbol> jit_symbols;
 
   StackTable stacks;
   // The samples of the profile's clock (`clock`): every view is built from these.

@@ -49,7 +49,9 @@ void add_stack_addresses(const StackTable& st, bool all_returns, IndexMap& index
   }
 }
 
-ProcessAddresses collect_addresses(const ProcessProfile& p, const std::vector<uint32_t>& global_module) {
+// `jit_module`: the global module id of the process's perf map (kNoModule without one).
+ProcessAddresses collect_addresses(const ProcessProfile& p, const std::vector<uint32_t>& global_module,
+                                   uint32_t jit_module) {
   ProcessAddresses out;
   // One hash probe per frame gives both the distinct addresses and each frame's index.
   IndexMap index;
@@ -74,7 +76,15 @@ ProcessAddresses collect_addresses(const ProcessProfile& p, const std::vector<ui
     while (k-- > 0 && max_end[k] > a) {
       if (a < mods[k].end && (best == mods.size() || mods[k].time_ns > mods[best].time_ns)) best = k;
     }
-    if (best == mods.size()) continue;
+    if (best == mods.size()) {
+      // Outside every module: JIT code, named by the runtime's perf map if it wrote one
+      // (its "ELF address" is the address itself).
+      if (jit_module != kNoModule && find_jit_symbol(p.jit_symbols, a) != nullptr) {
+        out.module[i] = jit_module;
+        out.elf[i] = a;
+      }
+      continue;
+    }
     out.module[i] = global_module[best];
     out.elf[i] = a - mods[best].load_bias;
   }
@@ -155,19 +165,31 @@ SymbolizedProfiles symbolize_profiles(const std::vector<ProcessProfile>& process
   // 1. One id per distinct module over all processes.
   std::unordered_map<std::string, uint32_t> module_ids;
   std::vector<std::vector<uint32_t>> global_module(processes.size());
+  // A process's perf map is a module of its own (JIT code is the process's alone), named
+  // from its symbols instead of the symbol source.
+  std::vector<uint32_t> jit_module(processes.size(), kNoModule);
+  std::vector<const std::vector<JitSymbol>*> jit_symbols_of;  // per module; null for files
   for (size_t p = 0; p < processes.size(); ++p) {
     for (const auto& m : processes[p].modules) {
       auto [it, inserted] =
           module_ids.try_emplace(m.path + '\0' + m.build_id, table.modules.size());
-      if (inserted) table.modules.push_back({m.path, m.build_id});
+      if (inserted) {
+        table.modules.push_back({m.path, m.build_id});
+        jit_symbols_of.push_back(nullptr);
+      }
       global_module[p].push_back(it->second);
+    }
+    if (!processes[p].jit_symbols.empty()) {
+      jit_module[p] = static_cast<uint32_t>(table.modules.size());
+      table.modules.push_back({processes[p].jit_map.string(), ""});
+      jit_symbols_of.push_back(&processes[p].jit_symbols);
     }
   }
 
   // 2. Distinct addresses per process, then per module.
   std::vector<ProcessAddresses> addresses(processes.size());
   tbb::parallel_for(size_t{0}, processes.size(), [&](size_t p) {
-    addresses[p] = collect_addresses(processes[p], global_module[p]);
+    addresses[p] = collect_addresses(processes[p], global_module[p], jit_module[p]);
   });
   std::vector<std::vector<uint64_t>> module_addresses(table.modules.size());
   for (const auto& pa : addresses) {
@@ -182,6 +204,15 @@ SymbolizedProfiles symbolize_profiles(const std::vector<ProcessProfile>& process
     auto& a = module_addresses[m];
     std::sort(a.begin(), a.end());
     a.erase(std::unique(a.begin(), a.end()), a.end());
+    if (const auto* jit = jit_symbols_of[m]) {
+      resolved[m].addresses.resize(a.size());
+      for (size_t i = 0; i < a.size(); ++i) {
+        if (const JitSymbol* s = find_jit_symbol(*jit, a[i])) {
+          resolved[m].addresses[i].frames.push_back({.function = s->name});
+        }
+      }
+      return;
+    }
     // "[vdso]" and friends have no file to read: their frames stay addresses, silently.
     if (a.empty() || table.modules[m].path.starts_with('[')) return;
     resolved[m] = source.resolve(table.modules[m], a);

@@ -15,6 +15,7 @@
 #include <cstring>
 
 #include "sampler/runtime/hooks.h"
+#include "sampler/runtime/jit_map.h"
 #include "sampler/runtime/process_identity.h"
 #include "sampler/runtime/process_metrics.h"
 #include "sampler/runtime/sanitizer_stack.h"
@@ -521,6 +522,11 @@ void Runtime::stop() {
   }
   warn_if_timer_rate_low_locked();
   writer_.add(read_process_metrics(monotonic_ns()));
+  if (writer_.is_open() && !copy_jit_map(static_cast<int>(getpid()), writer_.path())) {
+    writer_.add(format::MessageRecord{monotonic_ns(), format::MessageLevel::warning,
+                                      "the JIT symbol map /tmp/perf-" + std::to_string(getpid()) +
+                                          ".map could not be copied next to the results"});
+  }
   writer_.close();
 }
 

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <string>
 
+#include "sampler/runtime/jit_map.h"
 #include "sampler/unwind/module_table.h"
 
 namespace cprof::sampler {
@@ -79,6 +80,12 @@ TEST(RemappedCode, ASecondMappingOfTheProgramsTextIsFoundWithItsLoadBias) {
   EXPECT_EQ(record->path, original.path);
   EXPECT_EQ(record->build_id, self->build_id);
   EXPECT_EQ(moved - record->load_bias, fn - self->load_bias);
+}
+
+// Where the sampler keeps a process's JIT map: next to its results file.
+TEST(JitMap, KeptNextToTheResultsFile) {
+  EXPECT_EQ(jit_map_path_for("/r/node.vm.12.cprof"), "/r/node.vm.12.perf-map");
+  EXPECT_EQ(jit_map_path_for("/r.d/node"), "/r.d/node.perf-map");
 }
 
 }  // namespace

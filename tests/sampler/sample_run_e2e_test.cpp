@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -22,15 +23,16 @@ const std::string kPrograms = TEST_PROGRAMS;
 struct SampledRun {
   int status = 0;
   std::string output;
+  std::string dir;
   std::vector<LoadedProcess> processes;
 };
 
 SampledRun sample(const std::string& name, const std::string& options, const std::string& program_and_args) {
   SampledRun run;
-  const std::string dir = fresh_directory(name);
-  run.status = run_command(kSampleRun + " -o " + dir + " " + options + " -- " + program_and_args,
+  run.dir = fresh_directory(name);
+  run.status = run_command(kSampleRun + " -o " + run.dir + " " + options + " -- " + program_and_args,
                            run.output);
-  run.processes = load_results(dir);
+  run.processes = load_results(run.dir);
   return run;
 }
 
@@ -373,6 +375,31 @@ TEST(SampleRun, CodeRunFromARemappedCopyOfTheTextIsNamed) {
     return m.path.find("remapped_text") != std::string::npos;
   });
   EXPECT_EQ(remapped, 2);  // the loader's mapping and the copy
+}
+
+// Code in anonymous memory that the program names in /tmp/perf-PID.map (a JIT: node
+// --perf-basic-prof): the sampler keeps the map next to the results and the report names
+// the samples from it.
+TEST(SampleRun, JitCodeNamedInAPerfMapIsNamedInTheReport) {
+#ifndef CAUSAL_REPORT
+  GTEST_SKIP() << "causal-report is not built";
+#else
+  const std::string report = CAUSAL_REPORT;
+  const SampledRun run = sample("jit", "-f 1000", kPrograms + "/jit_code 400");
+  ASSERT_EQ(run.status, 0) << run.output;
+  ASSERT_EQ(run.processes.size(), 1u);
+  const std::string pid = std::to_string(run.processes[0].process.pid);
+  std::filesystem::remove("/tmp/perf-" + pid + ".map");
+  const std::string results = run.processes[0].file;
+  const std::string kept = results.substr(0, results.rfind('.')) + ".perf-map";
+  ASSERT_TRUE(std::filesystem::exists(kept)) << kept;
+  std::string text;
+  ASSERT_EQ(run_command(report + " " + run.dir, text), 0) << text;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(text, m, std::regex("\\n *([0-9.]+)% +[0-9.]+% .* jit_spin")))
+      << text;
+  EXPECT_GT(std::stod(m[1].str()), 80.0) << text;
+#endif
 }
 
 TEST(SampleRun, FramePointerUnwinderRuns) {
