@@ -58,11 +58,11 @@ TEST(CfiPolicy, ShortCompilerPassNeverBuildsALongRunDoes) {
   // cc1 at -O2 on a small file: ~70 ms of CPU, 35 samples at 500 Hz of ~25 frames each,
   // against a 2.3 MB .eh_frame: libunwind is far cheaper than the table.
   const uint64_t cc1 = uint64_t{2300} << 10;
-  EXPECT_FALSE(cfi_table_pays_off(CfiRent{35, 35 * 25}, cc1));
+  EXPECT_FALSE(cfi_table_pays_off(CfiRent{35, uint64_t{35} * 25}, cc1));
   // The same binary sampled for 2 minutes at 500 Hz: the table pays for itself.
-  EXPECT_TRUE(cfi_table_pays_off(CfiRent{60000, 60000 * 25}, cc1));
+  EXPECT_TRUE(cfi_table_pays_off(CfiRent{60000, uint64_t{60000} * 25}, cc1));
   // A small program's own table (~30 KB) after 2 s of samples 15 frames deep.
-  EXPECT_TRUE(cfi_table_pays_off(CfiRent{1000, 1000 * 15}, 30 << 10));
+  EXPECT_TRUE(cfi_table_pays_off(CfiRent{1000, uint64_t{1000} * 15}, 30 << 10));
 }
 
 TEST(CfiPolicy, HugeCountsDoNotOverflow) {

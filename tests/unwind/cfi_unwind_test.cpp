@@ -441,8 +441,8 @@ void corrupt_contexts(const LibunwindUnwinder* fallback) {
       }
     }
     ucontext_t uc = base;
-    uc.uc_mcontext.gregs[REG_RSP] =
-        static_cast<greg_t>(reinterpret_cast<uint64_t>(&junk[rng() % 64]) + rng() % 8);
+    const uint64_t sp = reinterpret_cast<uint64_t>(&junk[rng() % 64]) + rng() % 8;
+    uc.uc_mcontext.gregs[REG_RSP] = static_cast<greg_t>(sp);
     uc.uc_mcontext.gregs[REG_RBP] = static_cast<greg_t>(iter % 3 ? junk[rng() % 2048] : rng());
     uc.uc_mcontext.gregs[REG_RIP] = static_cast<greg_t>(iter % 5 ? pcs[rng() % pcs.size()] : rng());
     const size_t n = unwind_with_cfi(snap, fallback, &uc, bounds, frames, 128);
