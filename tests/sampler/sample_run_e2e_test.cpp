@@ -370,7 +370,7 @@ TEST(SampleRun, CodeRunFromARemappedCopyOfTheTextIsNamed) {
   ASSERT_EQ(run.processes.size(), 1u);
   const auto& p = run.processes[0];
   ASSERT_GT(p.samples.size(), 100u);
-  EXPECT_GT(p.self_samples("spin_in_copy"), p.samples.size() * 8 / 10) << p.samples.size();
+  EXPECT_GT(p.self_samples("movable_spin"), p.samples.size() * 8 / 10) << p.samples.size();
   const auto remapped = std::count_if(p.modules.begin(), p.modules.end(), [](const auto& m) {
     return m.path.find("remapped_text") != std::string::npos;
   });

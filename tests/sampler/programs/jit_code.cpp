@@ -13,22 +13,14 @@
 #include <cstdlib>
 #include <cstring>
 
-// A leaf with no calls and no data: its bytes run the same from any address.
-extern "C" __attribute__((noinline)) uint64_t spin_to_copy(uint64_t n) {
-  uint64_t x = 1;
-  for (uint64_t i = 0; i < n; ++i) {
-    x = x * 6364136223846793005ull + i;
-    asm volatile("" : "+r"(x));
-  }
-  return x;
-}
+#include "movable_leaf.h"
 
 int main(int argc, char** argv) {
   const long ms = argc > 1 ? std::atol(argv[1]) : 400;
   constexpr size_t kCode = 256;  // more than the leaf's bytes
   void* code = mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (code == MAP_FAILED) return 2;
-  std::memcpy(code, reinterpret_cast<const void*>(&spin_to_copy), kCode);
+  std::memcpy(code, reinterpret_cast<const void*>(&movable_spin), kCode);
   if (mprotect(code, 4096, PROT_READ | PROT_EXEC) != 0) return 3;
   char path[64];
   std::snprintf(path, sizeof path, "/tmp/perf-%d.map", static_cast<int>(getpid()));

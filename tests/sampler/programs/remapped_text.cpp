@@ -12,19 +12,11 @@
 #include <cstdlib>
 #include <cstring>
 
-// A leaf with no calls and no data: it runs the same from any copy of the text.
-extern "C" __attribute__((noinline)) uint64_t spin_in_copy(uint64_t n) {
-  uint64_t x = 1;
-  for (uint64_t i = 0; i < n; ++i) {
-    x = x * 6364136223846793005ull + i;
-    asm volatile("" : "+r"(x));
-  }
-  return x;
-}
+#include "movable_leaf.h"
 
 int main(int argc, char** argv) {
   const long ms = argc > 1 ? std::atol(argv[1]) : 400;
-  const auto fn = reinterpret_cast<uintptr_t>(&spin_in_copy);
+  const auto fn = reinterpret_cast<uintptr_t>(&movable_spin);
   FILE* maps = std::fopen("/proc/self/maps", "re");
   if (maps == nullptr) return 2;
   char line[4096];
