@@ -20,7 +20,8 @@ std::string ResultsWriter::open(const std::string& path) {
   close();
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0) return path + ": cannot create results file: " + std::strerror(errno);
-  fd_ = fd;
+  fd_ = keeper_.adopt != nullptr ? keeper_.adopt(fd, &ticket_) : fd;
+  if (fd_ < 0) return path + ": cannot keep results file open: " + std::strerror(errno);
   path_ = path;
   std::vector<uint8_t> header;
   Encoder e(header);
@@ -59,20 +60,45 @@ bool ResultsWriter::flush() {
 void ResultsWriter::close() {
   if (fd_ < 0) return;
   flush();
-  ::close(fd_);
-  fd_ = -1;
+  release_descriptor();
 }
 
 void ResultsWriter::abandon() {
-  if (fd_ >= 0) ::close(fd_);
-  fd_ = -1;
+  release_descriptor();
   pending_.clear();
   pending_records_ = 0;
 }
 
+void ResultsWriter::release_descriptor() {
+  if (fd_ < 0) return;
+  if (keeper_.release != nullptr) {
+    keeper_.release(fd_, ticket_);
+  } else {
+    ::close(fd_);
+  }
+  fd_ = -1;
+}
+
+int ResultsWriter::descriptor() {
+  if (keeper_.owns == nullptr || keeper_.owns(fd_, ticket_)) return fd_;
+  // The number is the program's now (its dup2 replaced it, closing our description):
+  // append to the file again through a descriptor of our own. fd_ stays as it was when
+  // that fails, to try again at the next write.
+  const int fd = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  if (fd < 0) return -1;
+  uint32_t ticket = 0;
+  const int kept = keeper_.adopt(fd, &ticket);
+  if (kept < 0) return -1;
+  fd_ = kept;
+  ticket_ = ticket;
+  return fd_;
+}
+
 bool ResultsWriter::write_all(const uint8_t* data, size_t size) {
+  const int fd = descriptor();
+  if (fd < 0) return false;
   while (size > 0) {
-    const ssize_t n = ::write(fd_, data, size);
+    const ssize_t n = ::write(fd, data, size);
     if (n < 0) {
       if (errno == EINTR) continue;
       return false;

@@ -10,9 +10,21 @@
 
 namespace cprof::format {
 
+// How a writer keeps its descriptor inside a program it is a guest of (the preloaded
+// runtime's sampler/runtime/owned_fds.h): `adopt` takes the descriptor just opened and
+// returns the one to keep with its ticket, `owns` says whether it is still the writer's
+// (the program's dup2 may have taken the number: the writer then opens its file again),
+// `release` closes it. Without one, the writer opens and closes plainly.
+struct DescriptorKeeper {
+  int (*adopt)(int fd, uint32_t* ticket) = nullptr;
+  bool (*owns)(int fd, uint32_t ticket) = nullptr;
+  void (*release)(int fd, uint32_t ticket) = nullptr;
+};
+
 class ResultsWriter {
  public:
   ResultsWriter() = default;
+  explicit ResultsWriter(DescriptorKeeper keeper) : keeper_(keeper) {}
   ~ResultsWriter();
   ResultsWriter(const ResultsWriter&) = delete;
   ResultsWriter& operator=(const ResultsWriter&) = delete;
@@ -36,8 +48,14 @@ class ResultsWriter {
 
  private:
   bool write_all(const uint8_t* data, size_t size);
+  // The descriptor to write to: fd_, or the file opened again when the keeper says the
+  // number is not the writer's any more. -1 when it cannot be opened.
+  int descriptor();
+  void release_descriptor();
 
+  DescriptorKeeper keeper_;
   int fd_ = -1;
+  uint32_t ticket_ = 0;  // the keeper's, for fd_
   std::string path_;
   std::vector<uint8_t> pending_;
   uint32_t pending_records_ = 0;

@@ -33,19 +33,21 @@ std::string BreakpointPoints::arm(pid_t tid) {
     attr.bp_len = sizeof(long);
     attr.exclude_kernel = 1;
     attr.exclude_hv = 1;
-    const long fd = ::syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
-    if (fd < 0 && error.empty()) {
+    const sampler::OwnedFd fd = sampler::adopt_fd(static_cast<int>(
+        ::syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC)));
+    if (fd.fd < 0 && error.empty()) {
       error = "hardware breakpoint at 0x" + std::to_string(address) + ": " + std::strerror(errno);
     }
-    t.fds.push_back(static_cast<int>(fd));
+    t.fds.push_back(fd);
   }
   threads_.push_back(std::move(t));
   return error;
 }
 
-uint64_t BreakpointPoints::read_count(int fd) {
+uint64_t BreakpointPoints::read_count(sampler::OwnedFd fd) {
   uint64_t value = 0;
-  if (fd < 0 || ::read(fd, &value, sizeof value) != sizeof value) return 0;
+  // Not a number the program has taken with dup2 since: that read would consume its data.
+  if (!sampler::owns(fd) || ::read(fd.fd, &value, sizeof value) != sizeof value) return 0;
   return value;
 }
 
@@ -55,7 +57,7 @@ void BreakpointPoints::retire(pid_t tid) {
     if (threads_[i].tid != tid) continue;
     for (size_t p = 0; p < threads_[i].fds.size(); ++p) {
       retired_[p] += read_count(threads_[i].fds[p]);
-      if (threads_[i].fds[p] >= 0) ::close(threads_[i].fds[p]);
+      sampler::close_owned(threads_[i].fds[p]);
     }
     threads_.erase(threads_.begin() + static_cast<std::ptrdiff_t>(i));
     return;
@@ -65,8 +67,8 @@ void BreakpointPoints::retire(pid_t tid) {
 void BreakpointPoints::forget_all() {
   std::lock_guard lock(mutex_);
   for (auto& t : threads_) {
-    for (const int fd : t.fds) {
-      if (fd >= 0) ::close(fd);
+    for (const sampler::OwnedFd fd : t.fds) {
+      sampler::close_owned(fd);
     }
   }
   threads_.clear();

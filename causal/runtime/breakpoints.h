@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "causal/progress.h"
+#include "sampler/runtime/owned_fds.h"
 
 namespace cprof::causal {
 
@@ -42,9 +43,9 @@ class BreakpointPoints {
  private:
   struct Thread {
     pid_t tid;
-    std::vector<int> fds;  // one per point, -1 where it could not be opened
+    std::vector<sampler::OwnedFd> fds;  // one per point, -1 where it could not be opened
   };
-  static uint64_t read_count(int fd);
+  static uint64_t read_count(sampler::OwnedFd fd);
 
   std::mutex mutex_;
   std::vector<ProgressPoint*> points_;

@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "sampler/runtime/owned_fds.h"
+
 namespace cprof::causal {
 namespace {
 
@@ -15,11 +17,11 @@ namespace {
 std::optional<CpuTimes> read_schedstat(const char* tid) {
   char path[300];  // "/proc/self/task/" and a directory entry name
   std::snprintf(path, sizeof(path), "/proc/self/task/%s/schedstat", tid);
-  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
+  const sampler::OwnedFd fd = sampler::open_owned(path, O_RDONLY);
+  if (fd.fd < 0) return std::nullopt;
   char text[128];
-  const ssize_t n = ::read(fd, text, sizeof(text) - 1);
-  ::close(fd);
+  const ssize_t n = ::read(fd.fd, text, sizeof(text) - 1);
+  sampler::close_owned(fd);
   if (n <= 0) return std::nullopt;
   text[n] = '\0';
   unsigned long long run = 0;

@@ -22,6 +22,7 @@
 #include "format/records.h"
 #include "format/writer.h"
 #include "sampler/runtime/module_recorder.h"
+#include "sampler/runtime/owned_fds.h"
 #include "sampler/unwind/module_table.h"
 
 namespace cprof::gpu {
@@ -66,7 +67,7 @@ class GpuResultsFile {
   sampler::ModuleTable& modules_;
   mutable std::mutex mutex_;
   std::condition_variable wake_;
-  format::ResultsWriter writer_;
+  format::ResultsWriter writer_{sampler::owned_descriptor_keeper()};
   std::vector<format::Record> pending_;
   sampler::ModuleRecorder module_recorder_;
   uint64_t loader_adds_ = 0;  // dl_phdr_info::dlpi_adds when the table was last refreshed

@@ -13,6 +13,7 @@
 
 #include "sampler/engines/engine.h"
 #include "sampler/events/counter_group.h"
+#include "sampler/runtime/owned_fds.h"
 
 namespace cprof::sampler {
 namespace {
@@ -30,16 +31,19 @@ class PerfEventEngine final : public Engine {
   }
 
   std::string arm(ThreadState& ts) override {
-    const int fd = open_for(ts.tid);
+    // Moved out of the program's way before O_ASYNC: the signal names this number (si_fd).
+    const OwnedFd owned = adopt_fd(open_for(ts.tid));
+    const int fd = owned.fd;
     if (fd < 0) return perf_open_error(errno);
     f_owner_ex owner{F_OWNER_TID, ts.tid};
     if (::fcntl(fd, F_SETFL, O_ASYNC) != 0 || ::fcntl(fd, F_SETSIG, settings_.signal) != 0 ||
         ::fcntl(fd, F_SETOWN_EX, &owner) != 0) {
       std::string err = std::string("perf_event signal setup: ") + std::strerror(errno);
-      ::close(fd);
+      close_owned(owned);
       return err;
     }
     ts.perf_fd = fd;
+    ts.perf_ticket = owned.ticket;
     ts.last_clock_ns = 0;
     if (::ioctl(fd, PERF_EVENT_IOC_RESET, 0) != 0 || ::ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
       std::string err = std::string("perf_event enable: ") + std::strerror(errno);
@@ -51,13 +55,17 @@ class PerfEventEngine final : public Engine {
 
   void disarm(ThreadState& ts) override {
     if (ts.perf_fd < 0) return;
-    ::ioctl(ts.perf_fd, PERF_EVENT_IOC_DISABLE, 0);
-    ::close(ts.perf_fd);
+    const OwnedFd owned{ts.perf_fd, ts.perf_ticket};
+    if (owns(owned)) ::ioctl(ts.perf_fd, PERF_EVENT_IOC_DISABLE, 0);
+    close_owned(owned);  // not a number the program took with dup2 since
     ts.perf_fd = -1;
   }
 
   bool weigh(ThreadState& ts, const siginfo_t* info, uint64_t& weight_ns) override {
-    if (ts.perf_fd < 0 || info->si_code != POLL_IN || info->si_fd != ts.perf_fd) return false;
+    if (ts.perf_fd < 0 || info->si_code != POLL_IN || info->si_fd != ts.perf_fd ||
+        !owns({ts.perf_fd, ts.perf_ticket})) {
+      return false;
+    }
     uint64_t now = 0;
     if (::read(ts.perf_fd, &now, sizeof now) != static_cast<ssize_t>(sizeof now)) {
       weight_ns = settings_.period_ns;

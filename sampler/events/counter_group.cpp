@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "sampler/runtime/owned_fds.h"
+
 namespace cprof::sampler {
 
 int perf_event_open_fd(const perf_event_attr& attr, pid_t tid, int cpu, int group_fd,
@@ -49,14 +51,19 @@ std::vector<std::string> CounterGroup::open(pid_t tid,
     attr.inherit = 0;
     // The privilege level was chosen once for the process by resolve_events, which
     // records a fallback to user level; a silent retry here would hide it.
-    const int fd = perf_event_open_fd(attr, tid, -1, leader_, PERF_FLAG_FD_CLOEXEC);
+    const OwnedFd owned = adopt_fd(perf_event_open_fd(attr, tid, -1, leader_, PERF_FLAG_FD_CLOEXEC));
+    const int fd = owned.fd;
     if (fd < 0) {
       errors[i] = perf_open_error(errno);
       continue;
     }
     fds_[i] = fd;
+    tickets_[i] = owned.ticket;
     slot_of_event_[i] = static_cast<int>(opened_++);
-    if (leader_ < 0) leader_ = fd;
+    if (leader_ < 0) {
+      leader_ = fd;
+      leader_ticket_ = owned.ticket;
+    }
   }
   if (leader_ >= 0) {
     if (::ioctl(leader_, PERF_EVENT_IOC_RESET, PERF_IOC_FLAG_GROUP) != 0 ||
@@ -72,8 +79,9 @@ std::vector<std::string> CounterGroup::open(pid_t tid,
 
 void CounterGroup::close() {
   for (size_t i = 0; i < kMaxCounters; ++i) {
-    if (fds_[i] >= 0) ::close(fds_[i]);
+    if (fds_[i] >= 0) close_owned({fds_[i], tickets_[i]});
     fds_[i] = -1;
+    tickets_[i] = 0;
   }
   leader_ = -1;
   opened_ = 0;
@@ -81,7 +89,8 @@ void CounterGroup::close() {
 
 void CounterGroup::read_deltas(uint64_t* deltas) {
   uint64_t buf[1 + kMaxCounters] = {};
-  const bool ok = leader_ >= 0 && ::read(leader_, buf, sizeof buf) > 0;
+  // Not a number the program has taken with dup2 since: that read would consume its data.
+  const bool ok = owns({leader_, leader_ticket_}) && ::read(leader_, buf, sizeof buf) > 0;
   for (size_t i = 0; i < count_; ++i) {
     const int slot = slot_of_event_[i];
     if (!ok || slot < 0 || static_cast<uint64_t>(slot) >= buf[0]) {

@@ -32,7 +32,9 @@ class CounterGroup {
 
  private:
   int leader_ = -1;
+  uint32_t leader_ticket_ = 0;  // its ownership (sampler/runtime/owned_fds.h)
   int fds_[kMaxCounters] = {-1, -1, -1, -1, -1, -1, -1, -1};
+  uint32_t tickets_[kMaxCounters] = {};
   int slot_of_event_[kMaxCounters] = {};  // position in the group read, or -1
   size_t count_ = 0;
   size_t opened_ = 0;

@@ -12,6 +12,7 @@
 
 #include "sampler/events/counter_group.h"
 #include "sampler/events/pfm_api.h"
+#include "sampler/runtime/owned_fds.h"
 
 namespace cprof::sampler {
 namespace {
@@ -102,9 +103,9 @@ std::string canonical_of(const std::string& fstr, const perf_event_attr& attr) {
 // case (Documentation/admin-guide/perf-security.rst), else the errno itself.
 std::string kernel_level_refusal(int err) {
   int paranoid = 0;
-  if (std::FILE* f = std::fopen("/proc/sys/kernel/perf_event_paranoid", "re")) {
-    const bool read = std::fscanf(f, "%d", &paranoid) == 1;
-    std::fclose(f);
+  if (const OwnedFile f = fopen_owned("/proc/sys/kernel/perf_event_paranoid"); f.file != nullptr) {
+    const bool read = std::fscanf(f.file, "%d", &paranoid) == 1;
+    fclose_owned(f);
     if (read && paranoid >= 2) return "perf_event_paranoid=" + std::to_string(paranoid);
   }
   return std::string("kernel level refused: ") + std::strerror(err);

@@ -5,6 +5,8 @@
 
 #include <cstdio>
 
+#include "sampler/runtime/owned_fds.h"
+
 namespace cprof::sampler {
 
 std::string jit_map_path_for(const std::string& results_path) {
@@ -17,19 +19,19 @@ std::string jit_map_path_for(const std::string& results_path) {
 bool copy_jit_map(int pid, const std::string& results_path) {
   char source[64];
   std::snprintf(source, sizeof source, "/tmp/perf-%d.map", pid);
-  const int in = ::open(source, O_RDONLY | O_CLOEXEC);
-  if (in < 0) return true;  // no JIT map: nothing to keep
-  const int out = ::open(jit_map_path_for(results_path).c_str(),
-                         O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  bool ok = out >= 0;
+  const OwnedFd in = open_owned(source, O_RDONLY);
+  if (in.fd < 0) return true;  // no JIT map: nothing to keep
+  const OwnedFd out = open_owned(jit_map_path_for(results_path).c_str(),
+                                  O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  bool ok = out.fd >= 0;
   char buf[65536];
   while (ok) {
-    const ssize_t n = ::read(in, buf, sizeof buf);
+    const ssize_t n = ::read(in.fd, buf, sizeof buf);
     if (n == 0) break;
-    ok = n > 0 && ::write(out, buf, static_cast<size_t>(n)) == n;
+    ok = n > 0 && ::write(out.fd, buf, static_cast<size_t>(n)) == n;
   }
-  ::close(in);
-  if (out >= 0) ::close(out);
+  close_owned(in);
+  close_owned(out);
   return ok;
 }
 

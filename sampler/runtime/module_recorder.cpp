@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "sampler/runtime/owned_fds.h"
 #include "sampler/runtime/remapped_code.h"
 
 namespace cprof::sampler {
@@ -22,11 +23,11 @@ void ModuleRecorder::write_remapped(const ModuleSnapshot* snapshot, format::Resu
   if (last_maps_read_ns_ != 0 && now_ns - last_maps_read_ns_ < 1000000000ull) return;
   last_maps_read_ns_ = now_ns;
   std::string maps;
-  const int fd = ::open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return;
+  const OwnedFd fd = open_owned("/proc/self/maps", O_RDONLY);
+  if (fd.fd < 0) return;
   char buf[16384];
-  for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) maps.append(buf, static_cast<size_t>(n));
-  ::close(fd);
+  for (ssize_t n; (n = ::read(fd.fd, buf, sizeof buf)) > 0;) maps.append(buf, static_cast<size_t>(n));
+  close_owned(fd);
   for (format::ModuleRecord& r : remapped_code_modules(*snapshot, maps)) {
     const std::pair<uint64_t, uint64_t> key{r.start, r.load_bias};
     if (std::find(remapped_.begin(), remapped_.end(), key) != remapped_.end()) continue;

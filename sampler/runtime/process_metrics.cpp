@@ -7,25 +7,27 @@
 #include <cstdio>
 #include <cstring>
 
+#include "sampler/runtime/owned_fds.h"
+
 namespace cprof::sampler {
 namespace {
 
 uint64_t read_rss_bytes() {
-  FILE* f = std::fopen("/proc/self/statm", "re");
-  if (f == nullptr) return 0;
+  const OwnedFile f = fopen_owned("/proc/self/statm");
+  if (f.file == nullptr) return 0;
   unsigned long size = 0;
   unsigned long resident = 0;
-  const int n = std::fscanf(f, "%lu %lu", &size, &resident);
-  std::fclose(f);
+  const int n = std::fscanf(f.file, "%lu %lu", &size, &resident);
+  fclose_owned(f);
   return n == 2 ? resident * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE)) : 0;
 }
 
 uint64_t read_thread_count() {
-  FILE* f = std::fopen("/proc/self/stat", "re");
-  if (f == nullptr) return 0;
+  const OwnedFile f = fopen_owned("/proc/self/stat");
+  if (f.file == nullptr) return 0;
   char buf[1024];
-  const size_t n = std::fread(buf, 1, sizeof buf - 1, f);
-  std::fclose(f);
+  const size_t n = std::fread(buf, 1, sizeof buf - 1, f.file);
+  fclose_owned(f);
   buf[n] = '\0';
   // Fields after the command name, which may itself hold spaces and parentheses.
   const char* p = std::strrchr(buf, ')');
@@ -47,20 +49,20 @@ uint64_t read_cpu_frequency_khz() {
   char path[96];
   std::snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_cur_freq",
                 cpu < 0 ? 0 : cpu);
-  if (FILE* f = std::fopen(path, "re")) {
+  if (const OwnedFile f = fopen_owned(path); f.file != nullptr) {
     unsigned long khz = 0;
-    const int n = std::fscanf(f, "%lu", &khz);
-    std::fclose(f);
+    const int n = std::fscanf(f.file, "%lu", &khz);
+    fclose_owned(f);
     if (n == 1) return khz;
   }
-  FILE* f = std::fopen("/proc/cpuinfo", "re");
-  if (f == nullptr) return 0;
+  const OwnedFile f = fopen_owned("/proc/cpuinfo");
+  if (f.file == nullptr) return 0;
   char line[256];
   double mhz = 0;
-  while (std::fgets(line, sizeof line, f) != nullptr) {
+  while (std::fgets(line, sizeof line, f.file) != nullptr) {
     if (std::sscanf(line, "cpu MHz : %lf", &mhz) == 1) break;
   }
-  std::fclose(f);
+  fclose_owned(f);
   return static_cast<uint64_t>(mhz * 1000);
 }
 

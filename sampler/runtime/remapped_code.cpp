@@ -7,6 +7,8 @@
 #include <charconv>
 #include <vector>
 
+#include "sampler/runtime/owned_fds.h"
+
 namespace cprof::sampler {
 namespace {
 
@@ -56,7 +58,8 @@ std::vector<ExecutableMapping> executable_mappings(std::string_view maps) {
 }
 
 bool remapped_load_bias(const ExecutableMapping& m, uint64_t& bias) {
-  const int fd = ::open(m.path.c_str(), O_RDONLY | O_CLOEXEC);
+  const OwnedFd file = open_owned(m.path.c_str(), O_RDONLY);
+  const int fd = file.fd;
   if (fd < 0) return false;
   Elf64_Ehdr eh{};
   bool found = false;
@@ -77,7 +80,7 @@ bool remapped_load_bias(const ExecutableMapping& m, uint64_t& bias) {
       }
     }
   }
-  ::close(fd);
+  close_owned(file);
   return found;
 }
 

@@ -451,13 +451,13 @@ void Runtime::write_thread_start_locked(ThreadState& ts) {
   } else {
     char path[64];
     std::snprintf(path, sizeof path, "/proc/self/task/%d/comm", ts.tid);
-    if (FILE* f = std::fopen(path, "re")) {
+    if (const OwnedFile f = fopen_owned(path); f.file != nullptr) {
       char name[32] = {};
-      if (std::fgets(name, sizeof name, f) != nullptr) {
+      if (std::fgets(name, sizeof name, f.file) != nullptr) {
         name[std::strcspn(name, "\n")] = '\0';
         r.name = name;
       }
-      std::fclose(f);
+      fclose_owned(f);
     }
   }
   writer_.add(r);

@@ -23,6 +23,7 @@
 #include "sampler/events/event_resolver.h"
 #include "sampler/runtime/config.h"
 #include "sampler/runtime/module_recorder.h"
+#include "sampler/runtime/owned_fds.h"
 #include "sampler/runtime/thread_registry.h"
 #include "sampler/unwind/module_table.h"
 #include "sampler/unwind/unwinder.h"
@@ -112,7 +113,7 @@ class Runtime {
   pthread_key_t exit_key_{};
 
   std::mutex io_mutex_;  // the results writer and everything it writes
-  format::ResultsWriter writer_;
+  format::ResultsWriter writer_{owned_descriptor_keeper()};
   uint64_t last_flush_ns_ = 0;
   uint64_t last_metrics_ns_ = 0;
   uint64_t sampled_cpu_ns_ = 0;  // CPU time and samples of ended threads, for the rate check

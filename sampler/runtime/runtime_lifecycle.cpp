@@ -57,7 +57,7 @@ void Runtime::after_fork_in_child() {
   writer_.abandon();  // the parent's file and its buffered records are the parent's
   if (self != nullptr) {
     self->active.store(false, std::memory_order_release);
-    if (self->perf_fd >= 0) ::close(self->perf_fd);
+    close_owned({self->perf_fd, self->perf_ticket});
     self->perf_fd = -1;
     self->has_cpu_timer = false;
     self->has_wall_timer = false;

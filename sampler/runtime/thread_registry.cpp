@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <new>
 
+#include "sampler/runtime/owned_fds.h"
+
 namespace cprof::sampler {
 namespace {
 
@@ -100,15 +102,23 @@ void ThreadRegistry::reap(const std::function<void(ThreadState&)>& retire) {
 void ThreadRegistry::keep_only_current_after_fork() {
   ThreadState* self = t_current;
   // The mutex was taken in the fork prepare handler and is released by the caller.
+  // The other threads' descriptors are copies of the parent's: closed here, or the
+  // child would hold them (and keep its own close() off them) until it execs.
+  for (ThreadState* s : states_) {
+    if (s == self) continue;
+    close_owned({s->perf_fd, s->perf_ticket});
+    s->perf_fd = -1;
+    s->counters.close();
+  }
   states_.clear();
   if (self != nullptr) states_.push_back(self);
 }
 
 void ThreadRegistry::load_writable_mappings() {
-  FILE* maps = std::fopen("/proc/self/maps", "re");
-  if (maps == nullptr) return;
+  const OwnedFile maps = fopen_owned("/proc/self/maps");
+  if (maps.file == nullptr) return;
   char line[512];
-  while (std::fgets(line, sizeof line, maps) != nullptr) {
+  while (std::fgets(line, sizeof line, maps.file) != nullptr) {
     unsigned long lo = 0;
     unsigned long hi = 0;
     char perms[5] = {};
@@ -117,7 +127,7 @@ void ThreadRegistry::load_writable_mappings() {
       writable_.push_back({lo, hi});
     }
   }
-  std::fclose(maps);
+  fclose_owned(maps);
   std::sort(writable_.begin(), writable_.end(),
             [](const StackBounds& a, const StackBounds& b) { return a.lo < b.lo; });
   writable_count_.store(writable_.size(), std::memory_order_release);

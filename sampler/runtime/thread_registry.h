@@ -48,7 +48,8 @@ class ThreadRegistry {
   // Removes and frees the states of exited threads whose rings are empty, after calling
   // `retire` on each (to write its end record).
   void reap(const std::function<void(ThreadState&)>& retire);
-  // After fork, in the child: every state but the calling thread's is dropped.
+  // After fork, in the child: every state but the calling thread's is dropped, and its
+  // descriptors (the parent's threads') closed.
   void keep_only_current_after_fork();
 
   std::mutex& mutex() { return mutex_; }
