@@ -336,6 +336,7 @@ int run(int argc, char** argv) {
   // sped-up run.
   cprof::causal::Rng rng(o.seed);
   const unsigned runs = o.end_to_end ? o.runs : 1;
+  uint64_t cpu_ns = 0;  // of every run
   for (unsigned r = 0; r < runs; ++r) {
     cprof::launch::ChildEnvironment run_env = child_env;
     run_env.set.emplace_back(cenv::kSeed, std::to_string(o.seed + r / 2));
@@ -351,6 +352,7 @@ int run(int argc, char** argv) {
       }
     }
     result = cprof::launch::run_child(o.command, run_env, kTool);
+    cpu_ns += result.cpu_ns;
     if (result.term_signal != 0) break;
   }
   std::remove(locations_file.c_str());
@@ -368,7 +370,8 @@ int run(int argc, char** argv) {
       results_dir, before, writers, [&seen](const cprof::format::Record& r) { seen.count(r); });
   if (!o.quiet) {
     cprof::causal::group_no_debug_info_warnings(summary.warnings);
-    cprof::launch::print_run_summary(stderr, kTool, results_dir, summary);
+    cprof::launch::print_run_summary(stderr, kTool, results_dir, summary,
+                                     {result.term_signal, cpu_ns});
   }
   if (seen.experiments == 0 && writers.running > 0) {
     if (!o.quiet) {

@@ -193,10 +193,15 @@ ChildResult run_child(const std::vector<std::string>& argv, const ChildEnvironme
   }
   g_child_pid = pid;
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  rusage usage{};
+  while (::wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
   }
   g_child_pid = 0;
   ChildResult r;
+  const auto ns = [](const timeval& t) {
+    return static_cast<uint64_t>(t.tv_sec) * 1000000000ull + static_cast<uint64_t>(t.tv_usec) * 1000ull;
+  };
+  r.cpu_ns = ns(usage.ru_utime) + ns(usage.ru_stime);
   if (WIFEXITED(status)) {
     r.exit_code = WEXITSTATUS(status);
   } else if (WIFSIGNALED(status)) {

@@ -3,6 +3,7 @@
 // and check it, prepare the results directory and the preload environment, run it with
 // SIGINT/SIGTERM forwarded, and hand back its exit status unchanged.
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -45,6 +46,7 @@ struct ChildResult {
   int exit_code = 0;
   int term_signal = 0;  // non-zero when the child was killed by a signal
   bool core_dumped = false;
+  uint64_t cpu_ns = 0;  // user + system CPU time of the child and the descendants it waited for
 };
 ChildResult run_child(const std::vector<std::string>& argv, const ChildEnvironment& env,
                       const char* tool);

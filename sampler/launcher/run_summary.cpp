@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -162,6 +163,7 @@ RunSummary summarize_new_results(const std::string& dir, const std::set<std::str
         } else if (const auto* p = std::get_if<format::ProcessRecord>(&r)) {
           file.id = ProcessId{p->hostname, p->pid};
           gpu_engine = format::is_gpu_engine(p->engine);
+          if (!gpu_engine) s.period_ns = std::max(s.period_ns, p->period_ns);
           if (gpu_engine) ++s.gpu_files;
         } else if (const auto* m = std::get_if<format::MessageRecord>(&r)) {
           if (m->level != format::MessageLevel::info &&
@@ -196,7 +198,25 @@ RunSummary summarize_new_results(const std::string& dir, const std::set<std::str
   return s;
 }
 
-void print_run_summary(FILE* out, const char* tool, const std::string& dir, const RunSummary& s) {
+namespace {
+
+// About what loading and starting the runtime costs a process in CPU time before its
+// first thread is sampled (docs/benchmarks.md, "Start-up"): 2-3 ms.
+constexpr uint64_t kStartCpuNs = 5000000;
+
+std::string milliseconds(uint64_t ns) {
+  return fmt::format("{:.1f} ms", static_cast<double>(ns) * 1e-6);
+}
+
+std::string signal_name(int sig) {
+  const char* abbrev = sigabbrev_np(sig);
+  return abbrev != nullptr ? std::string("SIG") + abbrev : fmt::format("signal {}", sig);
+}
+
+}  // namespace
+
+void print_run_summary(FILE* out, const char* tool, const std::string& dir, const RunSummary& s,
+                       const ProgramEnd& end) {
   for (const auto& w : s.warnings) fmt::print(out, "{}: warning: {}\n", tool, w);
   for (const auto& p : s.problems) fmt::print(out, "{}: warning: {}\n", tool, p);
   if (s.files == 0) {
@@ -224,9 +244,27 @@ void print_run_summary(FILE* out, const char* tool, const std::string& dir, cons
     fmt::print(out, "{}: GPU: {} and {} recorded{}\n", tool, plural(s.kernels, "kernel"),
                plural(s.copies, "copy", "copies"), windows);
   }
+  if (end.term_signal != 0) {
+    // The runtime writes every 50 ms (CPROF_FLUSH_MS); a signal that kills the process
+    // leaves what it buffered since unwritten.
+    fmt::print(out, "{}: warning: the program was killed by {}: the samples it took after its "
+               "last write are lost\n", tool, signal_name(end.term_signal));
+  }
   if (s.samples == 0) {
-    fmt::print(out, "{}: warning: no samples: the program ran for less than one sampling period\n",
-               tool);
+    if (end.cpu_ns == 0 || s.period_ns == 0) {
+      fmt::print(out, "{}: warning: no samples: the program ran for less than one sampling "
+                 "period\n", tool);
+    } else if (end.cpu_ns < 5 * s.period_ns + kStartCpuNs) {
+      // Part of that time is the runtime's own start, before the first thread is armed.
+      fmt::print(out, "{}: warning: no samples: the program used only {} of CPU time (a sample "
+                 "is taken every {} of it)\n", tool, milliseconds(end.cpu_ns),
+                 milliseconds(s.period_ns));
+    } else {
+      fmt::print(out, "{}: warning: no samples in {} of CPU time (one is due every {}): "
+                 "the program {}\n", tool, milliseconds(end.cpu_ns), milliseconds(s.period_ns),
+                 end.term_signal != 0 ? "was killed before it wrote any"
+                                      : "blocked the sampling signal, or its sampling stopped");
+    }
   }
   fmt::print(out, "{}: view with: causal-report {}\n", tool, dir);
 }

@@ -44,6 +44,7 @@ struct RunSummary {
   size_t still_running = 0;  // Writers::running: what they have not written yet is not here
   uint64_t samples = 0;
   uint64_t threads = 0;
+  uint64_t period_ns = 0;  // the sampling period (the largest a process records)
   // GPU hooks' files (--gpu): what they recorded, and the trace windows (--gpu-duty).
   size_t gpu_files = 0;
   uint64_t kernels = 0;
@@ -61,6 +62,13 @@ struct RunSummary {
 RunSummary summarize_new_results(
     const std::string& dir, const std::set<std::string>& before, const Writers& writers = {},
     const std::function<void(const format::Record&)>& also = {});
-void print_run_summary(FILE* out, const char* tool, const std::string& dir, const RunSummary& s);
+// How the launcher's own child ended (ChildResult), for what the files cannot say: the CPU
+// time it used, and the signal that killed it before it wrote its last samples.
+struct ProgramEnd {
+  int term_signal = 0;
+  uint64_t cpu_ns = 0;  // 0: not known
+};
+void print_run_summary(FILE* out, const char* tool, const std::string& dir, const RunSummary& s,
+                       const ProgramEnd& end = {});
 
 }  // namespace cprof::launch

@@ -171,7 +171,8 @@ static int run(int argc, char** argv) {
     const auto writers =
         cprof::launch::wait_for_writers(results_dir, before, cprof::launch::kWritersWait);
     const auto summary = cprof::launch::summarize_new_results(results_dir, before, writers);
-    cprof::launch::print_run_summary(stderr, kTool, results_dir, summary);
+    cprof::launch::print_run_summary(stderr, kTool, results_dir, summary,
+                                     {result.term_signal, result.cpu_ns});
   }
   cprof::launch::exit_like(result);
 }

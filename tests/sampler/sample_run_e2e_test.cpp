@@ -7,6 +7,7 @@
 #include <cctype>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <regex>
 #include <set>
@@ -332,6 +333,23 @@ TEST_P(CrashKeepsData, SamplesBeforeTheEndAreReadable) {
   ASSERT_EQ(run.processes.size(), 1u);
   // 400 ms of work at 1000 Hz; the last ~100 ms may be lost with the process.
   EXPECT_GT(run.processes[0].total_samples("doomed_work"), 150u);
+  // The summary says so, naming the signal.
+  EXPECT_NE(run.output.find("warning: the program was killed by SIG" +
+                            std::string(sigabbrev_np(expected_status - 128)) +
+                            ": the samples it took after its last write are lost\n"),
+            std::string::npos)
+      << run.output;
+}
+
+TEST(SampleRun, SummaryOfAProgramWithoutSamplesSaysHowMuchCpuItUsed) {
+  // /bin/true uses a few ms of CPU, most of it loading libraries: too little at 10 Hz.
+  const SampledRun run = sample("no-samples", "-f 10", "/bin/true");
+  ASSERT_EQ(run.status, 0) << run.output;
+  const std::regex line(
+      "sample-run: warning: no samples: the program used only [0-9.]+ ms of CPU time \\(a "
+      "sample is taken every 100.0 ms of it\\)\n");
+  EXPECT_TRUE(std::regex_search(run.output, line)) << run.output;
+  EXPECT_EQ(run.output.find("killed by"), std::string::npos) << run.output;
 }
 
 INSTANTIATE_TEST_SUITE_P(Signals, CrashKeepsData,
