@@ -1,14 +1,13 @@
 #include "sampler/unwind/libunwind_api.h"
 
-#include <dirent.h>
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <cstdlib>
-#include <vector>
+#include <cerrno>
+#include <utility>
 
 namespace cprof::sampler {
 namespace {
@@ -16,62 +15,49 @@ namespace {
 LibunwindApi g_api{};
 bool g_loaded = false;
 
-struct OpenFd {
-  int fd;
-  ino_t inode;
-  bool operator==(const OpenFd&) const = default;
-};
+template <typename Fn>
+bool resolve(void* handle, const char* name, Fn& out) {
+  out = reinterpret_cast<Fn>(dlsym(handle, name));
+  return out != nullptr;
+}
 
-// The descriptors that are pipes, non-blocking and close-on-exec, as libunwind opens its own.
-std::vector<OpenFd> nonblocking_pipes() {
-  std::vector<OpenFd> out;
-  DIR* dir = ::opendir("/proc/self/fd");
-  if (dir == nullptr) return out;
-  const int own = ::dirfd(dir);
-  while (const dirent* e = ::readdir(dir)) {
-    char* end = nullptr;
-    const long fd = std::strtol(e->d_name, &end, 10);
-    if (end == e->d_name || *end != '\0' || fd == own) continue;
-    struct stat st {};
-    const int n = static_cast<int>(fd);
-    if (::fstat(n, &st) == 0 && S_ISFIFO(st.st_mode) && (::fcntl(n, F_GETFL) & O_NONBLOCK) != 0 &&
-        (::fcntl(n, F_GETFD) & FD_CLOEXEC) != 0) {
-      out.push_back({n, st.st_ino});
-    }
+// The two lowest free descriptor numbers: where pipe2() puts a new pipe's ends.
+std::pair<int, int> two_lowest_free() {
+  int found[2] = {-1, -1};
+  int n = 0;
+  for (int fd = 0; n < 2 && fd < 65536; ++fd) {
+    if (::fcntl(fd, F_GETFD) < 0 && errno == EBADF) found[n++] = fd;
   }
-  ::closedir(dir);
-  return out;
+  return {found[0], found[1]};
+}
+
+// A non-blocking, close-on-exec pipe end, as libunwind opens its own; its inode, or 0.
+ino_t nonblocking_pipe(int fd) {
+  struct stat st {};
+  if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode)) return 0;
+  if ((::fcntl(fd, F_GETFL) & O_NONBLOCK) == 0 || (::fcntl(fd, F_GETFD) & FD_CLOEXEC) == 0) return 0;
+  return st.st_ino;
 }
 
 // libunwind's first use (tdep_init) opens a pipe to validate addresses by writing them to
 // it, which only its own local accessors do; ours (libunwind_unwinder.cpp) read memory
 // themselves. Left open, the pipe takes the program's lowest free descriptor numbers
 // (often 3 and 4) for the whole run. So initialize libunwind here and close that pipe:
-// the one new pipe whose two ends appeared during the call. (A program that itself used
-// libunwind-x86_64's local accessors, which share this library's state, would validate
-// through closed numbers; programs link the local-only libunwind.so.8 instead.)
+// both ends of one new pipe at the two numbers that were free. (A program that itself
+// used libunwind-x86_64's local accessors, which share this library's state, would
+// validate through closed numbers; programs link the local-only libunwind.so.8 instead.)
 void initialize_without_its_pipe(const LibunwindApi& api) {
-  const std::vector<OpenFd> before = nonblocking_pipes();
+  const auto [a, b] = two_lowest_free();
   unw_accessors_t none{};  // never used: the address space only exists for the init
   unw_addr_space_t as = api.create_addr_space(&none, 0);
   if (as == nullptr) return;
   api.set_caching_policy(as, UNW_CACHE_GLOBAL);  // runs tdep_init where the create did not
   api.destroy_addr_space(as);
-  std::vector<OpenFd> appeared;
-  for (const OpenFd& p : nonblocking_pipes()) {
-    bool old = false;
-    for (const OpenFd& b : before) old = old || b == p;
-    if (!old) appeared.push_back(p);
+  const ino_t pipe = nonblocking_pipe(a);
+  if (pipe != 0 && nonblocking_pipe(b) == pipe) {
+    ::syscall(SYS_close, a);
+    ::syscall(SYS_close, b);
   }
-  if (appeared.size() == 2 && appeared[0].inode == appeared[1].inode) {
-    for (const OpenFd& p : appeared) ::syscall(SYS_close, p.fd);
-  }
-}
-
-template <typename Fn>
-bool resolve(void* handle, const char* name, Fn& out) {
-  out = reinterpret_cast<Fn>(dlsym(handle, name));
-  return out != nullptr;
 }
 
 }  // namespace
