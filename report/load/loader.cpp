@@ -1,6 +1,8 @@
 #include "report/load/loader.h"
 
+#include <sys/stat.h>
 #include <tbb/parallel_for.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -310,6 +312,20 @@ std::string nothing_readable(const ResultsFile& file, const std::vector<std::str
          lines + " (" + where + ")";
 }
 
+// The perf map a JIT runtime keeps while it runs (/tmp/perf-PID.map), for a process of
+// this host whose sampler did not copy it (killed before its exit path); empty when there
+// is none, or when it is older than the process (another process had that pid).
+fs::path runtime_perf_map(const format::ProcessRecord& process) {
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) != 0 || process.hostname != host) return {};
+  const fs::path map = "/tmp/perf-" + std::to_string(process.pid) + ".map";
+  struct stat st {};
+  if (::stat(map.c_str(), &st) != 0) return {};
+  const uint64_t modified_ns = static_cast<uint64_t>(st.st_mtim.tv_sec) * 1000000000ull +
+                               static_cast<uint64_t>(st.st_mtim.tv_nsec);
+  return modified_ns >= process.start_realtime_ns ? map : fs::path{};
+}
+
 }  // namespace
 
 ProcessProfile load_process_file(const ResultsFile& file, std::vector<std::string>& warnings,
@@ -365,11 +381,21 @@ ProcessProfile load_process_file(const ResultsFile& file, std::vector<std::strin
     warnings.push_back(file.path.string() +
                        ": no process record (damaged start?); pid and settings unknown");
   }
-  // The JIT symbols the process's runtime (node, ...) wrote, copied by the sampler at exit.
-  if (fs::path map = fs::path(file.path).replace_extension(".perf-map"); fs::exists(map, ec)) {
+  // The JIT symbols the process's runtime (node, ...) wrote, copied by the sampler at exit,
+  // or where a process that was killed left them, on this host.
+  fs::path map = fs::path(file.path).replace_extension(".perf-map");
+  const bool copied = fs::exists(map, ec);
+  if (!copied && p.has_process_record) map = runtime_perf_map(p.process);
+  if (!map.empty()) {
     std::ifstream in(map);
     p.jit_symbols = parse_perf_map(in);
-    if (!p.jit_symbols.empty()) p.jit_map = std::move(map);
+    if (!p.jit_symbols.empty()) {
+      p.jit_map = std::move(map);
+      if (!copied) {
+        warnings.push_back(file.path.string() + ": JIT code named from " + p.jit_map.string() +
+                           " (the process ended without copying it: killed?)");
+      }
+    }
   }
   return p;
 }

@@ -422,6 +422,33 @@ TEST(SampleRun, JitCodeNamedInAPerfMapIsNamedInTheReport) {
 #endif
 }
 
+// A program killed before its exit path leaves no copy: the report reads the runtime's own
+// map in /tmp, on this host, and says so.
+TEST(SampleRun, JitCodeOfAProcessThatLeftNoCopyIsNamedFromTheRuntimesMap) {
+#ifndef CAUSAL_REPORT
+  GTEST_SKIP() << "causal-report is not built";
+#else
+  const SampledRun run = sample("jit-killed", "-f 1000", kPrograms + "/jit_code 400");
+  ASSERT_EQ(run.status, 0) << run.output;
+  ASSERT_EQ(run.processes.size(), 1u);
+  const std::string runtime_map = "/tmp/perf-" + std::to_string(run.processes[0].process.pid) + ".map";
+  const std::string results = run.processes[0].file;
+  ASSERT_TRUE(std::filesystem::remove(results.substr(0, results.rfind('.')) + ".perf-map"));
+  std::string text;
+  const int status = run_command(std::string(CAUSAL_REPORT) + " " + run.dir, text);
+  std::filesystem::remove(runtime_map);
+  ASSERT_EQ(status, 0) << text;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(text, m, std::regex("\\n *([0-9.]+)% +[0-9.]+% .* jit_spin")))
+      << text;
+  EXPECT_GT(std::stod(m[1].str()), 80.0) << text;
+  EXPECT_NE(text.find("JIT code named from " + runtime_map +
+                      " (the process ended without copying it: killed?)"),
+            std::string::npos)
+      << text;
+#endif
+}
+
 TEST(SampleRun, FramePointerUnwinderRuns) {
   const SampledRun run = sample("fp", "--unwind fp -f 1000", kPrograms + "/two_threads");
   ASSERT_EQ(run.status, 0) << run.output;
