@@ -14,6 +14,7 @@
 //                       recomputed, and the (1-c)/2 and (1+c)/2 quantiles are the bounds.
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <span>
 #include <string>
@@ -61,8 +62,9 @@ struct PredictionOptions {
 struct PredictionPoint {
   double speedup = 0;
   double program_speedup = 0;
-  double ci_low = 0;   // NaN when either group has fewer than 2 experiments
-  double ci_high = 0;
+  // NaN (the default) when either group has fewer than 2 experiments
+  double ci_low = std::numeric_limits<double>::quiet_NaN();
+  double ci_high = std::numeric_limits<double>::quiet_NaN();
   uint32_t experiments = 0;
 };
 

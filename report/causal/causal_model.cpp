@@ -269,9 +269,20 @@ std::string evidence_note(const causal::LocationPrediction& p) {
                                              required == 1 ? "" : "s"));
 }
 
+namespace {
+// 1e-9: a curve exactly at the bound (a location that is all of the time) is not noise.
+constexpr double kBoundSlack = 1e-9;
+}  // namespace
+
 bool point_out_of_bounds(const causal::PredictionPoint& pt) {
-  // 1e-9: a curve exactly at the bound (a location that is all of the time) is not noise.
-  return pt.speedup > 0 && pt.program_speedup > pt.speedup + 1e-9;
+  if (pt.speedup <= 0) return false;
+  const double bound = pt.speedup + kBoundSlack;
+  return std::isfinite(pt.ci_low) ? pt.ci_low > bound : pt.program_speedup > bound;
+}
+
+bool point_above_bound(const causal::PredictionPoint& pt) {
+  return pt.speedup > 0 && pt.program_speedup > pt.speedup + kBoundSlack &&
+         !point_out_of_bounds(pt);
 }
 
 CurveStatus curve_status(const causal::LocationPrediction& p) {
@@ -334,12 +345,23 @@ std::string causal_verdict(const causal::LocationPrediction& p, const causal::Pr
     return fmt::format("no prediction for {}: {}", p.location, out_of_bounds_reason(pt));
   }
   const bool weak = !meets_minimum_evidence(p);
+  if (point_above_bound(pt)) {
+    // The truth lies between the interval's low end and the bound: say both, and why.
+    return fmt::format(
+        "{}speeding up {} by {:.0f}% would speed up the program by {:.0f}-{:.0f}%, as much as "
+        "it can (measured {:.0f}%: above Amdahl's bound, within its noise){}",
+        weak ? "too little evidence yet: " : "", p.location, pt.speedup * 100.0,
+        std::max(pt.ci_low, 0.0) * 100.0, pt.speedup * 100.0, pt.program_speedup * 100.0,
+        weak_suffix(weak));
+  }
   return headline(p.location, pt.speedup, pt.program_speedup, weak) + weak_suffix(weak);
 }
 
 std::string causal_verdict(const CausalCurve& c, const causal::PredictionPoint& pt) {
   const auto& measured = static_cast<const causal::LocationPrediction&>(c);
-  if (!c.shows_correction() || point_out_of_bounds(pt)) return causal_verdict(measured, pt);
+  if (!c.shows_correction() || point_out_of_bounds(pt) || point_above_bound(pt)) {
+    return causal_verdict(measured, pt);
+  }
   const bool weak = !meets_minimum_evidence(c);
   return fmt::format("{} (measured {:.0f}%; {}: corrected for that (Coz's phase correction)){}",
                      headline(c.location, pt.speedup, c.corrected(pt.program_speedup), weak),

@@ -43,9 +43,15 @@ enum class CurveStatus { prediction, weak_evidence, out_of_bounds };
 // by s shortens at most the time the line takes, which is at most all of it, so
 // ps >= (1 - s) p0 and the program speedup is at most s. (A throughput gain p0/ps - 1
 // would be bounded by s / (1 - s); the report does not print that.) A point above it
-// (beyond rounding) is noise. The phase-corrected value is f times the measured one,
-// f <= 1, so checking the measured value covers both.
+// (beyond rounding) is noise, unless its confidence interval reaches down to the bound:
+// then it is consistent with a location that takes all of the time its speedup can
+// remove, and it stands, shown as at the bound (point_above_bound). With an interval, only
+// a point whose whole interval is above the bound is out of bounds; without one (fewer than
+// two experiments on a side) the point decides. The phase-corrected value is f times the
+// measured one, f <= 1, so checking the measured value covers both.
 bool point_out_of_bounds(const causal::PredictionPoint& point);
+// Above the bound, but with an interval that reaches it: a prediction "by up to s".
+bool point_above_bound(const causal::PredictionPoint& point);
 
 // One curve with its phase correction (phase_correction.h). The points stay as measured;
 // corrected values are phase.fraction times them, computed where they are shown, so the

@@ -5,6 +5,8 @@
 // down), and 33% is more than a 25% line speedup can give (Amdahl's law).
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "report/render/render.h"
 #include "report/report.h"
 #include "tests/report/fake_symbols.h"
@@ -69,6 +71,29 @@ TEST(CausalNoise, AmdahlsBoundIsTheLineSpeedup) {
   EXPECT_FALSE(point_out_of_bounds({.speedup = 0.25, .program_speedup = 0.249}));
   EXPECT_TRUE(point_out_of_bounds({.speedup = 0.25, .program_speedup = 0.251}));
   EXPECT_FALSE(point_out_of_bounds({.speedup = 0, .program_speedup = 0.1}));  // a baseline
+}
+
+TEST(CausalNoise, PointAboveTheBoundWhoseIntervalReachesItStands) {
+  const causal::PredictionPoint reaching{
+      .speedup = 0.25, .program_speedup = 0.28, .ci_low = 0.21, .ci_high = 0.35, .experiments = 5};
+  EXPECT_FALSE(point_out_of_bounds(reaching));
+  EXPECT_TRUE(point_above_bound(reaching));
+  const causal::PredictionPoint above{
+      .speedup = 0.25, .program_speedup = 0.33, .ci_low = 0.27, .ci_high = 0.39, .experiments = 5};
+  EXPECT_TRUE(point_out_of_bounds(above));
+  EXPECT_FALSE(point_above_bound(above));
+  const causal::PredictionPoint below{
+      .speedup = 0.25, .program_speedup = 0.2, .ci_low = 0.1, .ci_high = 0.3, .experiments = 5};
+  EXPECT_FALSE(point_out_of_bounds(below));
+  EXPECT_FALSE(point_above_bound(below));
+
+  causal::LocationPrediction p{.location = "hot.cpp:7", .progress_point = "ops",
+                               .points = {{0, 0, NAN, NAN, 3}, reaching}};
+  for (const double s : {0.5, 0.75}) p.points.push_back({s, s * 0.9, s * 0.8, s, 5});
+  EXPECT_EQ(curve_status(p), CurveStatus::prediction);
+  EXPECT_EQ(causal_verdict(p, reaching),
+            "speeding up hot.cpp:7 by 25% would speed up the program by 21-25%, as much as it can "
+            "(measured 28%: above Amdahl's bound, within its noise)");
 }
 
 TEST(CausalNoise, LocationNeverReachedHasNoPrediction) {
