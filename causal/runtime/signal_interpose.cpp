@@ -6,7 +6,6 @@
 // signal either (sampler/runtime/signal_mask.h). Each forwards faithfully to the next
 // definition (RTLD_NEXT): same arguments, result and errno.
 
-#include <dlfcn.h>
 #include <signal.h>
 
 #include <atomic>
@@ -14,20 +13,13 @@
 
 #include "causal/runtime/real_calls.h"
 #include "causal/runtime/syscall_dispatch.h"
+#include "sampler/runtime/next_definition.h"
 #include "sampler/runtime/signal_mask.h"
 
 namespace cprof::causal {
 namespace {
 
-template <typename Fn>
-Fn next_definition(std::atomic<Fn>& cache, const char* name) {
-  Fn fn = cache.load(std::memory_order_relaxed);
-  if (fn == nullptr) {
-    fn = reinterpret_cast<Fn>(dlsym(RTLD_NEXT, name));
-    cache.store(fn, std::memory_order_relaxed);
-  }
-  return fn;
-}
+using sampler::next_definition;
 
 using SigactionFn = int (*)(int, const struct sigaction*, struct sigaction*);
 using SignalFn = sighandler_t (*)(int, sighandler_t);

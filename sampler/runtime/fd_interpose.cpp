@@ -11,7 +11,6 @@
 // the library loads, not in the call.
 
 #include <dirent.h>
-#include <dlfcn.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -21,11 +20,13 @@
 #include <cstdint>
 #include <cstdlib>
 
+#include "sampler/runtime/next_definition.h"
 #include "sampler/runtime/owned_fds.h"
 
 namespace {
 
 namespace sampler = cprof::sampler;
+using sampler::next_definition;
 
 using CloseFn = int (*)(int);
 using CloseRangeFn = int (*)(unsigned, unsigned, int);
@@ -36,16 +37,6 @@ std::atomic<CloseFn> g_close{nullptr};
 std::atomic<CloseRangeFn> g_close_range{nullptr};
 std::atomic<Dup2Fn> g_dup2{nullptr};
 std::atomic<Dup3Fn> g_dup3{nullptr};
-
-template <typename Fn>
-Fn next_definition(std::atomic<Fn>& cache, const char* name) {
-  Fn fn = cache.load(std::memory_order_acquire);
-  if (fn == nullptr) {
-    fn = reinterpret_cast<Fn>(dlsym(RTLD_NEXT, name));
-    cache.store(fn, std::memory_order_release);
-  }
-  return fn;
-}
 
 __attribute__((constructor)) void resolve_descriptor_calls() {
   next_definition(g_close, "close");

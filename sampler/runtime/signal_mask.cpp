@@ -1,9 +1,8 @@
 #include "sampler/runtime/signal_mask.h"
 
-#include <dlfcn.h>
-
 #include <atomic>
 
+#include "sampler/runtime/next_definition.h"
 #include "sampler/runtime/runtime.h"
 #include "sampler/runtime/thread_registry.h"
 
@@ -16,15 +15,6 @@ std::atomic<MaskFunction> g_sigprocmask{nullptr};
 // Whether the program asked this thread to block the sampling signal (the kernel's mask
 // never has it blocked while the thread is sampled).
 thread_local bool t_program_blocks = false;
-
-MaskFunction next_definition(std::atomic<MaskFunction>& cache, const char* name) {
-  MaskFunction fn = cache.load(std::memory_order_relaxed);
-  if (fn == nullptr) {
-    fn = reinterpret_cast<MaskFunction>(dlsym(RTLD_NEXT, name));
-    cache.store(fn, std::memory_order_relaxed);
-  }
-  return fn;
-}
 
 }  // namespace
 
