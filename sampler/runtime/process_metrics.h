@@ -1,11 +1,37 @@
 #pragma once
 // Process-level metrics (RSS, CPU time, faults, context switches, threads, CPU frequency),
 // read by the writer thread at a low rate. Not for signal handlers.
+//
+// The /proc/self files are kept open (owned and out of the program's way, owned_fds.h)
+// and read again from offset 0, so no descriptor is opened among the program's numbers
+// every reading; without cpufreq (VMs) the nominal "cpu MHz" of /proc/cpuinfo, which does
+// not change, is read once.
 
 #include "format/records.h"
+#include "sampler/runtime/owned_fds.h"
 
 namespace cprof::sampler {
 
-format::MetricRecord read_process_metrics(uint64_t now_ns);
+class ProcessMetricsReader {
+ public:
+  ProcessMetricsReader() = default;
+  ~ProcessMetricsReader();
+  ProcessMetricsReader(const ProcessMetricsReader&) = delete;
+  ProcessMetricsReader& operator=(const ProcessMetricsReader&) = delete;
+
+  format::MetricRecord read(uint64_t now_ns);
+  // In a forked child: the kept files are the parent's /proc entries; open them again.
+  void reopen_after_fork();
+
+ private:
+  uint64_t rss_bytes();
+  uint64_t thread_count();
+  uint64_t cpu_frequency_khz();
+
+  OwnedFd statm_;
+  OwnedFd stat_;
+  bool no_cpufreq_ = false;  // scaling_cur_freq missing: the nominal value below stands
+  uint64_t nominal_khz_ = 0;
+};
 
 }  // namespace cprof::sampler

@@ -17,7 +17,6 @@
 #include "sampler/runtime/hooks.h"
 #include "sampler/runtime/jit_map.h"
 #include "sampler/runtime/process_identity.h"
-#include "sampler/runtime/process_metrics.h"
 #include "sampler/runtime/sanitizer_stack.h"
 #include "sampler/runtime/signal_mask.h"
 
@@ -428,7 +427,7 @@ void Runtime::drain_locked(bool flush_file) {
   });
   if (hooks && hooks->on_drain) hooks->on_drain(writer_);
   if (now - last_metrics_ns_ >= config_.metrics_interval_ms * 1000000ull) {
-    writer_.add(read_process_metrics(now));
+    writer_.add(metrics_.read(now));
     last_metrics_ns_ = now;
   }
   if (flush_file || now - last_flush_ns_ >= config_.flush_interval_ms * 1000000ull) {
@@ -521,7 +520,7 @@ void Runtime::stop() {
     writer_.add(r);
   }
   warn_if_timer_rate_low_locked();
-  writer_.add(read_process_metrics(monotonic_ns()));
+  writer_.add(metrics_.read(monotonic_ns()));
   if (writer_.is_open() && !copy_jit_map(static_cast<int>(getpid()), writer_.path())) {
     writer_.add(format::MessageRecord{monotonic_ns(), format::MessageLevel::warning,
                                       "the JIT symbol map /tmp/perf-" + std::to_string(getpid()) +

@@ -24,6 +24,7 @@
 #include "sampler/runtime/config.h"
 #include "sampler/runtime/module_recorder.h"
 #include "sampler/runtime/owned_fds.h"
+#include "sampler/runtime/process_metrics.h"
 #include "sampler/runtime/thread_registry.h"
 #include "sampler/unwind/module_table.h"
 #include "sampler/unwind/unwinder.h"
@@ -108,6 +109,7 @@ class Runtime {
   // libunwind without it have cost as much as parsing it (cfi_policy.h).
   ModuleTable modules_{cfi_tables_from_environment()};  // on_demand unless a test says
   ModuleRecorder module_recorder_;
+  ProcessMetricsReader metrics_;
 
   ThreadRegistry threads_;
   pthread_key_t exit_key_{};
