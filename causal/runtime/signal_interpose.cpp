@@ -15,6 +15,7 @@
 #include "causal/runtime/syscall_dispatch.h"
 #include "sampler/runtime/next_definition.h"
 #include "sampler/runtime/signal_mask.h"
+#include "sampler/runtime/terminating_signals.h"
 
 namespace cprof::causal {
 namespace {
@@ -51,6 +52,7 @@ namespace dispatch = cprof::causal::dispatch;
 #define CPROF_EXPORT extern "C" __attribute__((visibility("default")))
 
 CPROF_EXPORT int sigaction(int sig, const struct sigaction* action, struct sigaction* old) {
+  if (int result = 0; sampler::terminating_sigaction(sig, action, old, result)) return result;
   if (sig == SIGSYS && dispatch::active()) {
     // Ours stays installed; the program's is what it sees and what chain() runs.
     if (old != nullptr) dispatch::program_action(old);
@@ -68,6 +70,9 @@ CPROF_EXPORT int sigaction(int sig, const struct sigaction* action, struct sigac
 }
 
 CPROF_EXPORT sighandler_t signal(int sig, sighandler_t handler) {
+  if (sighandler_t previous = SIG_DFL; sampler::terminating_signal(sig, handler, previous)) {
+    return previous;
+  }
   if (sig != SIGSYS || !dispatch::active()) {
     return causal::next_definition(causal::g_signal, "signal")(sig, handler);
   }

@@ -17,6 +17,7 @@
 #include <tuple>
 
 #include "format/reader.h"
+#include "sampler/runtime/terminating_signals.h"
 
 namespace cprof::launch {
 namespace {
@@ -166,6 +167,10 @@ RunSummary summarize_new_results(const std::string& dir, const std::set<std::str
           if (!gpu_engine) s.period_ns = std::max(s.period_ns, p->period_ns);
           if (gpu_engine) ++s.gpu_files;
         } else if (const auto* m = std::get_if<format::MessageRecord>(&r)) {
+          if (m->level == format::MessageLevel::info &&
+              m->text.starts_with(sampler::kWrittenBeforeSignal)) {
+            ++s.written_before_signal;
+          }
           if (m->level != format::MessageLevel::info &&
               std::find(s.warnings.begin(), s.warnings.end(), m->text) == s.warnings.end()) {
             s.warnings.push_back(m->text);
@@ -244,9 +249,11 @@ void print_run_summary(FILE* out, const char* tool, const std::string& dir, cons
     fmt::print(out, "{}: GPU: {} and {} recorded{}\n", tool, plural(s.kernels, "kernel"),
                plural(s.copies, "copy", "copies"), windows);
   }
-  if (end.term_signal != 0) {
-    // The runtime writes every 50 ms (CPROF_FLUSH_MS); a signal that kills the process
-    // leaves what it buffered since unwritten.
+  const bool written = s.written_before_signal > 0;
+  if (end.term_signal != 0 && !written) {
+    // The runtime writes every 50 ms (CPROF_FLUSH_MS); a signal it does not catch
+    // (SIGKILL, a crash, one the program handles and then dies of) leaves what it
+    // buffered since unwritten.
     fmt::print(out, "{}: warning: the program was killed by {}: the samples it took after its "
                "last write are lost\n", tool, signal_name(end.term_signal));
   }
@@ -262,7 +269,7 @@ void print_run_summary(FILE* out, const char* tool, const std::string& dir, cons
     } else {
       fmt::print(out, "{}: warning: no samples in {} of CPU time (one is due every {}): "
                  "the program {}\n", tool, milliseconds(end.cpu_ns), milliseconds(s.period_ns),
-                 end.term_signal != 0 ? "was killed before it wrote any"
+                 end.term_signal != 0 && !written ? "was killed before it wrote any"
                                       : "blocked the sampling signal, or its sampling stopped");
     }
   }

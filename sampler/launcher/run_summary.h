@@ -45,6 +45,9 @@ struct RunSummary {
   uint64_t samples = 0;
   uint64_t threads = 0;
   uint64_t period_ns = 0;  // the sampling period (the largest a process records)
+  // Processes whose runtime wrote everything before a signal ended them
+  // (sampler/runtime/terminating_signals.h).
+  size_t written_before_signal = 0;
   // GPU hooks' files (--gpu): what they recorded, and the trace windows (--gpu-duty).
   size_t gpu_files = 0;
   uint64_t kernels = 0;

@@ -19,6 +19,7 @@
 #include "sampler/runtime/process_identity.h"
 #include "sampler/runtime/sanitizer_stack.h"
 #include "sampler/runtime/signal_mask.h"
+#include "sampler/runtime/terminating_signals.h"
 
 namespace cprof::sampler {
 namespace {
@@ -142,6 +143,7 @@ Runtime* Runtime::start(RuntimeConfig config, std::vector<std::string> problems,
   rt->thread_started();
   rt->adopt_existing_threads();
   rt->start_writer_thread();
+  catch_terminating_signals();
   return rt;
 }
 
@@ -379,6 +381,10 @@ void Runtime::writer_loop() {
     wake_.wait_for(lock, kDrainInterval, [this] { return stop_requested_; });
     if (stop_requested_) break;
     lock.unlock();
+    if (dying_.load(std::memory_order_acquire) == 1) {
+      write_before_dying_on_writer();  // the last thing this process does
+      return;
+    }
     drain(false);
     // Tables whose modules' samples went to libunwind (slower, same frames) for long
     // enough that parsing them now pays (rent or buy, sampler/unwind/cfi_policy.h).
@@ -482,22 +488,65 @@ void Runtime::stop() {
   // freed, so a handler that loaded the pointer just before stays safe.
   g_runtime.store(nullptr, std::memory_order_release);
   // Silence every source first, so the rings stop growing, then write what is in them.
-  const uint64_t now = monotonic_ns();
-  {
-    // io_mutex_ before the registry's, the order the writer's drain and fork take them
-    // in: disarming under the registry lock and then taking io_mutex_ (for the counters'
-    // totals) deadlocked against a drain at exit.
-    std::lock_guard lock(io_mutex_);
-    threads_.for_each([&](ThreadState& ts) {
-      if (ts.exited.load(std::memory_order_acquire)) return;
-      disarm_locked(ts);
-      ts.end_ns = now;
-      ts.cpu_time_ns = thread_cpu_ns(ts.tid);
-      if (ts.tid == gettid_raw()) prctl(PR_GET_NAME, ts.name, 0, 0, 0);
-    });
-  }
+  silence_sources();
   stop_writer_thread();
   std::lock_guard lock(io_mutex_);
+  write_final_records_locked();
+  writer_.close();
+}
+
+void Runtime::write_before_dying(int sig) noexcept {
+  // Not while the exit path runs (it writes everything itself), nor without a writer, nor
+  // in a vfork child (it shares this memory, not the writer thread).
+  if (!writer_running_ || stopped_.load(std::memory_order_acquire) ||
+      static_cast<pid_t>(::syscall(SYS_getpid)) != pid_) {
+    return;
+  }
+  int none = 0;
+  if (dying_.compare_exchange_strong(none, 1, std::memory_order_acq_rel)) {
+    dying_signal_.store(sig, std::memory_order_release);
+  }
+  // The writer looks every 20 ms. It may never answer (this thread was stopped holding a
+  // lock it needs, in malloc say): then the signal ends the process with what is written.
+  for (int waited_ms = 0; waited_ms < 1000 && dying_.load(std::memory_order_acquire) != 2;
+       ++waited_ms) {
+    const timespec ms{0, 1000000};
+    ::nanosleep(&ms, nullptr);
+  }
+}
+
+void Runtime::write_before_dying_on_writer() {
+  if (!stopped_.exchange(true)) {
+    g_runtime.store(nullptr, std::memory_order_release);
+    silence_sources();
+    std::lock_guard lock(io_mutex_);
+    write_final_records_locked();
+    const char* name = sigabbrev_np(dying_signal_.load(std::memory_order_acquire));
+    writer_.add(format::MessageRecord{
+        monotonic_ns(), format::MessageLevel::info,
+        std::string(kWrittenBeforeSignal) + "SIG" + (name != nullptr ? name : "?") +
+            " ended the process"});
+    writer_.flush();
+  }
+  dying_.store(2, std::memory_order_release);
+}
+
+void Runtime::silence_sources() {
+  const uint64_t now = monotonic_ns();
+  // io_mutex_ before the registry's, the order the writer's drain and fork take them
+  // in: disarming under the registry lock and then taking io_mutex_ (for the counters'
+  // totals) deadlocked against a drain at exit.
+  std::lock_guard lock(io_mutex_);
+  threads_.for_each([&](ThreadState& ts) {
+    if (ts.exited.load(std::memory_order_acquire)) return;
+    disarm_locked(ts);
+    ts.end_ns = now;
+    ts.cpu_time_ns = thread_cpu_ns(ts.tid);
+    if (ts.tid == gettid_raw()) prctl(PR_GET_NAME, ts.name, 0, 0, 0);
+  });
+}
+
+void Runtime::write_final_records_locked() {
   drain_locked(false);
   threads_.for_each([&](ThreadState& ts) {
     if (!ts.exited.load(std::memory_order_acquire)) write_thread_end_locked(ts);
@@ -526,7 +575,6 @@ void Runtime::stop() {
                                       "the JIT symbol map /tmp/perf-" + std::to_string(getpid()) +
                                           ".map could not be copied next to the results"});
   }
-  writer_.close();
 }
 
 void Runtime::warn_if_timer_rate_low_locked() {

@@ -44,6 +44,9 @@ class Runtime {
 
   // Stops sampling, writes everything, closes the file. At exit.
   void stop();
+  // A signal is about to end the process (terminating_signals.h): has the writer thread
+  // write everything, waiting at most a second for it. Async-signal-safe.
+  void write_before_dying(int sig) noexcept;
 
   // The calling thread begins (from the pthread_create trampoline), its creator believing
   // that it blocked the sampling signal or not (signal_mask.h).
@@ -90,6 +93,12 @@ class Runtime {
   void write_thread_end_locked(ThreadState& state);
   void message(format::MessageLevel level, const std::string& text);
   void warn_if_timer_rate_low_locked();
+  // The end, shared by stop() and the writer's last act before a signal ends the process:
+  // every source silenced (their threads' CPU time taken), then, under io_mutex_, the rings
+  // drained and the end records, event statuses and last metrics written.
+  void silence_sources();
+  void write_final_records_locked();
+  void write_before_dying_on_writer();
 
   RuntimeConfig config_;
   pid_t pid_ = 0;
@@ -128,6 +137,9 @@ class Runtime {
   std::condition_variable wake_;
   bool stop_requested_ = false;
   std::atomic<bool> stopped_{false};
+  // write_before_dying: 0, 1 asked (by the signal in dying_signal_), 2 written.
+  std::atomic<int> dying_{0};
+  std::atomic<int> dying_signal_{0};
 };
 
 using cprof::monotonic_ns;  // common/monotonic.h

@@ -56,6 +56,7 @@ void Runtime::after_fork_in_child() {
   pid_ = getpid();
   writer_.abandon();  // the parent's file and its buffered records are the parent's
   metrics_.reopen_after_fork();  // its /proc/self files are the parent's too
+  dying_.store(0);
   if (self != nullptr) {
     self->active.store(false, std::memory_order_release);
     close_owned({self->perf_fd, self->perf_ticket});

@@ -65,7 +65,7 @@ TEST_P(ProgramClosingEveryDescriptor, KeepsItsFilesAndIsStillSampled) {
 
 INSTANTIATE_TEST_SUITE_P(Modes, ProgramClosingEveryDescriptor,
                          ::testing::Values("loop", "closefrom", "close_range", "proc", "dup2"),
-                         [](const auto& info) { return std::string(info.param); });
+                         [](const auto& p) { return std::string(p.param); });
 
 #ifdef CAUSAL_RUN
 TEST(CausalRunDescriptors, ProgramClosingEveryDescriptorKeepsItsFilesAndIsStillSampled) {

@@ -270,7 +270,7 @@ TEST(SampleRun, RuntimeExportsOnlyTheFunctionsItInterposes) {
   }
   const std::set<std::string> expected{
       "pthread_create", "dlopen", "dlclose", "execve", "execv", "execvp", "execvpe", "execl",
-      "execlp", "execle", "pthread_sigmask", "sigprocmask",
+      "execlp", "execle", "pthread_sigmask", "sigprocmask", "sigaction", "signal",
       // the descriptor calls (fd_interpose.cpp) and the set of owned descriptors
       "close", "close_range", "closefrom", "dup2", "dup3", "cprof_owned_fds_v1"};
   EXPECT_EQ(exported, expected) << out;

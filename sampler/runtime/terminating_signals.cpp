@@ -1,0 +1,121 @@
+#include "sampler/runtime/terminating_signals.h"
+
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+
+#include "sampler/runtime/next_definition.h"
+#include "sampler/runtime/runtime.h"
+#include "sampler/runtime/signal_mask.h"
+
+namespace cprof::sampler {
+namespace {
+
+constexpr int kCaught[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+
+using SigactionFn = int (*)(int, const struct sigaction*, struct sigaction*);
+std::atomic<SigactionFn> g_sigaction{nullptr};
+std::atomic<bool> g_enabled{false};
+// Per signal: the runtime's handler is installed (the program believes SIG_DFL).
+std::atomic<bool> g_ours[NSIG];
+
+bool caught(int sig) {
+  for (const int s : kCaught) {
+    if (s == sig) return true;
+  }
+  return false;
+}
+
+int real_sigaction(int sig, const struct sigaction* action, struct sigaction* old) {
+  return next_definition(g_sigaction, "sigaction")(sig, action, old);
+}
+
+void on_terminating_signal(int sig, siginfo_t* /*info*/, void* /*ucontext*/) {
+  if (Runtime* rt = Runtime::instance()) rt->write_before_dying(sig);
+  // Then die of it: the default action back, the signal sent again to this thread and
+  // unblocked (it is blocked while its handler runs).
+  g_ours[sig].store(false, std::memory_order_release);
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset(&dfl.sa_mask);
+  real_sigaction(sig, &dfl, nullptr);
+  ::syscall(SYS_tgkill, ::getpid(), ::syscall(SYS_gettid), sig);
+  sigset_t only;
+  sigemptyset(&only);
+  sigaddset(&only, sig);
+  real_pthread_sigmask(SIG_UNBLOCK, &only, nullptr);
+}
+
+int install(int sig, struct sigaction* old) {
+  struct sigaction ours {};
+  ours.sa_sigaction = on_terminating_signal;
+  ours.sa_flags = SA_SIGINFO | SA_RESTART;
+  // Nothing else runs on this thread while it waits for the writer, sampling included.
+  sigfillset(&ours.sa_mask);
+  for (const int sync : {SIGSEGV, SIGBUS, SIGILL, SIGFPE}) sigdelset(&ours.sa_mask, sync);
+  const int rc = real_sigaction(sig, &ours, old);
+  if (rc == 0) g_ours[sig].store(true, std::memory_order_release);
+  return rc;
+}
+
+bool is_default(const struct sigaction& a) {
+  return (a.sa_flags & SA_SIGINFO) != 0 ? a.sa_sigaction == nullptr : a.sa_handler == SIG_DFL;
+}
+
+}  // namespace
+
+void catch_terminating_signals() noexcept {
+  real_sigaction(SIGINT, nullptr, nullptr);  // resolved now, not in a handler
+  for (const int sig : kCaught) {
+    struct sigaction current {};
+    if (real_sigaction(sig, nullptr, &current) == 0 && is_default(current)) install(sig, nullptr);
+  }
+  g_enabled.store(true, std::memory_order_release);
+}
+
+bool terminating_sigaction(int sig, const struct sigaction* action, struct sigaction* old,
+                           int& result) noexcept {
+  if (!caught(sig) || !g_enabled.load(std::memory_order_acquire)) return false;
+  const bool ours = g_ours[sig].load(std::memory_order_acquire);
+  const bool wants_default = action != nullptr && is_default(*action);
+  struct sigaction wanted {};
+  if (action != nullptr) wanted = *action;  // `old` may be the same object
+  if (!ours && !wants_default) return false;  // the program's own business
+  if (old != nullptr) {
+    if (ours) {
+      *old = {};
+      old->sa_handler = SIG_DFL;  // what the program set, or found at start
+      sigemptyset(&old->sa_mask);
+    } else if (real_sigaction(sig, nullptr, old) != 0) {
+      result = -1;
+      return true;
+    }
+  }
+  if (action == nullptr) {
+    result = 0;
+  } else if (wants_default) {
+    result = ours ? 0 : install(sig, nullptr);  // the default, with the runtime's handler
+  } else {
+    // A handler or SIG_IGN of the program's replaces the runtime's.
+    g_ours[sig].store(false, std::memory_order_release);
+    result = real_sigaction(sig, &wanted, nullptr);
+    if (result != 0) g_ours[sig].store(true, std::memory_order_release);
+  }
+  return true;
+}
+
+bool terminating_signal(int sig, sighandler_t handler, sighandler_t& previous) noexcept {
+  struct sigaction action {};
+  action.sa_handler = handler;
+  action.sa_flags = SA_RESTART;  // glibc's signal(): restart, the signal blocked while it runs
+  sigemptyset(&action.sa_mask);
+  sigaddset(&action.sa_mask, sig);
+  struct sigaction old {};
+  int result = 0;
+  if (!terminating_sigaction(sig, &action, &old, result)) return false;
+  previous = result == 0 ? old.sa_handler : SIG_ERR;
+  return true;
+}
+
+}  // namespace cprof::sampler

@@ -1,0 +1,32 @@
+#pragma once
+// The signals whose default action ends the process without a core file: SIGINT (^C),
+// SIGTERM (kill, timeout), SIGHUP, SIGPIPE (`prog | head`). Where the program leaves one at
+// its default action, the runtime catches it, has the writer thread write what is not
+// written yet (the samples since the last chunk, the threads' end records, the last
+// metrics), and then ends the process with that same signal, as the default action would
+// have (docs/sampler.md, "Ending by a signal"). The writer is given at most a second.
+//
+// The program sees the default action: the interposed sigaction() and signal() report
+// SIG_DFL while the runtime's handler is there; a handler (or SIG_IGN) the program sets
+// replaces it, and SIG_DFL set again puts it back.
+
+#include <signal.h>
+
+namespace cprof::sampler {
+
+// At runtime start: catch those signals that are at their default action.
+void catch_terminating_signals() noexcept;
+
+// The interposers' part of sigaction(): true when `sig` is one of those signals and the
+// call was handled here (its result in `result`); false: forward the call as it is.
+bool terminating_sigaction(int sig, const struct sigaction* action, struct sigaction* old,
+                           int& result) noexcept;
+// The same for signal() (glibc's BSD semantics); false: forward the call.
+bool terminating_signal(int sig, sighandler_t handler, sighandler_t& previous) noexcept;
+
+// The message the runtime writes once everything is written, before the signal ends the
+// process: "everything was written before SIGTERM ended the process". The launchers'
+// summary looks for it.
+inline constexpr const char* kWrittenBeforeSignal = "everything was written before ";
+
+}  // namespace cprof::sampler

@@ -1,0 +1,70 @@
+// Ends by a signal whose default action terminates it, or shows what it sees of those
+// signals' actions (sampler/runtime/terminating_signals.h). MODE:
+//   term   burns 400 ms of CPU, then sends itself SIGTERM
+//   pipe   burns 300 ms, then writes into a pipe whose reading end is closed (SIGPIPE)
+//   view   prints the actions it finds, sets and gets back, and runs its own SIGINT
+//          handler: the same lines with or without a profiler
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "spin.h"
+
+namespace {
+
+__attribute__((noinline)) void burn_before_signal(int ms) { SPIN_FOR_MS(ms); }
+
+volatile sig_atomic_t g_handled = 0;
+void own_handler(int) { g_handled = 1; }
+
+const char* describe(sighandler_t h) {
+  if (h == SIG_DFL) return "default";
+  if (h == SIG_IGN) return "ignore";
+  if (h == own_handler) return "own";
+  return "other";
+}
+
+void view() {
+  for (const int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) {
+    struct sigaction old {};
+    sigaction(sig, nullptr, &old);
+    std::printf("SIG%s at start: %s\n", sigabbrev_np(sig),
+                (old.sa_flags & SA_SIGINFO) != 0 ? "siginfo" : describe(old.sa_handler));
+  }
+  std::printf("signal(SIGINT, own) returned %s\n", describe(signal(SIGINT, own_handler)));
+  raise(SIGINT);
+  std::printf("own handler ran: %d\n", static_cast<int>(g_handled));
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  struct sigaction old {};
+  sigaction(SIGINT, &dfl, &old);
+  std::printf("sigaction(SIGINT, default) returned %s\n", describe(old.sa_handler));
+  std::printf("signal(SIGPIPE, ignore) returned %s\n", describe(signal(SIGPIPE, SIG_IGN)));
+  std::printf("signal(SIGPIPE, default) returned %s\n", describe(signal(SIGPIPE, SIG_DFL)));
+  sigaction(SIGINT, nullptr, &old);
+  std::printf("SIGINT now: %s\n", describe(old.sa_handler));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string mode = argc > 1 ? argv[1] : "";
+  if (mode == "term") {
+    burn_before_signal(400);
+    kill(getpid(), SIGTERM);
+  } else if (mode == "pipe") {
+    int fds[2];
+    if (pipe(fds) != 0) return 3;
+    close(fds[0]);
+    burn_before_signal(300);
+    (void)!write(fds[1], "x", 1);
+  } else if (mode == "view") {
+    view();
+    return 0;
+  }
+  std::fprintf(stderr, "signal_ending: still alive after '%s'\n", mode.c_str());
+  return 2;
+}

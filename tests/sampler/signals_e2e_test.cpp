@@ -1,0 +1,86 @@
+// A program that a terminating signal ends (sampler/runtime/terminating_signals.h): the
+// runtime writes everything first, the program dies of the same signal, and it sees the
+// default actions it would see unprofiled.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <cstring>
+#include <string>
+
+#include "tests/support/results_loader.h"
+
+namespace cprof::testing {
+namespace {
+
+const std::string kProgram = std::string(TEST_PROGRAMS) + "/signal_ending";
+
+struct Ended {
+  int status = 0;
+  std::string output;
+  std::vector<LoadedProcess> processes;
+};
+
+Ended run_under(const std::string& launcher, const std::string& mode) {
+  Ended run;
+  const std::string dir = fresh_directory("signal-" + mode);
+  run.status = run_command(launcher + " -o " + dir + " -- " + kProgram + " " + mode, run.output);
+  run.processes = load_results(dir);
+  return run;
+}
+
+bool has_message(const LoadedProcess& p, const std::string& text) {
+  for (const auto& m : p.messages) {
+    if (m.text == text) return true;
+  }
+  return false;
+}
+
+class EndedBySignal : public ::testing::TestWithParam<std::pair<const char*, int>> {};
+
+TEST_P(EndedBySignal, EverythingIsWrittenFirst) {
+  const auto [mode, sig] = GetParam();
+  const Ended run = run_under(std::string(SAMPLE_RUN) + " -f 1000", mode);
+  EXPECT_EQ(run.status, 128 + sig) << run.output;
+  ASSERT_EQ(run.processes.size(), 1u) << run.output;
+  const auto& p = run.processes[0];
+  EXPECT_TRUE(p.summary.issues.empty()) << run.output;
+  // Only the final write has the threads' end records and this message.
+  EXPECT_EQ(p.thread_ends.size(), 1u) << run.output;
+  EXPECT_TRUE(has_message(p, std::string("everything was written before SIG") + sigabbrev_np(sig) +
+                                 " ended the process"))
+      << run.output;
+  // 300-400 ms at 1000 Hz, all of it written: nothing left in the last 50 ms.
+  EXPECT_GT(p.total_samples("burn_before_signal"), std::string(mode) == "term" ? 330u : 240u)
+      << run.output;
+  EXPECT_EQ(run.output.find("are lost"), std::string::npos) << run.output;
+}
+
+INSTANTIATE_TEST_SUITE_P(Signals, EndedBySignal,
+                         ::testing::Values(std::pair{"term", SIGTERM}, std::pair{"pipe", SIGPIPE}),
+                         [](const auto& p) { return std::string(p.param.first); });
+
+TEST(EndedBySignalView, ProgramSeesTheActionsItWouldSeeUnprofiled) {
+  std::string plain;
+  ASSERT_EQ(run_command(kProgram + " view", plain), 0) << plain;
+  EXPECT_NE(plain.find("SIGTERM at start: default\n"), std::string::npos) << plain;
+  EXPECT_NE(plain.find("own handler ran: 1\n"), std::string::npos) << plain;
+  const Ended sampled = run_under(std::string(SAMPLE_RUN) + " -q", "view");
+  EXPECT_EQ(sampled.status, 0) << sampled.output;
+  EXPECT_EQ(sampled.output, plain);
+#ifdef CAUSAL_RUN
+  const Ended causal = run_under(std::string(CAUSAL_RUN) + " -q --end-to-end", "view");
+  EXPECT_EQ(causal.status, 0) << causal.output;
+  // The program's lines, less what causal-run says of its (too short) run.
+  std::string program_lines;
+  for (size_t at = 0, end; at < causal.output.size(); at = end + 1) {
+    end = causal.output.find('\n', at);
+    if (end == std::string::npos) end = causal.output.size();
+    const std::string line = causal.output.substr(at, end - at + 1);
+    if (!line.starts_with("causal-run: ")) program_lines += line;
+  }
+  EXPECT_EQ(program_lines, plain) << causal.output;
+#endif
+}
+
+}  // namespace
+}  // namespace cprof::testing
