@@ -25,8 +25,14 @@ namespace {
 
 volatile sig_atomic_t g_child_pid = 0;
 
-void forward_signal(int sig) {
-  if (g_child_pid > 0) ::kill(g_child_pid, sig);
+void forward_signal(int sig, siginfo_t* info, void* /*ucontext*/) {
+  const pid_t child = g_child_pid;
+  if (child <= 0) return;
+  // The terminal (^C, ^\, a hangup) signals the whole foreground process group, the
+  // program included when it is in ours: sending it again would deliver it twice (a
+  // program that reads a second ^C as "quit now" would quit).
+  if (info != nullptr && info->si_code == SI_KERNEL && ::getpgid(child) == ::getpgrp()) return;
+  ::kill(child, sig);
 }
 
 // True when the ELF file has no PT_INTERP: the kernel runs it without the dynamic
@@ -154,9 +160,9 @@ ChildResult run_child(const std::vector<std::string>& argv, const ChildEnvironme
                       const char* tool) {
   // Forward the signals a user sends to the tool; the program decides what they mean.
   struct sigaction sa {};
-  sa.sa_handler = forward_signal;
+  sa.sa_sigaction = forward_signal;
   sigemptyset(&sa.sa_mask);
-  sa.sa_flags = SA_RESTART;
+  sa.sa_flags = SA_RESTART | SA_SIGINFO;
   for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaction(sig, &sa, nullptr);
 
   // Built before fork: the child only writes it.

@@ -82,5 +82,20 @@ TEST(EndedBySignalView, ProgramSeesTheActionsItWouldSeeUnprofiled) {
 #endif
 }
 
+// ^C at a terminal signals the whole foreground process group: the launcher and the
+// program both get it, and the launcher must not send the program a second one. A
+// terminal from script(1); the program counts what it gets.
+TEST(LauncherSignals, InterruptFromTheTerminalReachesTheProgramOnce) {
+  std::string out;
+  if (run_command("command -v script", out) != 0) GTEST_SKIP() << "no script(1) for a terminal";
+  const std::string dir = fresh_directory("tty-interrupt");
+  // The program's handler takes 20 ms: a second SIGINT would be counted, not merged.
+  const std::string command = "(sleep 0.6; printf '\\003'; sleep 1.5) | script -qc \"" +
+                              std::string(SAMPLE_RUN) + " -q -o " + dir + " -- " + kProgram +
+                              " count\" /dev/null | tr -d '\\r'";
+  ASSERT_EQ(run_command(command, out), 0) << out;
+  EXPECT_NE(out.find("got 1 SIGINT\n"), std::string::npos) << out;
+}
+
 }  // namespace
 }  // namespace cprof::testing

@@ -4,6 +4,8 @@
 //   pipe   burns 300 ms, then writes into a pipe whose reading end is closed (SIGPIPE)
 //   view   prints the actions it finds, sets and gets back, and runs its own SIGINT
 //          handler: the same lines with or without a profiler
+//   count  counts the SIGINTs it gets in 1.5 s (its handler takes 20 ms, so a second
+//          one that arrives meanwhile is counted too) and prints "got N SIGINT"
 #include <signal.h>
 #include <unistd.h>
 
@@ -19,6 +21,22 @@ __attribute__((noinline)) void burn_before_signal(int ms) { SPIN_FOR_MS(ms); }
 
 volatile sig_atomic_t g_handled = 0;
 void own_handler(int) { g_handled = 1; }
+
+volatile sig_atomic_t g_interrupts = 0;
+void counting_handler(int) {
+  g_interrupts = g_interrupts + 1;
+  const timespec slow{0, 20000000};
+  nanosleep(&slow, nullptr);
+}
+
+void count() {
+  signal(SIGINT, counting_handler);
+  for (int i = 0; i < 150; ++i) {
+    const timespec tick{0, 10000000};
+    nanosleep(&tick, nullptr);
+  }
+  std::printf("got %d SIGINT\n", static_cast<int>(g_interrupts));
+}
 
 const char* describe(sighandler_t h) {
   if (h == SIG_DFL) return "default";
@@ -63,6 +81,9 @@ int main(int argc, char** argv) {
     (void)!write(fds[1], "x", 1);
   } else if (mode == "view") {
     view();
+    return 0;
+  } else if (mode == "count") {
+    count();
     return 0;
   }
   std::fprintf(stderr, "signal_ending: still alive after '%s'\n", mode.c_str());
