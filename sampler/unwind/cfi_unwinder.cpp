@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "sampler/unwind/cfi_table.h"
+#include "sampler/unwind/stack_read.h"
 #include "sampler/unwind/unwinder.h"
 
 namespace cprof::sampler {
@@ -29,15 +30,10 @@ Regs regs_of(const ucontext_t* uc) {
   return r;
 }
 
-// One stack word, only from the live part of the thread's stack. The word may lie in
-// another frame's red zone or padding (a corrupt CFA, a frame whose rules point past a
-// variable): valid memory, but AddressSanitizer would report the read, so this one read
-// is not instrumented (and is a plain unaligned load, not an intercepted memcpy).
-using UnalignedWord = uint64_t __attribute__((aligned(1)));
-__attribute__((no_sanitize("address"))) inline bool read_stack(StackBounds live, uint64_t addr,
-                                                               uint64_t* out) {
+// One stack word, only from the live part of the thread's stack (stack_read.h).
+inline bool read_stack(StackBounds live, uint64_t addr, uint64_t* out) {
   if (!live.contains(addr, sizeof *out)) return false;
-  *out = *reinterpret_cast<const volatile UnalignedWord*>(addr);
+  *out = load_word(addr);
   return true;
 }
 

@@ -1,5 +1,4 @@
-#include <cstring>
-
+#include "sampler/unwind/stack_read.h"
 #include "sampler/unwind/unwinder.h"
 
 namespace cprof::sampler {
@@ -18,8 +17,8 @@ size_t unwind_with_frame_pointers(const ucontext_t* uc, StackBounds stack, uint6
   // frame is missed. Fixing that needs CFI, which is what the libunwind path is for.
   while (n < max) {
     if ((fp & 7) != 0 || !live.contains(fp, 16)) break;
-    uint64_t saved[2];  // [0] = caller's rbp, [1] = return address
-    std::memcpy(saved, reinterpret_cast<const void*>(fp), sizeof saved);
+    // [0] = caller's rbp, [1] = return address (stack_read.h: maybe a red zone)
+    const uint64_t saved[2] = {load_word(fp), load_word(fp + 8)};
     if (saved[1] == 0) break;
     frames[n++] = saved[1];
     // The stack grows down, so the caller's frame is strictly higher; anything else is a

@@ -15,6 +15,7 @@
 #include <cstring>
 
 #include "sampler/unwind/libunwind_api.h"
+#include "sampler/unwind/stack_read.h"
 #include "sampler/unwind/unwinder.h"
 
 namespace cprof::sampler {
@@ -56,7 +57,7 @@ int access_mem(unw_addr_space_t, unw_word_t addr, unw_word_t* val, int write, vo
   auto* arg = static_cast<UnwindArg*>(argp);
   if (!arg->stack.contains(addr, sizeof *val) && !arg->modules->is_mapped(addr, sizeof *val))
     return -UNW_EINVAL;
-  std::memcpy(val, reinterpret_cast<const void*>(addr), sizeof *val);
+  *val = load_word(addr);  // stack_read.h: maybe another frame's red zone
   return 0;
 }
 

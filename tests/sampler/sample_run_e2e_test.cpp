@@ -536,6 +536,12 @@ uint64_t samples_in(const SampledRun& run) {
 // Children that outlive the program: the summary waits (bounded) for them to finish
 // writing, so it counts what the results hold once they are done.
 TEST(SampleRunSummary, CountsWhatChildrenThatOutliveTheProgramWrote) {
+#if defined(__SANITIZE_ADDRESS__)
+  // The fork inherits ASan's allocator lock held by the parent's writer thread (see
+  // ChildrenForkedWhileTablesAreParsedEnd): a child then hangs in its writer's first
+  // allocation (1 run in 3 under ASan; glibc's malloc is fork-safe).
+  GTEST_SKIP() << "ASan's allocator lock is not fork-safe in this toolchain";
+#endif
   const SampledRun run = sample("orphans", "-f 1000", kPrograms + "/orphans 2 300");
   EXPECT_EQ(run.status, 4) << run.output;
   ASSERT_EQ(run.processes.size(), 3u) << run.output;
