@@ -411,6 +411,12 @@ TEST(CausalRun, ARunWhoseSamplesAllMissTheScopeSaysWhereTheyRan) {
 // thread was updating at the fork, or the registry's lock, is not left held in the child
 // (before, 18 of 100 children spun forever summarizing the regions at exit).
 TEST(CausalRun, ChildrenForkedWhileRegionsAreTimedEnd) {
+#if defined(__SANITIZE_ADDRESS__)
+  // 100 forks while the parent's runtime threads allocate: under ASan a child may inherit
+  // its allocator lock held (see ExperimentsOfChildrenThatOutliveTheProgramAreCounted) and
+  // hang in its first allocation, which is not the hang this test looks for.
+  GTEST_SKIP() << "ASan's allocator lock is not fork-safe in this toolchain";
+#endif
   const auto r = causal_run("region-fork", "--seed 2", kPrograms + "/causal_region_fork 100");
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_TRUE(std::regex_search(r.output, std::regex("(^|\n)0 of 100 children hung"))) << r.output;
