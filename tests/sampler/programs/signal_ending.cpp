@@ -4,7 +4,7 @@
 //   pipe   burns 300 ms, then writes into a pipe whose reading end is closed (SIGPIPE)
 //   view   prints the actions it finds, sets and gets back, and runs its own SIGINT
 //          handler: the same lines with or without a profiler
-//   count  counts the SIGINTs it gets in 1.5 s (its handler takes 20 ms, so a second
+//   count  counts the SIGINTs it gets in 2 s (its handler takes 20 ms, so a second
 //          one that arrives meanwhile is counted too) and prints "got N SIGINT"
 #include <signal.h>
 #include <unistd.h>
@@ -31,7 +31,7 @@ void counting_handler(int) {
 
 void count() {
   signal(SIGINT, counting_handler);
-  for (int i = 0; i < 150; ++i) {
+  for (int i = 0; i < 200; ++i) {
     const timespec tick{0, 10000000};
     nanosleep(&tick, nullptr);
   }
