@@ -42,8 +42,7 @@ class PerfEventEngine final : public Engine {
       close_owned(owned);
       return err;
     }
-    ts.perf_fd = fd;
-    ts.perf_ticket = owned.ticket;
+    ts.perf = owned;
     ts.last_clock_ns = 0;
     if (::ioctl(fd, PERF_EVENT_IOC_RESET, 0) != 0 || ::ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
       std::string err = std::string("perf_event enable: ") + std::strerror(errno);
@@ -54,20 +53,19 @@ class PerfEventEngine final : public Engine {
   }
 
   void disarm(ThreadState& ts) override {
-    if (ts.perf_fd < 0) return;
-    const OwnedFd owned{ts.perf_fd, ts.perf_ticket};
-    if (owns(owned)) ::ioctl(ts.perf_fd, PERF_EVENT_IOC_DISABLE, 0);
-    close_owned(owned);  // not a number the program took with dup2 since
-    ts.perf_fd = -1;
+    if (ts.perf.fd < 0) return;
+    if (owns(ts.perf)) ::ioctl(ts.perf.fd, PERF_EVENT_IOC_DISABLE, 0);
+    close_owned(ts.perf);  // not a number the program took with dup2 since
+    ts.perf = {};
   }
 
   bool weigh(ThreadState& ts, const siginfo_t* info, uint64_t& weight_ns) override {
-    if (ts.perf_fd < 0 || info->si_code != POLL_IN || info->si_fd != ts.perf_fd ||
-        !owns({ts.perf_fd, ts.perf_ticket})) {
+    if (ts.perf.fd < 0 || info->si_code != POLL_IN || info->si_fd != ts.perf.fd ||
+        !owns(ts.perf)) {
       return false;
     }
     uint64_t now = 0;
-    if (::read(ts.perf_fd, &now, sizeof now) != static_cast<ssize_t>(sizeof now)) {
+    if (::read(ts.perf.fd, &now, sizeof now) != static_cast<ssize_t>(sizeof now)) {
       weight_ns = settings_.period_ns;
       return true;
     }

@@ -47,29 +47,25 @@ std::vector<std::string> CounterGroup::open(pid_t tid,
     perf_event_attr attr = *attrs[i];
     attr.size = sizeof attr;
     attr.read_format = PERF_FORMAT_GROUP;
-    attr.disabled = leader_ < 0 ? 1 : 0;  // members follow the leader
+    attr.disabled = leader_.fd < 0 ? 1 : 0;  // members follow the leader
     attr.inherit = 0;
     // The privilege level was chosen once for the process by resolve_events, which
     // records a fallback to user level; a silent retry here would hide it.
-    const OwnedFd owned = adopt_fd(perf_event_open_fd(attr, tid, -1, leader_, PERF_FLAG_FD_CLOEXEC));
-    const int fd = owned.fd;
-    if (fd < 0) {
+    const OwnedFd owned =
+        adopt_fd(perf_event_open_fd(attr, tid, -1, leader_.fd, PERF_FLAG_FD_CLOEXEC));
+    if (owned.fd < 0) {
       errors[i] = perf_open_error(errno);
       continue;
     }
-    fds_[i] = fd;
-    tickets_[i] = owned.ticket;
+    fds_[i] = owned;
     slot_of_event_[i] = static_cast<int>(opened_++);
-    if (leader_ < 0) {
-      leader_ = fd;
-      leader_ticket_ = owned.ticket;
-    }
+    if (leader_.fd < 0) leader_ = owned;
   }
-  if (leader_ >= 0) {
-    if (::ioctl(leader_, PERF_EVENT_IOC_RESET, PERF_IOC_FLAG_GROUP) != 0 ||
-        ::ioctl(leader_, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP) != 0) {
+  if (leader_.fd >= 0) {
+    if (::ioctl(leader_.fd, PERF_EVENT_IOC_RESET, PERF_IOC_FLAG_GROUP) != 0 ||
+        ::ioctl(leader_.fd, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP) != 0) {
       for (size_t i = 0; i < count_; ++i) {
-        if (fds_[i] >= 0) errors[i] = std::string("enable: ") + std::strerror(errno);
+        if (fds_[i].fd >= 0) errors[i] = std::string("enable: ") + std::strerror(errno);
       }
       close();
     }
@@ -79,18 +75,17 @@ std::vector<std::string> CounterGroup::open(pid_t tid,
 
 void CounterGroup::close() {
   for (size_t i = 0; i < kMaxCounters; ++i) {
-    if (fds_[i] >= 0) close_owned({fds_[i], tickets_[i]});
-    fds_[i] = -1;
-    tickets_[i] = 0;
+    close_owned(fds_[i]);
+    fds_[i] = {};
   }
-  leader_ = -1;
+  leader_ = {};
   opened_ = 0;
 }
 
 void CounterGroup::read_deltas(uint64_t* deltas) {
   uint64_t buf[1 + kMaxCounters] = {};
   // Not a number the program has taken with dup2 since: that read would consume its data.
-  const bool ok = owns({leader_, leader_ticket_}) && ::read(leader_, buf, sizeof buf) > 0;
+  const bool ok = owns(leader_) && ::read(leader_.fd, buf, sizeof buf) > 0;
   for (size_t i = 0; i < count_; ++i) {
     const int slot = slot_of_event_[i];
     if (!ok || slot < 0 || static_cast<uint64_t>(slot) >= buf[0]) {

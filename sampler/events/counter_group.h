@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "sampler/runtime/owned_fds.h"
+
 namespace cprof::sampler {
 
 inline constexpr size_t kMaxCounters = 8;
@@ -31,10 +33,9 @@ class CounterGroup {
   const uint64_t* totals() const { return last_; }
 
  private:
-  int leader_ = -1;
-  uint32_t leader_ticket_ = 0;  // its ownership (sampler/runtime/owned_fds.h)
-  int fds_[kMaxCounters] = {-1, -1, -1, -1, -1, -1, -1, -1};
-  uint32_t tickets_[kMaxCounters] = {};
+  // Descriptors with their ownership (sampler/runtime/owned_fds.h); fd -1 where none.
+  OwnedFd leader_;
+  OwnedFd fds_[kMaxCounters];
   int slot_of_event_[kMaxCounters] = {};  // position in the group read, or -1
   size_t count_ = 0;
   size_t opened_ = 0;

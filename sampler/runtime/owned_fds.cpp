@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <cerrno>
 
+#include "format/writer.h"
+
 namespace cprof::sampler {
 namespace {
 

@@ -28,7 +28,9 @@
 #include <cstdint>
 #include <cstdio>
 
-#include "format/writer.h"
+namespace cprof::format {
+struct DescriptorKeeper;  // format/writer.h
+}  // namespace cprof::format
 
 namespace cprof::sampler {
 

@@ -59,8 +59,8 @@ void Runtime::after_fork_in_child() {
   dying_.store(0);
   if (self != nullptr) {
     self->active.store(false, std::memory_order_release);
-    close_owned({self->perf_fd, self->perf_ticket});
-    self->perf_fd = -1;
+    close_owned(self->perf);
+    self->perf = {};
     self->has_cpu_timer = false;
     self->has_wall_timer = false;
     self->counters.close();

@@ -47,14 +47,14 @@ void on_terminating_signal(int sig, siginfo_t* /*info*/, void* /*ucontext*/) {
   real_pthread_sigmask(SIG_UNBLOCK, &only, nullptr);
 }
 
-int install(int sig, struct sigaction* old) {
+int install(int sig) {
   struct sigaction ours {};
   ours.sa_sigaction = on_terminating_signal;
   ours.sa_flags = SA_SIGINFO | SA_RESTART;
   // Nothing else runs on this thread while it waits for the writer, sampling included.
   sigfillset(&ours.sa_mask);
   for (const int sync : {SIGSEGV, SIGBUS, SIGILL, SIGFPE}) sigdelset(&ours.sa_mask, sync);
-  const int rc = real_sigaction(sig, &ours, old);
+  const int rc = real_sigaction(sig, &ours, nullptr);
   if (rc == 0) g_ours[sig].store(true, std::memory_order_release);
   return rc;
 }
@@ -66,10 +66,10 @@ bool is_default(const struct sigaction& a) {
 }  // namespace
 
 void catch_terminating_signals() noexcept {
-  real_sigaction(SIGINT, nullptr, nullptr);  // resolved now, not in a handler
+  // The first real_sigaction below also resolves the next definition, not in a handler.
   for (const int sig : kCaught) {
     struct sigaction current {};
-    if (real_sigaction(sig, nullptr, &current) == 0 && is_default(current)) install(sig, nullptr);
+    if (real_sigaction(sig, nullptr, &current) == 0 && is_default(current)) install(sig);
   }
   g_enabled.store(true, std::memory_order_release);
 }
@@ -95,7 +95,7 @@ bool terminating_sigaction(int sig, const struct sigaction* action, struct sigac
   if (action == nullptr) {
     result = 0;
   } else if (wants_default) {
-    result = ours ? 0 : install(sig, nullptr);  // the default, with the runtime's handler
+    result = ours ? 0 : install(sig);  // the default, with the runtime's handler
   } else {
     // A handler or SIG_IGN of the program's replaces the runtime's.
     g_ours[sig].store(false, std::memory_order_release);

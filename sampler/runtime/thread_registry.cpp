@@ -106,8 +106,8 @@ void ThreadRegistry::keep_only_current_after_fork() {
   // child would hold them (and keep its own close() off them) until it execs.
   for (ThreadState* s : states_) {
     if (s == self) continue;
-    close_owned({s->perf_fd, s->perf_ticket});
-    s->perf_fd = -1;
+    close_owned(s->perf);
+    s->perf = {};
     s->counters.close();
   }
   states_.clear();

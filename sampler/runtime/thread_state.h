@@ -34,8 +34,7 @@ struct ThreadState {
   std::atomic<uint64_t> dropped{0};
 
   // Engine state (see sampler/engines/): one sampling source per thread, plus a wall timer.
-  int perf_fd = -1;
-  uint32_t perf_ticket = 0;  // perf_fd's ownership (owned_fds.h)
+  OwnedFd perf;  // fd -1 when none; with its ownership (owned_fds.h)
   uint64_t last_clock_ns = 0;  // perf: task-clock at the previous sample
   timer_t cpu_timer{};
   bool has_cpu_timer = false;
