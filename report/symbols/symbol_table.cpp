@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "report/load/stack_table.h"
+#include "report/symbols/host_vdso.h"
 
 namespace cprof::report {
 namespace {
@@ -213,8 +214,19 @@ SymbolizedProfiles symbolize_profiles(const std::vector<ProcessProfile>& process
       }
       return;
     }
-    // "[vdso]" and friends have no file to read: their frames stay addresses, silently.
-    if (a.empty() || table.modules[m].path.starts_with('[')) return;
+    if (a.empty()) return;
+    if (table.modules[m].path == kVdsoPath) {
+      // Named from this host's vDSO when its build id is the one recorded (host_vdso.h).
+      const auto copy = host_vdso_file();
+      if (!copy) return;
+      resolved[m] = source.resolve(ModuleKey{*copy, table.modules[m].build_id}, a);
+      if (!resolved[m].problem.empty()) {
+        resolved[m].problem = "not this host's vDSO (" + resolved[m].problem + ")";
+      }
+      return;
+    }
+    // Other "[...]" modules have no file to read: their frames stay addresses, silently.
+    if (table.modules[m].path.starts_with('[')) return;
     resolved[m] = source.resolve(table.modules[m], a);
   });
   for (size_t m = 0; m < table.modules.size(); ++m) {

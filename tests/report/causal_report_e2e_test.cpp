@@ -58,6 +58,34 @@ TEST(CausalReport, TextReportOnStdout) {
   EXPECT_NE(r.out.find("Functions by self time"), std::string::npos) << r.out;
 }
 
+// Results from another kernel: their [vdso] is not this host's (the build ids differ), so
+// its frames stay addresses, and the report says why rather than naming them wrongly.
+TEST(CausalReport, VdsoOfAnotherKernelIsSaidNotNamed) {
+  TempDir dir;
+  ProcessWriter w(dir.path() / "app.host.300.cprof", 300);
+  constexpr uint64_t kVdso = 0x7ffff7fc1000;
+  w.add(format::ModuleRecord{.id = 1,
+                             .path = "[vdso]",
+                             .build_id = "00112233445566778899aabbccddeeff00112233",
+                             .load_bias = kVdso,
+                             .start = kVdso,
+                             .end = kVdso + 0x2000,
+                             .time_ns = 1'000'000'000});
+  for (int i = 0; i < 20; ++i) {
+    w.add(format::SampleRecord{.tid = 1,
+                               .time_ns = 1'500'000'000,
+                               .weight_ns = 1'000'000,
+                               .frames = {kVdso + 0xbe1, testing::kLoadBias + 0x1010}});
+  }
+  w.close();
+  const auto r = run(dir.path().string());
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("causal-report: warning: [vdso]: not this host's vDSO (build-id mismatch"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.out.find("[vdso]+0xbe1"), std::string::npos) << r.out;
+}
+
 TEST(CausalReport, NoSymbolsReadsNoBinary) {
   TempDir dir;
   write_results(dir.path());
