@@ -5,7 +5,9 @@
 #   bench/sampler/startup.sh BUILD_DIR [ROUNDS]        (ROUNDS defaults to 7)
 #
 # WORKLOAD=fork measures forked children instead: cprof-bench-fork-children forks N
-# children that exit at once, with no exec (a server's workers, a shell's subshells).
+# children that exit at once, with no exec (a server's workers, a shell's subshells);
+# WORKLOAD=fork_exit the same with children that end through _exit() (Python's
+# multiprocessing workers), where sample-run's last write happens in the interposed _exit.
 # WORKLOAD=make builds a generated project of N small C files (qsort and a loop each) with
 # `make -j2` and gcc -O2 -g, cleaned before each run, untimed: short-lived processes in
 # large binaries (cc1: 33 MB, a 2.4 MB .eh_frame), as a build under sample-run is; the
@@ -20,7 +22,8 @@
 # Per round: the command's wall and CPU (user+sys of everything it waited for) as ratios
 # to that round's plain run, and the cost added per process, (config - plain) / N, in ms.
 #
-# Environment: N (default 100; 80 for make), WORKLOAD (exec, the default, fork or make),
+# Environment: N (default 100; 80 for make), WORKLOAD (exec, the default, fork, fork_exit
+# or make),
 # OTHER_BIN, KEEP=1 keeps the temp dir.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -40,6 +43,10 @@ case ${WORKLOAD:-exec} in
   fork)
     loop="$n forks"
     cmd=("$BIN/cprof-bench-fork-children" "$n")
+    ;;
+  fork_exit)
+    loop="$n forks ending in _exit"
+    cmd=("$BIN/cprof-bench-fork-children" "$n" _exit)
     ;;
   make)
     proj=$tmp/proj
@@ -71,7 +78,7 @@ EOF
     prepare() { rm -f "$proj"/*.o "$proj/app"; }
     ;;
   *)
-    echo "startup.sh: WORKLOAD must be exec, fork or make, not '$WORKLOAD'" >&2
+    echo "startup.sh: WORKLOAD must be exec, fork, fork_exit or make, not '$WORKLOAD'" >&2
     exit 1
     ;;
 esac

@@ -387,6 +387,13 @@ int run(int argc, char** argv) {
     const std::string hint = scope_miss(o, results_dir, before);
     if (!hint.empty()) {
       fmt::print(stderr, "{}: no experiment started: {}\n", kTool, hint);
+    } else if (o.end_to_end && result.term_signal != 0) {
+      fmt::print(stderr, "{}: no experiment finished: {} ended the program, and an end-to-end "
+                 "run counts only when the program ends by itself\n", kTool,
+                 cprof::launch::signal_name(result.term_signal));
+    } else if (o.end_to_end) {
+      fmt::print(stderr, "{}: no experiment finished: no end-to-end run was written (see the "
+                 "messages above)\n", kTool);
     } else {
       fmt::print(stderr, "{}: no experiment finished: the program ended before the first one did "
                  "(they last 0.5 s or more); run it longer, or use --end-to-end\n", kTool);

@@ -376,6 +376,7 @@ void CausalRuntime::controller_loop() {
 }
 
 void CausalRuntime::stop() {
+  if (stopping_.exchange(true, std::memory_order_acq_rel)) return;
   if (controller_running_) {
     stop_requested_.store(true, std::memory_order_release);
     join_thread(controller_thread_, nullptr);
@@ -394,7 +395,8 @@ void CausalRuntime::stop() {
     queue_message(format::MessageLevel::warning, std::move(busy));
   }
   if (ExperimentController* controller = this->controller();
-      end_to_end_ && controller != nullptr && controller->running()) {
+      end_to_end_ && controller != nullptr && controller->running() &&
+      !killed_.load(std::memory_order_acquire)) {
     if (breakpoints_) breakpoints_->sync();
     format::ExperimentRecord record = controller->finish();
     record.mode = format::ExperimentMode::end_to_end;
@@ -577,6 +579,8 @@ void CausalRuntime::hook_fork_child() {
   CausalRuntime* rt = instance();
   if (rt == nullptr) return;
   rt->forked_child_ = true;
+  rt->stopping_.store(false, std::memory_order_release);  // the child ends on its own
+  rt->killed_.store(false, std::memory_order_release);
   dispatch::fork_child();
   dispatch::set_trapping(false, false);  // the parent's experiment does not go on here
   // Only the forking thread exists; the controller thread and any lock it held did not
@@ -651,6 +655,15 @@ void CausalRuntime::hook_drain(format::ResultsWriter& writer) {
   }
 }
 
+void CausalRuntime::hook_dying(int sig) {
+  // On the writer thread: the process ends without its exit path, through _exit() (sig 0:
+  // an ordinary end, whose end-to-end experiment counts) or a terminating signal.
+  CausalRuntime* rt = instance();
+  if (rt == nullptr) return;
+  if (sig != 0) rt->killed_.store(true, std::memory_order_release);
+  rt->stop();
+}
+
 namespace {
 
 const sampler::RuntimeHooks* hooks_table() {
@@ -664,6 +677,7 @@ const sampler::RuntimeHooks* hooks_table() {
       .on_fork_child = &CausalRuntime::hook_fork_child,
       .on_modules_changed = &CausalRuntime::hook_modules_changed,
       .on_drain = &CausalRuntime::hook_drain,
+      .on_dying = &CausalRuntime::hook_dying,
   };
   return &hooks;
 }

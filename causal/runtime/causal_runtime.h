@@ -66,7 +66,7 @@ class CausalRuntime {
   // After the sampling runtime started: starts the controller thread.
   void start_controller();
   // At exit, before the sampling runtime stops: ends the experiments and queues the last
-  // records (the end-to-end experiment, the timed regions).
+  // records (the end-to-end experiment, the timed regions). Once; a second call returns.
   void stop();
 
   // The calling thread's causal state, or null (an unregistered thread). Signal-safe.
@@ -94,6 +94,7 @@ class CausalRuntime {
   static void hook_fork_child();
   static void hook_modules_changed();
   static void hook_drain(format::ResultsWriter& writer);
+  static void hook_dying(int sig);
 
  private:
   CausalRuntime(CausalSettings settings, std::vector<std::string> problems);
@@ -150,6 +151,10 @@ class CausalRuntime {
   pthread_t controller_thread_{};
   bool controller_running_ = false;
   std::atomic<bool> stop_requested_{false};
+  std::atomic<bool> stopping_{false};  // stop() ran or runs (the exit path, or a death)
+  // The process dies of a signal: the run did not end as runs do, so its end-to-end
+  // experiment is not written (what it measured ends wherever the signal came).
+  std::atomic<bool> killed_{false};
   std::atomic<uint64_t> samples_seen_{0};  // by the hook, with a controller (signal-safe)
   CpuWaitTally cpu_wait_;  // over the experiments' windows (controller thread; read after the join)
 

@@ -213,12 +213,12 @@ std::string milliseconds(uint64_t ns) {
   return fmt::format("{:.1f} ms", static_cast<double>(ns) * 1e-6);
 }
 
+}  // namespace
+
 std::string signal_name(int sig) {
   const char* abbrev = sigabbrev_np(sig);
   return abbrev != nullptr ? std::string("SIG") + abbrev : fmt::format("signal {}", sig);
 }
-
-}  // namespace
 
 void print_run_summary(FILE* out, const char* tool, const std::string& dir, const RunSummary& s,
                        const ProgramEnd& end) {

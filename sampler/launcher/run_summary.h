@@ -73,5 +73,7 @@ struct ProgramEnd {
 };
 void print_run_summary(FILE* out, const char* tool, const std::string& dir, const RunSummary& s,
                        const ProgramEnd& end = {});
+// "SIGTERM", or "signal 70" for one without a name.
+std::string signal_name(int sig);
 
 }  // namespace cprof::launch

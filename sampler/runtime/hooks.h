@@ -51,6 +51,12 @@ struct RuntimeHooks {
   // With the results writer locked (the writer thread's drain, before exec, at stop):
   // add the hook's own records.
   void (*on_drain)(format::ResultsWriter& writer) = nullptr;
+  // On the writer thread, when the process is about to end without its exit path
+  // (Runtime::write_before_dying): `sig` is the terminating signal, or 0 for _exit().
+  // Before the final records, with none of the runtime's locks held: what the hook does
+  // at exit, its records queued for on_drain. The thread that ends the process waits for
+  // it at most a second in all.
+  void (*on_dying)(int sig) = nullptr;
 };
 
 // Sets the hooks (they must outlive the runtime). Call before Runtime::start.

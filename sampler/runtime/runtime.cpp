@@ -342,7 +342,8 @@ void Runtime::on_signal(const siginfo_t* info, void* ucontext) {
 }
 
 void Runtime::start_writer_thread() {
-  stop_requested_ = false;
+  stop_requested_.store(false, std::memory_order_release);
+  FutexWord::resolve();  // before any handler may wake the writer
   sigset_t all;
   sigset_t old;
   sigfillset(&all);
@@ -355,11 +356,8 @@ void Runtime::start_writer_thread() {
 
 void Runtime::stop_writer_thread() {
   if (!writer_running_) return;
-  {
-    std::lock_guard lock(wake_mutex_);
-    stop_requested_ = true;
-  }
-  wake_.notify_all();
+  stop_requested_.store(true, std::memory_order_release);
+  writer_wake_.bump_and_wake();
   pthread_join(writer_thread_, nullptr);
   writer_running_ = false;
 }
@@ -375,21 +373,21 @@ void* Runtime::writer_main(void* self) {
 void Runtime::writer_loop() {
   // Rings are drained often (they are small); the file gets a chunk at the flush interval,
   // which bounds what a crash can lose.
-  constexpr auto kDrainInterval = std::chrono::milliseconds(20);
-  std::unique_lock lock(wake_mutex_);
-  while (!stop_requested_) {
-    wake_.wait_for(lock, kDrainInterval, [this] { return stop_requested_; });
-    if (stop_requested_) break;
-    lock.unlock();
-    if (dying_.load(std::memory_order_acquire) == 1) {
+  constexpr uint64_t kDrainIntervalNs = 20000000;
+  while (true) {
+    // Read before the checks: a bump after them changes the word, so the wait returns.
+    const uint32_t seen = writer_wake_.load();
+    if (stop_requested_.load(std::memory_order_acquire)) break;
+    if (dying_.load() == 1) {
       write_before_dying_on_writer();  // the last thing this process does
       return;
     }
+    writer_wake_.wait_while(seen, kDrainIntervalNs);
+    if (stop_requested_.load(std::memory_order_acquire) || dying_.load() == 1) continue;
     drain(false);
     // Tables whose modules' samples went to libunwind (slower, same frames) for long
     // enough that parsing them now pays (rent or buy, sampler/unwind/cfi_policy.h).
     if (unwind_method_ == UnwindMethod::kDwarf) modules_.build_wanted_tables();
-    lock.lock();
   }
 }
 
@@ -502,33 +500,43 @@ void Runtime::write_before_dying(int sig) noexcept {
       static_cast<pid_t>(::syscall(SYS_getpid)) != pid_) {
     return;
   }
-  int none = 0;
-  if (dying_.compare_exchange_strong(none, 1, std::memory_order_acq_rel)) {
+  uint32_t none = 0;
+  if (dying_.compare_exchange(none, 1)) {
     dying_signal_.store(sig, std::memory_order_release);
+    writer_wake_.bump_and_wake();
   }
-  // The writer looks every 20 ms. It may never answer (this thread was stopped holding a
-  // lock it needs, in malloc say): then the signal ends the process with what is written.
-  for (int waited_ms = 0; waited_ms < 1000 && dying_.load(std::memory_order_acquire) != 2;
-       ++waited_ms) {
-    const timespec ms{0, 1000000};
-    ::nanosleep(&ms, nullptr);
+  // The writer may never answer (this thread was stopped holding a lock it needs, in
+  // malloc say): then the process ends after a second with what is written.
+  const uint64_t deadline = monotonic_ns() + 1000000000ull;
+  for (uint32_t state = dying_.load(); state != 2; state = dying_.load()) {
+    const uint64_t now = monotonic_ns();
+    if (now >= deadline) break;
+    dying_.wait_while(state, deadline - now);
   }
 }
 
 void Runtime::write_before_dying_on_writer() {
+  const int sig = dying_signal_.load(std::memory_order_acquire);
+  if (const RuntimeHooks* hooks = runtime_hooks(); hooks && hooks->on_dying && !stopped_.load()) {
+    hooks->on_dying(sig);
+  }
   if (!stopped_.exchange(true)) {
     g_runtime.store(nullptr, std::memory_order_release);
     silence_sources();
     std::lock_guard lock(io_mutex_);
     write_final_records_locked();
-    const char* name = sigabbrev_np(dying_signal_.load(std::memory_order_acquire));
-    writer_.add(format::MessageRecord{
-        monotonic_ns(), format::MessageLevel::info,
-        std::string(kWrittenBeforeSignal) + "SIG" + (name != nullptr ? name : "?") +
-            " ended the process"});
+    // A signal is named (the launchers look for the line); _exit() is an ordinary end.
+    if (sig != 0) {
+      const char* name = sigabbrev_np(sig);
+      writer_.add(format::MessageRecord{
+          monotonic_ns(), format::MessageLevel::info,
+          std::string(kWrittenBeforeSignal) + "SIG" + (name != nullptr ? name : "?") +
+              " ended the process"});
+    }
     writer_.flush();
   }
-  dying_.store(2, std::memory_order_release);
+  dying_.store(2);
+  dying_.wake_all();
 }
 
 void Runtime::silence_sources() {

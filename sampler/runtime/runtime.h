@@ -10,7 +10,6 @@
 #include <sys/types.h>
 
 #include <atomic>
-#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <pthread.h>
@@ -22,6 +21,7 @@
 #include "sampler/engines/engine.h"
 #include "sampler/events/event_resolver.h"
 #include "sampler/runtime/config.h"
+#include "sampler/runtime/futex_word.h"
 #include "sampler/runtime/module_recorder.h"
 #include "sampler/runtime/owned_fds.h"
 #include "sampler/runtime/process_metrics.h"
@@ -44,8 +44,9 @@ class Runtime {
 
   // Stops sampling, writes everything, closes the file. At exit.
   void stop();
-  // A signal is about to end the process (terminating_signals.h): has the writer thread
-  // write everything, waiting at most a second for it. Async-signal-safe.
+  // The process is about to end without its exit path: a terminating signal `sig`
+  // (terminating_signals.h), or _exit() when `sig` is 0 (exit_interpose.cpp). Has the
+  // writer thread write everything, waiting at most a second for it. Async-signal-safe.
   void write_before_dying(int sig) noexcept;
 
   // The calling thread begins (from the pthread_create trampoline), its creator believing
@@ -133,12 +134,12 @@ class Runtime {
   RealPthreadCreate real_pthread_create_ = nullptr;
   pthread_t writer_thread_{};
   bool writer_running_ = false;
-  std::mutex wake_mutex_;
-  std::condition_variable wake_;
-  bool stop_requested_ = false;
+  // The writer sleeps on this between drains; stop and write_before_dying bump it.
+  FutexWord writer_wake_;
+  std::atomic<bool> stop_requested_{false};
   std::atomic<bool> stopped_{false};
-  // write_before_dying: 0, 1 asked (by the signal in dying_signal_), 2 written.
-  std::atomic<int> dying_{0};
+  // write_before_dying: 0, 1 asked (by the signal in dying_signal_, 0 for _exit), 2 written.
+  FutexWord dying_;
   std::atomic<int> dying_signal_{0};
 };
 

@@ -45,12 +45,6 @@ void Runtime::after_fork_in_child() {
   // parent's thread, and timers are not inherited at all.
   threads_.keep_only_current_after_fork();
   release_fork_locks();
-  // The writer's wake-up lock and condition variable are copied in whatever state the
-  // parent's writer left them: held by it (it wakes every 20 ms), or counting it as a
-  // waiter. Neither that thread nor its wait exists here, so the child's writer and exit
-  // path would block on them forever. Start both afresh; the copies are abandoned.
-  new (&wake_mutex_) std::mutex;
-  new (&wake_) std::condition_variable;
   writer_running_ = false;
   ThreadState* self = ThreadRegistry::current();
   pid_ = getpid();

@@ -19,6 +19,10 @@ std::atomic<SigactionFn> g_sigaction{nullptr};
 std::atomic<bool> g_enabled{false};
 // Per signal: the runtime's handler is installed (the program believes SIG_DFL).
 std::atomic<bool> g_ours[NSIG];
+// Per signal: the program's handler, set with SA_RESETHAND, is installed inside
+// on_one_shot_signal (it has not run yet); g_program[sig] is the action the program set.
+std::atomic<bool> g_one_shot[NSIG];
+struct sigaction g_program[NSIG];
 
 bool caught(int sig) {
   for (const int s : kCaught) {
@@ -63,6 +67,44 @@ bool is_default(const struct sigaction& a) {
   return (a.sa_flags & SA_SIGINFO) != 0 ? a.sa_sigaction == nullptr : a.sa_handler == SIG_DFL;
 }
 
+// A handler of the program's (not SIG_DFL, not SIG_IGN) that the kernel would reset to
+// the default action as it runs it.
+bool is_one_shot_handler(const struct sigaction& a) {
+  return (a.sa_flags & SA_RESETHAND) != 0 && !is_default(a) &&
+         ((a.sa_flags & SA_SIGINFO) != 0 || a.sa_handler != SIG_IGN);
+}
+
+// The program's SA_RESETHAND handler, run the way the kernel would run it, except that
+// the default action it leaves behind is the runtime's handler: the program's handler
+// typically tidies up and raises the signal again (node restores the terminal), and that
+// second signal then writes everything before it ends the process.
+void on_one_shot_signal(int sig, siginfo_t* info, void* ucontext) {
+  if (!g_one_shot[sig].exchange(false, std::memory_order_acq_rel)) {
+    // Another thread ran it first (or the program replaced it meanwhile): for this one the
+    // kernel would have found the default action.
+    on_terminating_signal(sig, info, ucontext);
+    return;
+  }
+  const struct sigaction program = g_program[sig];
+  install(sig);  // the reset the kernel would have done, the default being the runtime's
+  if ((program.sa_flags & SA_SIGINFO) != 0) {
+    program.sa_sigaction(sig, info, ucontext);
+  } else {
+    program.sa_handler(sig);
+  }
+}
+
+// Installs the program's SA_RESETHAND `action` for `sig` inside on_one_shot_signal: its
+// flags (less SA_RESETHAND) and mask, so it runs as it would have.
+int install_one_shot(int sig, const struct sigaction& action) {
+  g_program[sig] = action;
+  struct sigaction wrapper = action;
+  wrapper.sa_flags = (action.sa_flags & ~SA_RESETHAND) | SA_SIGINFO;
+  wrapper.sa_sigaction = on_one_shot_signal;
+  g_one_shot[sig].store(true, std::memory_order_release);
+  return real_sigaction(sig, &wrapper, nullptr);
+}
+
 }  // namespace
 
 void catch_terminating_signals() noexcept {
@@ -78,15 +120,21 @@ bool terminating_sigaction(int sig, const struct sigaction* action, struct sigac
                            int& result) noexcept {
   if (!caught(sig) || !g_enabled.load(std::memory_order_acquire)) return false;
   const bool ours = g_ours[sig].load(std::memory_order_acquire);
+  const bool one_shot = g_one_shot[sig].load(std::memory_order_acquire);
   const bool wants_default = action != nullptr && is_default(*action);
+  const bool wants_one_shot = action != nullptr && is_one_shot_handler(*action);
   struct sigaction wanted {};
   if (action != nullptr) wanted = *action;  // `old` may be the same object
-  if (!ours && !wants_default) return false;  // the program's own business
+  if (!ours && !one_shot && !wants_default && !wants_one_shot) {
+    return false;  // the program's own business
+  }
   if (old != nullptr) {
     if (ours) {
       *old = {};
       old->sa_handler = SIG_DFL;  // what the program set, or found at start
       sigemptyset(&old->sa_mask);
+    } else if (one_shot) {
+      *old = g_program[sig];
     } else if (real_sigaction(sig, nullptr, old) != 0) {
       result = -1;
       return true;
@@ -95,12 +143,18 @@ bool terminating_sigaction(int sig, const struct sigaction* action, struct sigac
   if (action == nullptr) {
     result = 0;
   } else if (wants_default) {
+    g_one_shot[sig].store(false, std::memory_order_release);
     result = ours ? 0 : install(sig);  // the default, with the runtime's handler
   } else {
-    // A handler or SIG_IGN of the program's replaces the runtime's.
+    // A handler or SIG_IGN of the program's replaces the runtime's (a one-shot handler
+    // runs inside the runtime's wrapper).
     g_ours[sig].store(false, std::memory_order_release);
-    result = real_sigaction(sig, &wanted, nullptr);
-    if (result != 0) g_ours[sig].store(true, std::memory_order_release);
+    g_one_shot[sig].store(false, std::memory_order_release);
+    result = wants_one_shot ? install_one_shot(sig, wanted) : real_sigaction(sig, &wanted, nullptr);
+    if (result != 0) {
+      g_ours[sig].store(ours, std::memory_order_release);
+      g_one_shot[sig].store(one_shot, std::memory_order_release);
+    }
   }
   return true;
 }

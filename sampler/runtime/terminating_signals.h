@@ -4,11 +4,16 @@
 // its default action, the runtime catches it, has the writer thread write what is not
 // written yet (the samples since the last chunk, the threads' end records, the last
 // metrics), and then ends the process with that same signal, as the default action would
-// have (docs/sampler.md, "Ending by a signal"). The writer is given at most a second.
+// have (docs/sampler.md, "Ending by a signal or `_exit()`"). The writer is given at most a
+// second.
 //
 // The program sees the default action: the interposed sigaction() and signal() report
 // SIG_DFL while the runtime's handler is there; a handler (or SIG_IGN) the program sets
-// replaces it, and SIG_DFL set again puts it back.
+// replaces it, and SIG_DFL set again puts it back. A handler set with SA_RESETHAND (node's
+// SIGINT handler restores the terminal and raises the signal again) runs inside a wrapper
+// that does the kernel's reset itself, putting the runtime's handler back as the default,
+// so the signal raised again writes everything too; sigaction() reports the program's
+// action until it has run, SIG_DFL after.
 
 #include <signal.h>
 

@@ -59,11 +59,82 @@ INSTANTIATE_TEST_SUITE_P(Signals, EndedBySignal,
                          ::testing::Values(std::pair{"term", SIGTERM}, std::pair{"pipe", SIGPIPE}),
                          [](const auto& p) { return std::string(p.param.first); });
 
+// node's way: a SIGTERM handler installed with SA_RESETHAND tidies up and raises the
+// signal again, which the kernel's reset makes the default. The runtime does the reset
+// itself, with its own handler as the default, so that second signal writes everything.
+TEST(EndedBySignal, HandlerThatRaisesItAgainLosesNothing) {
+  const Ended run = run_under(std::string(SAMPLE_RUN) + " -f 1000", "resethand");
+  EXPECT_EQ(run.status, 128 + SIGTERM) << run.output;
+  EXPECT_NE(run.output.find("tidied\n"), std::string::npos) << run.output;
+  ASSERT_EQ(run.processes.size(), 1u) << run.output;
+  const auto& p = run.processes[0];
+  EXPECT_TRUE(p.summary.issues.empty()) << run.output;
+  EXPECT_EQ(p.thread_ends.size(), 1u) << run.output;
+  EXPECT_TRUE(has_message(p, "everything was written before SIGTERM ended the process"))
+      << run.output;
+  EXPECT_GT(p.total_samples("burn_before_signal"), 330u) << run.output;
+  EXPECT_EQ(run.output.find("are lost"), std::string::npos) << run.output;
+}
+
+// _exit() skips the exit path (atexit, destructors), where the runtime would write its
+// last chunk; the interposed _exit() has it written first. For the process itself and for
+// a forked child that ends so (Python's multiprocessing workers call os._exit()).
+TEST(EndedByExit, UnderscoreExitLosesNothing) {
+  const Ended run = run_under(std::string(SAMPLE_RUN) + " -f 1000", "exit");
+  EXPECT_EQ(run.status, 3) << run.output;
+  ASSERT_EQ(run.processes.size(), 1u) << run.output;
+  const auto& p = run.processes[0];
+  EXPECT_TRUE(p.summary.issues.empty()) << run.output;
+  EXPECT_EQ(p.thread_ends.size(), 1u) << run.output;
+  EXPECT_TRUE(p.messages.empty() || !has_message(p, "everything was written before SIG"))
+      << run.output;
+  EXPECT_GT(p.total_samples("burn_before_signal"), 330u) << run.output;
+}
+
+TEST(EndedByExit, ForkedChildEndingWithUnderscoreExitLosesNothing) {
+  for (const char* launcher : {SAMPLE_RUN,
+#ifdef CAUSAL_RUN
+                               CAUSAL_RUN
+#endif
+       }) {
+    const Ended run = run_under(std::string(launcher) + " -f 1000", "child_exit");
+    EXPECT_EQ(run.status, 0) << run.output;
+    ASSERT_EQ(run.processes.size(), 2u) << run.output;
+    const auto& child =
+        run.processes[0].total_samples("burn_before_signal") > 0 ? run.processes[0] : run.processes[1];
+    EXPECT_TRUE(child.summary.issues.empty()) << run.output;
+    EXPECT_EQ(child.thread_ends.size(), 1u) << launcher << "\n" << run.output;
+    EXPECT_GT(child.total_samples("burn_before_signal"), 240u) << launcher << "\n" << run.output;
+  }
+}
+
+#ifdef CAUSAL_RUN
+// End to end, a run is one experiment, written at the end: a program that ends with
+// _exit() ends by itself, so its run counts; one that a signal ends does not, and
+// causal-run says which signal it was.
+TEST(EndedByExit, EndToEndRunOfAProgramEndingWithUnderscoreExitCounts) {
+  const std::string e2e = std::string(CAUSAL_RUN) + " --end-to-end -n 1 --function burn_before_signal";
+  const Ended exited = run_under(e2e, "exit");
+  EXPECT_EQ(exited.status, 3) << exited.output;
+  EXPECT_NE(exited.output.find("causal-run: 1 experiment on 1 location;"), std::string::npos)
+      << exited.output;
+  const Ended killed = run_under(e2e, "term");
+  EXPECT_EQ(killed.status, 128 + SIGTERM) << killed.output;
+  EXPECT_NE(killed.output.find("causal-run: no experiment finished: SIGTERM ended the program, "
+                               "and an end-to-end run counts only when the program ends by "
+                               "itself"),
+            std::string::npos)
+      << killed.output;
+}
+#endif
+
 TEST(EndedBySignalView, ProgramSeesTheActionsItWouldSeeUnprofiled) {
   std::string plain;
   ASSERT_EQ(run_command(kProgram + " view", plain), 0) << plain;
   EXPECT_NE(plain.find("SIGTERM at start: default\n"), std::string::npos) << plain;
   EXPECT_NE(plain.find("own handler ran: 1\n"), std::string::npos) << plain;
+  EXPECT_NE(plain.find("SIGHUP set once: own, SA_RESETHAND kept\n"), std::string::npos) << plain;
+  EXPECT_NE(plain.find("SIGHUP after it ran: default\n"), std::string::npos) << plain;
   const Ended sampled = run_under(std::string(SAMPLE_RUN) + " -q", "view");
   EXPECT_EQ(sampled.status, 0) << sampled.output;
   EXPECT_EQ(sampled.output, plain);

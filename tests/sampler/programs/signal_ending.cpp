@@ -6,7 +6,12 @@
 //          handler: the same lines with or without a profiler
 //   count  counts the SIGINTs it gets in 2 s (its handler takes 20 ms, so a second
 //          one that arrives meanwhile is counted too) and prints "got N SIGINT"
+//   resethand  sets a SIGTERM handler with SA_RESETHAND that prints "tidied" and raises
+//          SIGTERM again (node's way), burns 400 ms, then sends itself SIGTERM
+//   exit   burns 400 ms, then ends with _exit(3): no atexit handlers, no destructors
+//   child_exit  forks a child that burns 300 ms and ends with _exit(0); waits for it
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -38,6 +43,11 @@ void count() {
   std::printf("got %d SIGINT\n", static_cast<int>(g_interrupts));
 }
 
+void tidy_and_raise_again(int sig, siginfo_t* /*info*/, void* /*context*/) {
+  (void)!write(STDOUT_FILENO, "tidied\n", 7);
+  raise(sig);  // the kernel reset the action to the default: this one ends the process
+}
+
 const char* describe(sighandler_t h) {
   if (h == SIG_DFL) return "default";
   if (h == SIG_IGN) return "ignore";
@@ -64,6 +74,20 @@ void view() {
   std::printf("signal(SIGPIPE, default) returned %s\n", describe(signal(SIGPIPE, SIG_DFL)));
   sigaction(SIGINT, nullptr, &old);
   std::printf("SIGINT now: %s\n", describe(old.sa_handler));
+  // A one-shot handler: the program's until it has run, the default after.
+  struct sigaction once {};
+  once.sa_handler = own_handler;
+  once.sa_flags = SA_RESETHAND;
+  sigemptyset(&once.sa_mask);
+  sigaction(SIGHUP, &once, nullptr);
+  sigaction(SIGHUP, nullptr, &old);
+  std::printf("SIGHUP set once: %s, SA_RESETHAND %s\n", describe(old.sa_handler),
+              (old.sa_flags & SA_RESETHAND) != 0 ? "kept" : "lost");
+  g_handled = 0;
+  raise(SIGHUP);
+  std::printf("one-shot handler ran: %d\n", static_cast<int>(g_handled));
+  sigaction(SIGHUP, nullptr, &old);
+  std::printf("SIGHUP after it ran: %s\n", describe(old.sa_handler));
 }
 
 }  // namespace
@@ -79,6 +103,26 @@ int main(int argc, char** argv) {
     close(fds[0]);
     burn_before_signal(300);
     (void)!write(fds[1], "x", 1);
+  } else if (mode == "resethand") {
+    struct sigaction once {};
+    once.sa_sigaction = tidy_and_raise_again;
+    once.sa_flags = SA_SIGINFO | SA_RESETHAND;
+    sigemptyset(&once.sa_mask);
+    sigaction(SIGTERM, &once, nullptr);
+    burn_before_signal(400);
+    kill(getpid(), SIGTERM);
+  } else if (mode == "exit") {
+    burn_before_signal(400);
+    _exit(3);
+  } else if (mode == "child_exit") {
+    const pid_t child = fork();
+    if (child == 0) {
+      burn_before_signal(300);
+      _exit(0);
+    }
+    int status = 0;
+    if (child < 0 || waitpid(child, &status, 0) != child) return 4;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 5;
   } else if (mode == "view") {
     view();
     return 0;

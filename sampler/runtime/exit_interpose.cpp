@@ -1,0 +1,45 @@
+// _exit() and _Exit(), interposed: they end the process without the exit path (atexit
+// handlers, library destructors), so without the runtime's last write the samples since
+// the last chunk, the threads' end records and the last metrics would be lost. That is how
+// forked workers usually end (Python's multiprocessing calls os._exit(), servers' workers
+// and many signal handlers call _exit()). Before forwarding, the call has the writer
+// thread write everything (Runtime::write_before_dying, async-signal-safe: a handler may
+// call _exit()); then it forwards to the next definition (RTLD_NEXT) with the same status.
+// In a vfork child, or while the exit path runs, it forwards at once.
+
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+
+#include "sampler/runtime/next_definition.h"
+#include "sampler/runtime/runtime.h"
+
+namespace {
+
+namespace sampler = cprof::sampler;
+
+using ExitFn = void (*)(int);
+std::atomic<ExitFn> g_exit{nullptr};
+std::atomic<ExitFn> g_Exit{nullptr};
+
+// Looked up at load, so that a handler's _exit() does not call dlsym.
+__attribute__((constructor)) void resolve_exit_functions() {
+  sampler::next_definition(g_exit, "_exit");
+  sampler::next_definition(g_Exit, "_Exit");
+}
+
+[[noreturn]] void write_and_exit(std::atomic<ExitFn>& next, const char* name, int status) {
+  if (sampler::Runtime* rt = sampler::Runtime::instance()) rt->write_before_dying(0);
+  if (const ExitFn fn = sampler::next_definition(next, name)) fn(status);
+  for (;;) ::syscall(SYS_exit_group, status);
+}
+
+}  // namespace
+
+#define CPROF_EXPORT extern "C" __attribute__((visibility("default")))
+
+CPROF_EXPORT void _exit(int status) { write_and_exit(g_exit, "_exit", status); }
+
+CPROF_EXPORT void _Exit(int status) { write_and_exit(g_Exit, "_Exit", status); }
