@@ -99,7 +99,8 @@ void on_one_shot_signal(int sig, siginfo_t* info, void* ucontext) {
 int install_one_shot(int sig, const struct sigaction& action) {
   g_program[sig] = action;
   struct sigaction wrapper = action;
-  wrapper.sa_flags = (action.sa_flags & ~SA_RESETHAND) | SA_SIGINFO;
+  constexpr int kResetHand = static_cast<int>(SA_RESETHAND);  // 0x80000000: unsigned
+  wrapper.sa_flags = (action.sa_flags & ~kResetHand) | SA_SIGINFO;
   wrapper.sa_sigaction = on_one_shot_signal;
   g_one_shot[sig].store(true, std::memory_order_release);
   return real_sigaction(sig, &wrapper, nullptr);
