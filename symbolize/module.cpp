@@ -46,6 +46,7 @@ Module::Module(const ModuleRef& ref, const Options& options) : ref_(ref), option
   if (status_ != Reason::ok) return;
   layout_ = usable_main != nullptr ? usable_main : debug_.get();
   plt_ = PltTable(layout_);
+  unwind_functions_ = UnwindFunctions(usable_main);  // a debug file's .eh_frame has no contents
 
   if (debug_) {
     if (auto index = DwarfIndex::build(*debug_)) {
@@ -172,6 +173,7 @@ Symbol Module::lookup(uint64_t addr) {
   }
   if (sym.frames.empty()) {
     sym.reason = Reason::no_symbols;
+    if (const AddressRange* f = unwind_functions_.find(addr)) sym.function_start = f->low;
     return sym;
   }
   if (row == nullptr && sym.reason == Reason::ok) sym.reason = Reason::no_line_info;
@@ -181,7 +183,8 @@ Symbol Module::lookup(uint64_t addr) {
     outer.file = std::move(sym.frames.front().file);
     outer.line = sym.frames.front().line;
     outer.column = sym.frames.front().column;
-    sym.frames.assign(1, std::move(outer));
+    sym.frames.clear();
+    sym.frames.push_back(std::move(outer));
   }
   return sym;
 }

@@ -16,6 +16,7 @@
 #include "symbolize/elf/elf_file.h"
 #include "symbolize/elf/plt.h"
 #include "symbolize/elf/symbol_table.h"
+#include "symbolize/elf/unwind_functions.h"
 #include "symbolize/result.h"
 #include "symbolize/types.h"
 
@@ -73,6 +74,7 @@ class Module {
   const ElfFile* layout_ = nullptr;     // sections used for the `unmapped` check
   SymbolTable symbols_;
   PltTable plt_;
+  UnwindFunctions unwind_functions_;  // bounds of the functions no symbol names
   std::unique_ptr<DwarfIndex> dwarf_;
   // Demangled (or copied) names by the address of libdw's/libelf's string.
   std::unordered_map<const char*, std::string> names_;

@@ -39,6 +39,9 @@ std::string_view to_string(Reason);
 struct Symbol {
   std::vector<SourceFrame> frames;  // innermost (inlined callee) first, outermost last
   Reason reason = Reason::ok;       // why frames is empty or lacks lines
+  // no_symbols: the start of the function around the address, from the FDE of the
+  // module's .eh_frame that covers it (elf/unwind_functions.h); 0 when none does.
+  uint64_t function_start = 0;
 };
 
 // Half-open range [low, high) of ELF virtual addresses of a module file.

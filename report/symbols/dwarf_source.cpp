@@ -38,6 +38,7 @@ class DwarfSource final : public SymbolSource {
                             .line = f.line,
                             .column = f.column});
       }
+      r.unnamed_function_start = s.frames.empty() ? s.function_start : 0;
       out.addresses.push_back(std::move(r));
     }
     return out;

@@ -30,6 +30,10 @@ struct SourceLocation {
 // real function) last. Empty when the address has no name.
 struct ResolvedAddress {
   std::vector<SourceLocation> frames;
+  // No name at all, but the module's unwind table says which function the address is in:
+  // that function's start (ELF address). The report then counts the address under one
+  // row for the function, "sub_START (module)". 0: unknown, a row per address.
+  uint64_t unnamed_function_start = 0;
 };
 
 struct ModuleSymbols {

@@ -128,8 +128,13 @@ class Interner {
     t_.location_module.push_back(module_index);
     t_.location_address.push_back(elf);
     if (r.frames.empty()) {
-      const FunctionId f =
-          function(module.path, fmt::format("{}+{:#x}", basename_of(module.path), elf), "", 0);
+      // A function the unwind table bounds is one row, named by where it starts (the
+      // reverse engineers' "sub_"); any other address is a row of its own.
+      const std::string name =
+          r.unnamed_function_start != 0
+              ? fmt::format("sub_{:x} ({})", r.unnamed_function_start, basename_of(module.path))
+              : fmt::format("{}+{:#x}", basename_of(module.path), elf);
+      const FunctionId f = function(module.path, name, "", 0);
       t_.location_frames.push_back({f, line("", 0, f)});
     } else {
       for (const auto& frame : r.frames) {

@@ -448,6 +448,27 @@ TEST(SampleRun, VdsoFramesAreNamedFromThisHostsVdso) {
 #endif
 }
 
+// A program with no symbols at all: each of its functions is one row, named by where its
+// unwind table says it starts, not a row per sampled address (symbolize/elf/
+// unwind_functions.h). alpha_work, beta_work and main_work spin: three hot rows.
+TEST(SampleRun, FunctionsOfAStrippedProgramAreRowsOfTheirOwn) {
+#ifndef CAUSAL_REPORT
+  GTEST_SKIP() << "causal-report is not built";
+#else
+  const SampledRun run = sample("stripped", "-f 1000", kPrograms + "/two_threads_stripped");
+  ASSERT_EQ(run.status, 0) << run.output;
+  std::string text;
+  ASSERT_EQ(run_command(std::string(CAUSAL_REPORT) + " --top 0 " + run.dir, text), 0) << text;
+  EXPECT_EQ(text.find("two_threads_stripped+0x"), std::string::npos) << text;
+  const std::regex row("\\n *([0-9.]+)% +[0-9.]+% .* sub_[0-9a-f]+ \\(two_threads_stripped\\)");
+  int hot = 0;
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), row); it != std::sregex_iterator(); ++it) {
+    if (std::stod((*it)[1].str()) > 3.0) ++hot;
+  }
+  EXPECT_EQ(hot, 3) << text;
+#endif
+}
+
 // A program killed before its exit path leaves no copy: the report reads the runtime's own
 // map in /tmp, on this host, and says so.
 TEST(SampleRun, JitCodeOfAProcessThatLeftNoCopyIsNamedFromTheRuntimesMap) {

@@ -74,6 +74,25 @@ TEST(DebugFiles, FullyStrippedSaysNoSymbols) {
   EXPECT_EQ(sym.reason, Reason::no_symbols);
 }
 
+// No name, but the FDE of .eh_frame that covers the address bounds its function: every
+// address in fx_outer gives fx_outer's start (elf/unwind_functions.h). A named address
+// carries none.
+TEST(DebugFiles, FullyStrippedCodeIsBoundedByItsUnwindTable) {
+  Symbolizer s;
+  const uint64_t start = outer_addr();
+  for (const uint64_t addr : {start, start + 1, start + 4}) {
+    auto sym = one(s, {fixture("stripped"), ""}, addr);
+    EXPECT_TRUE(sym.frames.empty());
+    EXPECT_EQ(sym.reason, Reason::no_symbols);
+    EXPECT_EQ(sym.function_start, start) << std::hex << addr;
+  }
+  EXPECT_EQ(one(s, {fixture("gcc_O2"), ""}, start + 4).function_start, 0u);
+  // Another function starts elsewhere.
+  const auto main_addr = symbol_address(fixture("gcc_O2"), "main");
+  ASSERT_TRUE(main_addr.has_value());
+  EXPECT_EQ(one(s, {fixture("stripped"), ""}, *main_addr + 2).function_start, *main_addr);
+}
+
 TEST(DebugFiles, RebuiltBinaryIsReportedNotMisread) {
   Symbolizer s;
   // The run recorded gcc_O2's build-id, but the file at the path is another build.
