@@ -53,9 +53,9 @@ struct RuntimeHooks {
   void (*on_drain)(format::ResultsWriter& writer) = nullptr;
   // On the writer thread, when the process is about to end without its exit path
   // (Runtime::write_before_dying): `sig` is the terminating signal, or 0 for _exit().
-  // Before the final records, with none of the runtime's locks held: what the hook does
-  // at exit, its records queued for on_drain. The thread that ends the process waits for
-  // it at most a second in all.
+  // After the runtime's final records are written, with none of its locks held: what the
+  // hook does at exit, its records queued for on_drain (called once more after it). The
+  // thread that ends the process waits for all of it at most a second.
   void (*on_dying)(int sig) = nullptr;
 };
 

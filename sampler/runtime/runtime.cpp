@@ -517,9 +517,6 @@ void Runtime::write_before_dying(int sig) noexcept {
 
 void Runtime::write_before_dying_on_writer() {
   const int sig = dying_signal_.load(std::memory_order_acquire);
-  if (const RuntimeHooks* hooks = runtime_hooks(); hooks && hooks->on_dying && !stopped_.load()) {
-    hooks->on_dying(sig);
-  }
   if (!stopped_.exchange(true)) {
     g_runtime.store(nullptr, std::memory_order_release);
     silence_sources();
@@ -533,6 +530,15 @@ void Runtime::write_before_dying_on_writer() {
           std::string(kWrittenBeforeSignal) + "SIG" + (name != nullptr ? name : "?") +
               " ended the process"});
     }
+    writer_.flush();
+  }
+  // The hook's end after the runtime's own is on disk: it takes locks and joins threads
+  // that the thread ending the process might hold or wait for, and then only the hook's
+  // records wait out the second the ending thread gives the writer.
+  if (const RuntimeHooks* hooks = runtime_hooks(); hooks && hooks->on_dying) {
+    hooks->on_dying(sig);
+    std::lock_guard lock(io_mutex_);
+    if (hooks->on_drain) hooks->on_drain(writer_);
     writer_.flush();
   }
   dying_.store(2);
