@@ -20,14 +20,22 @@ extern "C" __attribute__((noinline)) void churn_work() { SPIN_FOR_MS(1); }
 namespace {
 
 // waitpid with a deadline: the child's status, or -1 if it is still running after it.
+// Asleep until SIGCHLD (blocked in main before the first fork, so none is lost): a chain
+// of parents that polled every millisecond kept both CPUs of a small machine busy and
+// starved the one process that had work to do, for seconds.
 int wait_for(pid_t pid, int seconds) {
   const time_t deadline = time(nullptr) + seconds;
+  sigset_t chld;
+  sigemptyset(&chld);
+  sigaddset(&chld, SIGCHLD);
   for (;;) {
     int status = 0;
     const pid_t r = waitpid(pid, &status, WNOHANG);
     if (r == pid) return status;
-    if (r < 0 || time(nullptr) > deadline) return -1;
-    usleep(1000);
+    const time_t now = time(nullptr);
+    if (r < 0 || now > deadline) return -1;
+    const timespec left{deadline - now + 1, 0};
+    sigtimedwait(&chld, nullptr, &left);
   }
 }
 
@@ -35,6 +43,10 @@ int wait_for(pid_t pid, int seconds) {
 
 int main(int argc, char** argv) {
   const int n = argc > 1 ? std::atoi(argv[1]) : 100;
+  sigset_t chld;
+  sigemptyset(&chld);
+  sigaddset(&chld, SIGCHLD);
+  sigprocmask(SIG_BLOCK, &chld, nullptr);  // inherited by every process of the chain
   int depth = 0;
   pid_t child = -1;
   while (depth < n) {
