@@ -7,6 +7,7 @@
 // call _exit()); then it forwards to the next definition (RTLD_NEXT) with the same status.
 // In a vfork child, or while the exit path runs, it forwards at once.
 
+#include <signal.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 
 #include "sampler/runtime/next_definition.h"
 #include "sampler/runtime/runtime.h"
+#include "sampler/runtime/signal_mask.h"
 
 namespace {
 
@@ -31,7 +33,15 @@ __attribute__((constructor)) void resolve_exit_functions() {
 }
 
 [[noreturn]] void write_and_exit(std::atomic<ExitFn>& next, const char* name, int status) {
-  if (sampler::Runtime* rt = sampler::Runtime::instance()) rt->write_before_dying(0);
+  if (sampler::Runtime* rt = sampler::Runtime::instance()) {
+    // No handler of the program's may run while this thread waits for the writer: without
+    // the runtime the process would be gone already, and a signal coming now would find
+    // nothing to run.
+    sigset_t all;
+    sigfillset(&all);
+    sampler::real_pthread_sigmask(SIG_BLOCK, &all, nullptr);
+    rt->write_before_dying(0);
+  }
   if (const ExitFn fn = sampler::next_definition(next, name)) fn(status);
   for (;;) ::syscall(SYS_exit_group, status);
 }
