@@ -432,6 +432,21 @@ TEST(SampleRun, JitCodeNamedInAPerfMapIsNamedInTheReport) {
 #endif
 }
 
+#ifdef CAUSAL_REPORT
+// A run at 1000 Hz and causal-report's text for it.
+struct Reported {
+  SampledRun run;
+  int status = -1;  // causal-report's
+  std::string text;
+};
+Reported sample_and_report(const std::string& name, const std::string& program_and_args,
+                           const std::string& report_options = "") {
+  Reported r{sample(name, "-f 1000", program_and_args), -1, ""};
+  r.status = run_command(std::string(CAUSAL_REPORT) + " " + report_options + " " + r.run.dir, r.text);
+  return r;
+}
+#endif
+
 // The vDSO has no file; the report names its frames from its own vDSO, the same image on
 // this host (report/symbols/host_vdso.h). The spin loops read the thread's CPU clock
 // through clock_gettime(), which runs in the vDSO and makes its system call from there.
@@ -439,10 +454,10 @@ TEST(SampleRun, VdsoFramesAreNamedFromThisHostsVdso) {
 #ifndef CAUSAL_REPORT
   GTEST_SKIP() << "causal-report is not built";
 #else
-  const SampledRun run = sample("vdso", "-f 1000", kPrograms + "/two_threads");
-  ASSERT_EQ(run.status, 0) << run.output;
-  std::string text;
-  ASSERT_EQ(run_command(std::string(CAUSAL_REPORT) + " " + run.dir, text), 0) << text;
+  const Reported r = sample_and_report("vdso", kPrograms + "/two_threads");
+  ASSERT_EQ(r.run.status, 0) << r.run.output;
+  ASSERT_EQ(r.status, 0) << r.text;
+  const std::string& text = r.text;
   EXPECT_EQ(text.find("[vdso]"), std::string::npos) << text;
   EXPECT_GT(self_percent(text, "(__vdso_)?clock_gettime\\n"), 5.0) << text;
 #endif
@@ -455,10 +470,10 @@ TEST(SampleRun, FunctionsOfAStrippedProgramAreRowsOfTheirOwn) {
 #ifndef CAUSAL_REPORT
   GTEST_SKIP() << "causal-report is not built";
 #else
-  const SampledRun run = sample("stripped", "-f 1000", kPrograms + "/two_threads_stripped");
-  ASSERT_EQ(run.status, 0) << run.output;
-  std::string text;
-  ASSERT_EQ(run_command(std::string(CAUSAL_REPORT) + " --top 0 " + run.dir, text), 0) << text;
+  const Reported r = sample_and_report("stripped", kPrograms + "/two_threads_stripped", "--top 0");
+  ASSERT_EQ(r.run.status, 0) << r.run.output;
+  ASSERT_EQ(r.status, 0) << r.text;
+  const std::string& text = r.text;
   EXPECT_EQ(text.find("two_threads_stripped+0x"), std::string::npos) << text;
   const std::regex row("\\n *([0-9.]+)% +[0-9.]+% .* sub_[0-9a-f]+ \\(two_threads_stripped\\)");
   int hot = 0;
