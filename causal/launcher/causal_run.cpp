@@ -76,16 +76,21 @@ struct ExperimentSummary {
   }
 };
 
-// An automatic run with no experiment: "" or why (its samples ran outside the scope).
-std::string scope_miss(const Options& o, const std::string& dir, const std::set<std::string>& before) {
-  if (!o.selection.automatic() || o.end_to_end) return "";
+// An automatic run whose samples ran (nearly) all outside the binary scope: why it started
+// no experiment (`miss`), or that its experiments measure code that hardly runs (`scarce`).
+struct ScopeHints {
+  std::string miss;
+  std::string scarce;
+};
+ScopeHints scope_hints(const Options& o, const std::string& dir, const std::set<std::string>& before) {
+  if (!o.selection.automatic() || o.end_to_end) return {};
   std::vector<std::filesystem::path> files;
   for (const auto& path : cprof::launch::results_files_in(dir)) {
     if (before.count(path) == 0) files.emplace_back(path);
   }
-  return cprof::causal::scope_miss_hint(
-      cprof::causal::count_sample_modules(files),
-      cprof::causal::BinaryScope(cprof::causal::split_scope_list(o.selection.binary_scope)));
+  const cprof::causal::BinaryScope scope(cprof::causal::split_scope_list(o.selection.binary_scope));
+  const cprof::causal::SampleModules where = cprof::causal::count_sample_modules(files, scope);
+  return {cprof::causal::scope_miss_hint(where, scope), cprof::causal::scarce_scope_note(where, scope)};
 }
 
 // This launcher's own path, for the runtime to run it again (--resolve-only).
@@ -384,7 +389,7 @@ int run(int argc, char** argv) {
                  writers.running == 1 ? "it ends" : "they end");
     }
   } else if (seen.experiments == 0) {
-    const std::string hint = scope_miss(o, results_dir, before);
+    const std::string hint = scope_hints(o, results_dir, before).miss;
     if (!hint.empty()) {
       fmt::print(stderr, "{}: no experiment started: {}\n", kTool, hint);
     } else if (o.end_to_end && result.term_signal != 0) {
@@ -398,14 +403,19 @@ int run(int argc, char** argv) {
       fmt::print(stderr, "{}: no experiment finished: the program ended before the first one did "
                  "(they last 0.5 s or more); run it longer, or use --end-to-end\n", kTool);
     }
-  } else if (seen.with_progress == 0) {
-    fmt::print(stderr, "{}: no experiment saw a progress point: add CAUSAL_PROGRESS "
-               "(include/causal/progress.h) or COZ_PROGRESS where a unit of work ends, or use "
-               "--progress FILE:LINE or --end-to-end\n", kTool);
-  } else if (!o.quiet) {
-    fmt::print(stderr, "{}: {} on {}; predictions: causal-report {}\n", kTool,
-               cprof::launch::plural(seen.experiments, "experiment"),
-               cprof::launch::plural(seen.locations.size(), "location"), results_dir);
+  } else {
+    if (const std::string note = scope_hints(o, results_dir, before).scarce; !note.empty()) {
+      fmt::print(stderr, "{}: note: {}\n", kTool, note);
+    }
+    if (seen.with_progress == 0) {
+      fmt::print(stderr, "{}: no experiment saw a progress point: add CAUSAL_PROGRESS "
+                 "(include/causal/progress.h) or COZ_PROGRESS where a unit of work ends, or use "
+                 "--progress FILE:LINE or --end-to-end\n", kTool);
+    } else if (!o.quiet) {
+      fmt::print(stderr, "{}: {} on {}; predictions: causal-report {}\n", kTool,
+                 cprof::launch::plural(seen.experiments, "experiment"),
+                 cprof::launch::plural(seen.locations.size(), "location"), results_dir);
+    }
   }
   cprof::launch::exit_like(result);
 }

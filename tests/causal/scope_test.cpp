@@ -71,5 +71,27 @@ TEST(ScopeMiss, NamesTheBusiestModuleOutsideTheScope) {
   EXPECT_EQ(scope_miss_hint(SampleModules{}, BinaryScope({})), "");
 }
 
+// A run that experimented although nearly every sample ran outside the scope: a note
+// names where they ran. Not when a fair share had a frame in scope, nor on few samples.
+TEST(ScopeMiss, NotesExperimentsOnCodeThatHardlyRuns) {
+  SampleModules where;
+  where.samples = 1000;
+  where.samples_in_scope = 2;
+  where.modules = {{"/opt/app/lib/libwork.so", 990, false}, {"/opt/app/bin/app", 10, true}};
+  EXPECT_EQ(scarce_scope_note(where, BinaryScope({})),
+            "only 2 of 1000 samples had a frame in the code it may select (--binary-scope MAIN), "
+            "so its experiments measure code that hardly runs; 99% of them ran in "
+            "/opt/app/lib/libwork.so: add --binary-scope '%libwork.so%' to select code there (it "
+            "needs debug information)");
+  where.samples_in_scope = 10;  // 1%: enough to measure something
+  EXPECT_EQ(scarce_scope_note(where, BinaryScope({})), "");
+  where.samples_in_scope = 0;
+  where.processes_without_scope_samples = 1;  // then the miss hint says it
+  EXPECT_EQ(scarce_scope_note(where, BinaryScope({})), "");
+  where.processes_without_scope_samples = 0;
+  where.samples = 50;
+  EXPECT_EQ(scarce_scope_note(where, BinaryScope({})), "");
+}
+
 }  // namespace
 }  // namespace cprof::causal
