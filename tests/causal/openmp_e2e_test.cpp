@@ -166,6 +166,13 @@ TEST(CausalRunOpenMP, OwnSigsysHandlerAndBlockedSignals) {
 
 TEST(CausalRunOpenMP, ForkedChildTrapsToo) {
   SKIP_WITHOUT_OPENMP();
+#if defined(__SANITIZE_ADDRESS__)
+  // The fork lands while the parent's runtime threads allocate: under ASan the child may
+  // inherit the allocator's quarantine lock held and hang in its first allocation (gdb, 1
+  // run in 3: the child's writer, controller and libgomp threads spinning on it), which is
+  // not what this test looks for (see CausalRun.ChildrenForkedWhileRegionsAreTimedEnd).
+  GTEST_SKIP() << "ASan's allocator lock is not fork-safe in this toolchain";
+#endif
   const OmpRun p = plain("fork", kRounds + " fork");
   const OmpRun r = profiled("fork", kRounds + " fork");
   EXPECT_EQ(r.status, 0) << r.output;
