@@ -69,6 +69,7 @@ Runtime::Runtime(RuntimeConfig config) : config_(std::move(config)) {}
 Runtime* Runtime::start(RuntimeConfig config, std::vector<std::string> problems,
                         RealPthreadCreate real_pthread_create) {
   resolve_real_mask_functions();  // before any program thread can call an interposer
+  FutexWord::resolve();           // before the first handler may wake the writer
   auto* rt = new Runtime(std::move(config));
   rt->pid_ = getpid();
   rt->real_pthread_create_ = real_pthread_create;
@@ -330,10 +331,14 @@ void Runtime::on_signal(const siginfo_t* info, void* ucontext) {
   header.flags = flags;
   header.time_ns = monotonic_ns();
   header.weight_ns = weight;
-  if (ts->ring.try_push(header, deltas, frames)) {
-    ts->samples.fetch_add(1, std::memory_order_relaxed);
-  } else {
+  const SampleRing::Push pushed = ts->ring.push(header, deltas, frames);
+  if (pushed == SampleRing::Push::full) {
     ts->dropped.fetch_add(1, std::memory_order_relaxed);
+  } else {
+    ts->samples.fetch_add(1, std::memory_order_relaxed);
+    // Half full before the writer's next tick (deep stacks, a burst, a writer kept off
+    // the CPU): wake it now, once per crossing, rather than drop samples at the top.
+    if (pushed == SampleRing::Push::stored_past_half) writer_wake_.bump_and_wake();
   }
   if (const RuntimeHooks* h = runtime_hooks(); h && h->on_sample && (flags & SampleRing::kWallFlag) == 0) {
     h->on_sample(*ts, frames, depth, weight);
@@ -343,7 +348,6 @@ void Runtime::on_signal(const siginfo_t* info, void* ucontext) {
 
 void Runtime::start_writer_thread() {
   stop_requested_.store(false, std::memory_order_release);
-  FutexWord::resolve();  // before any handler may wake the writer
   sigset_t all;
   sigset_t old;
   sigfillset(&all);

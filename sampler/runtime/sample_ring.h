@@ -2,8 +2,8 @@
 // A single-producer, single-consumer byte ring for one thread's samples.
 // Producer: the sampling signal handler on that thread. Consumer: the writer thread.
 //
-// Signal-safety contract: try_push() is async-signal-safe (no allocation, no locks, only
-// memcpy and atomics) but NOT re-entrant: the handler guards against nesting itself.
+// Signal-safety contract: push() and try_push() are async-signal-safe (no allocation, no
+// locks, only memcpy and atomics) but NOT re-entrant: the handler guards against nesting itself.
 // pop() runs on the writer thread only. A sample that does not fit is dropped by the
 // caller and counted, never waited for.
 
@@ -37,10 +37,16 @@ class SampleRing {
     tail_.store(0, std::memory_order_relaxed);
   }
 
-  bool try_push(const SampleHeader& header, const uint64_t* counters, const uint64_t* frames) {
+  // stored_past_half: this sample took the ring past half its capacity (once per
+  // crossing), so the producer may wake the consumer before its next tick.
+  enum class Push : uint8_t { stored, stored_past_half, full };
+
+  Push push(const SampleHeader& header, const uint64_t* counters, const uint64_t* frames) {
     const uint64_t head = head_.load(std::memory_order_relaxed);
     const uint64_t tail = tail_.load(std::memory_order_acquire);
-    if (header.size > (mask_ + 1) - (head - tail)) return false;
+    const uint64_t used = head - tail;
+    const uint64_t capacity = mask_ + 1;
+    if (header.size > capacity - used) return Push::full;
     uint64_t pos = head;
     copy_in(pos, &header, sizeof header);
     pos += sizeof header;
@@ -48,7 +54,12 @@ class SampleRing {
     pos += header.counters * sizeof(uint64_t);
     copy_in(pos, frames, header.frames * sizeof(uint64_t));
     head_.store(head + header.size, std::memory_order_release);
-    return true;
+    const bool crossed = 2 * used <= capacity && 2 * (used + header.size) > capacity;
+    return crossed ? Push::stored_past_half : Push::stored;
+  }
+
+  bool try_push(const SampleHeader& header, const uint64_t* counters, const uint64_t* frames) {
+    return push(header, counters, frames) != Push::full;
   }
 
   // Copies the next sample out. counters/frames must hold 255 and 65535 entries at most

@@ -17,6 +17,33 @@ SampleHeader header_for(size_t counters, size_t frames, uint64_t time) {
   return h;
 }
 
+// The push that takes the ring past half its capacity says so, once; after the consumer
+// drains it, the next crossing says so again.
+TEST(SampleRing, ThePushPastHalfFullIsToldOncePerCrossing) {
+  std::vector<uint8_t> storage(1024);
+  SampleRing ring;
+  ring.init(storage.data(), storage.size());
+  uint64_t frames[16] = {};
+  const auto fill = [&] {
+    int past_half = 0;
+    int stored = 0;
+    for (SampleRing::Push p; (p = ring.push(header_for(0, 16, 0), nullptr, frames)) != SampleRing::Push::full;) {
+      ++stored;
+      if (p == SampleRing::Push::stored_past_half) {
+        ++past_half;
+        EXPECT_EQ(stored, 4) << "152-byte entries: the fourth takes 1024 bytes past 512";
+      }
+    }
+    return past_half;
+  };
+  EXPECT_EQ(fill(), 1);
+  SampleHeader h{};
+  uint64_t out[16];
+  while (ring.pop(h, nullptr, 0, out, 16)) {
+  }
+  EXPECT_EQ(fill(), 1);
+}
+
 TEST(SampleRing, FullRingDropsInsteadOfOverwriting) {
   std::vector<uint8_t> storage(1024);
   SampleRing ring;
