@@ -82,14 +82,9 @@ struct ScopeHints {
   std::string miss;
   std::string scarce;
 };
-ScopeHints scope_hints(const Options& o, const std::string& dir, const std::set<std::string>& before) {
-  if (!o.selection.automatic() || o.end_to_end) return {};
-  std::vector<std::filesystem::path> files;
-  for (const auto& path : cprof::launch::results_files_in(dir)) {
-    if (before.count(path) == 0) files.emplace_back(path);
-  }
-  const cprof::causal::BinaryScope scope(cprof::causal::split_scope_list(o.selection.binary_scope));
-  const cprof::causal::SampleModules where = cprof::causal::count_sample_modules(files, scope);
+ScopeHints scope_hints(cprof::causal::SampleModuleCounter& counter,
+                       const cprof::causal::BinaryScope& scope) {
+  const cprof::causal::SampleModules where = counter.finish();
   return {cprof::causal::scope_miss_hint(where, scope), cprof::causal::scarce_scope_note(where, scope)};
 }
 
@@ -371,8 +366,16 @@ int run(int argc, char** argv) {
   const auto writers = cprof::launch::wait_for_writers(
       results_dir, before, o.quiet ? std::chrono::milliseconds(0) : cprof::launch::kWritersWait);
   ExperimentSummary seen;
+  // Automatic selection: where the samples ran, counted in the summary's own pass.
+  const bool count_where = automatic && !o.end_to_end;
+  const cprof::causal::BinaryScope scope(cprof::causal::split_scope_list(o.selection.binary_scope));
+  cprof::causal::SampleModuleCounter where(scope);
   auto summary = cprof::launch::summarize_new_results(
-      results_dir, before, writers, [&seen](const cprof::format::Record& r) { seen.count(r); });
+      results_dir, before, writers, [&](const cprof::format::Record& r) {
+        seen.count(r);
+        if (count_where) where.add(r);
+      });
+  const ScopeHints hints = count_where ? scope_hints(where, scope) : ScopeHints{};
   if (!o.quiet) {
     cprof::causal::group_no_debug_info_warnings(summary.warnings);
     cprof::launch::print_run_summary(stderr, kTool, results_dir, summary,
@@ -389,9 +392,8 @@ int run(int argc, char** argv) {
                  writers.running == 1 ? "it ends" : "they end");
     }
   } else if (seen.experiments == 0) {
-    const std::string hint = scope_hints(o, results_dir, before).miss;
-    if (!hint.empty()) {
-      fmt::print(stderr, "{}: no experiment started: {}\n", kTool, hint);
+    if (!hints.miss.empty()) {
+      fmt::print(stderr, "{}: no experiment started: {}\n", kTool, hints.miss);
     } else if (o.end_to_end && result.term_signal != 0) {
       fmt::print(stderr, "{}: no experiment finished: {} ended the program, and an end-to-end "
                  "run counts only when the program ends by itself\n", kTool,
@@ -404,9 +406,7 @@ int run(int argc, char** argv) {
                  "(they last 0.5 s or more); run it longer, or use --end-to-end\n", kTool);
     }
   } else {
-    if (const std::string note = scope_hints(o, results_dir, before).scarce; !note.empty()) {
-      fmt::print(stderr, "{}: note: {}\n", kTool, note);
-    }
+    if (!hints.scarce.empty()) fmt::print(stderr, "{}: note: {}\n", kTool, hints.scarce);
     if (seen.with_progress == 0) {
       fmt::print(stderr, "{}: no experiment saw a progress point: add CAUSAL_PROGRESS "
                  "(include/causal/progress.h) or COZ_PROGRESS where a unit of work ends, or use "

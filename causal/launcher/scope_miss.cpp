@@ -4,20 +4,15 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <variant>
 
 #include "causal/runtime/settings.h"
-#include "format/reader.h"
+#include "format/records.h"
 
 namespace cprof::causal {
 namespace {
-
-struct ModuleRange {
-  uint64_t start = 0;
-  uint64_t end = 0;
-  std::string path;
-};
 
 std::string file_name(const std::string& path) {
   const size_t slash = path.rfind('/');
@@ -27,66 +22,6 @@ std::string file_name(const std::string& path) {
 // The profiler's own runtime libraries (libcprof-sample.so, libcprof-causal.so, ...).
 bool is_profiler_module(const std::string& path) {
   return file_name(path).rfind("libcprof-", 0) == 0;
-}
-
-// Counts one file's samples into `where` and `counts` (keyed by path and whether it is
-// the executable).
-void count_file(const std::filesystem::path& file, const BinaryScope& scope,
-                std::map<std::pair<std::string, bool>, uint64_t>& counts, SampleModules& where) {
-  std::string executable;
-  bool gpu_hooks = false;
-  bool none_in_scope = false;
-  std::vector<ModuleRange> modules;
-  std::vector<uint64_t> pcs;
-  std::vector<std::vector<uint64_t>> stacks;
-  format::read_results_file(file, [&](format::Record&& r) {
-    if (const auto* p = std::get_if<format::ProcessRecord>(&r)) {
-      executable = p->executable;
-      gpu_hooks = format::is_gpu_engine(p->engine);
-    } else if (const auto* m = std::get_if<format::ModuleRecord>(&r)) {
-      modules.push_back(ModuleRange{m->start, m->end, m->path});
-    } else if (const auto* s = std::get_if<format::SampleRecord>(&r)) {
-      if (!s->frames.empty()) {
-        pcs.push_back(s->frames[0]);
-        stacks.push_back(s->frames);
-      }
-    } else if (const auto* msg = std::get_if<format::MessageRecord>(&r)) {
-      none_in_scope |= msg->text.rfind(kNoSampleInScopeMessage, 0) == 0;
-    }
-  });
-  if (gpu_hooks) return;
-  where.processes_without_scope_samples += none_in_scope ? 1 : 0;
-  // Per module, once: its samples, and whether it is the executable (paths compared as
-  // written, then canonically).
-  std::vector<uint64_t> per_module(modules.size(), 0);
-  for (const uint64_t pc : pcs) {
-    ++where.samples;
-    const auto m = std::find_if(modules.begin(), modules.end(),
-                                [&](const ModuleRange& r) { return pc >= r.start && pc < r.end; });
-    if (m != modules.end()) ++per_module[static_cast<size_t>(m - modules.begin())];
-  }
-  std::error_code ec;
-  const auto canonical_exe = std::filesystem::weakly_canonical(executable, ec);
-  const auto is_main = [&](const std::string& path) {
-    std::error_code ec2;
-    return path == executable ||
-           (!ec && std::filesystem::weakly_canonical(path, ec2) == canonical_exe);
-  };
-  std::vector<bool> in_scope(modules.size(), false);
-  for (size_t i = 0; i < modules.size(); ++i) {
-    if (is_profiler_module(modules[i].path)) continue;
-    const bool main = is_main(modules[i].path);
-    in_scope[i] = main ? scope.includes_main() : scope.includes_library(modules[i].path);
-    if (per_module[i] > 0) counts[{modules[i].path, main}] += per_module[i];
-  }
-  for (const auto& frames : stacks) {
-    const bool any = std::any_of(frames.begin(), frames.end(), [&](uint64_t pc) {
-      const auto m = std::find_if(modules.begin(), modules.end(),
-                                  [&](const ModuleRange& r) { return pc >= r.start && pc < r.end; });
-      return m != modules.end() && in_scope[static_cast<size_t>(m - modules.begin())];
-    });
-    where.samples_in_scope += any ? 1 : 0;
-  }
 }
 
 // The busiest module outside the scope, or nullptr.
@@ -114,20 +49,71 @@ std::string scope_text(const BinaryScope& scope) {
 
 }  // namespace
 
-SampleModules count_sample_modules(const std::vector<std::filesystem::path>& files,
-                                   const BinaryScope& scope) {
-  std::map<std::pair<std::string, bool>, uint64_t> counts;
-  SampleModules out;
-  for (const auto& f : files) {
-    try {
-      count_file(f, scope, counts, out);
-    } catch (const std::exception&) {
-      // unreadable: the run summary says so
+SampleModuleCounter::SampleModuleCounter(BinaryScope scope) : scope_(std::move(scope)) {}
+
+void SampleModuleCounter::add(const format::Record& r) {
+  if (const auto* p = std::get_if<format::ProcessRecord>(&r)) {
+    end_file();  // a file starts with its process record
+    open_ = true;
+    executable_ = p->executable;
+    gpu_hooks_ = format::is_gpu_engine(p->engine);
+  } else if (const auto* m = std::get_if<format::ModuleRecord>(&r)) {
+    modules_.push_back(ModuleRange{m->start, m->end, m->path});
+  } else if (const auto* s = std::get_if<format::SampleRecord>(&r)) {
+    if (!s->frames.empty()) stacks_.push_back(s->frames);
+  } else if (const auto* msg = std::get_if<format::MessageRecord>(&r)) {
+    none_in_scope_ |= msg->text.rfind(kNoSampleInScopeMessage, 0) == 0;
+  }
+}
+
+// The file read so far: its samples by the module of their PC (at its end, since a module
+// record may follow samples in it), and those with a frame in scope.
+void SampleModuleCounter::end_file() {
+  if (open_ && !gpu_hooks_) {
+    out_.processes_without_scope_samples += none_in_scope_ ? 1 : 0;
+    std::error_code ec;
+    const auto canonical_exe = std::filesystem::weakly_canonical(executable_, ec);
+    // Per module, once: whether it is the executable (paths compared as written, then
+    // canonically) and whether the scope includes it.
+    std::vector<bool> main(modules_.size(), false);
+    std::vector<bool> in_scope(modules_.size(), false);
+    for (size_t i = 0; i < modules_.size(); ++i) {
+      if (is_profiler_module(modules_[i].path)) continue;
+      std::error_code ec2;
+      main[i] = modules_[i].path == executable_ ||
+                (!ec && std::filesystem::weakly_canonical(modules_[i].path, ec2) == canonical_exe);
+      in_scope[i] = main[i] ? scope_.includes_main() : scope_.includes_library(modules_[i].path);
+    }
+    const auto module_of = [&](uint64_t pc) {
+      const auto m = std::find_if(modules_.begin(), modules_.end(),
+                                  [&](const ModuleRange& r) { return pc >= r.start && pc < r.end; });
+      return m == modules_.end() ? modules_.size() : static_cast<size_t>(m - modules_.begin());
+    };
+    for (const auto& frames : stacks_) {
+      ++out_.samples;
+      if (const size_t m = module_of(frames[0]);
+          m < modules_.size() && !is_profiler_module(modules_[m].path)) {
+        ++counts_[{modules_[m].path, main[m]}];
+      }
+      const bool any = std::any_of(frames.begin(), frames.end(), [&](uint64_t pc) {
+        const size_t m = module_of(pc);
+        return m < modules_.size() && in_scope[m];
+      });
+      out_.samples_in_scope += any ? 1 : 0;
     }
   }
-  for (const auto& [key, n] : counts) {
-    out.modules.push_back(ModuleSamples{key.first, n, key.second});
-  }
+  open_ = false;
+  gpu_hooks_ = false;
+  none_in_scope_ = false;
+  executable_.clear();
+  modules_.clear();
+  stacks_.clear();
+}
+
+SampleModules SampleModuleCounter::finish() {
+  end_file();
+  SampleModules out = out_;
+  for (const auto& [key, n] : counts_) out.modules.push_back(ModuleSamples{key.first, n, key.second});
   std::stable_sort(out.modules.begin(), out.modules.end(),
                    [](const ModuleSamples& a, const ModuleSamples& b) { return a.samples > b.samples; });
   return out;

@@ -6,11 +6,12 @@
 // results files' samples by the module holding their PC, and words the hint.
 
 #include <cstdint>
-#include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "causal/launcher/scope.h"
+#include "format/records.h"
 
 namespace cprof::causal {
 
@@ -29,11 +30,37 @@ struct SampleModules {
   size_t processes_without_scope_samples = 0;
 };
 
-// Counts the samples of these results files by the module their PC lies in, and those
-// with a frame in a module `scope` includes. Files that cannot be read are skipped (the
-// run summary names them); a PC in the profiler's own runtime counts under no module.
-SampleModules count_sample_modules(const std::vector<std::filesystem::path>& files,
-                                   const BinaryScope& scope);
+// Counts the samples of results files by the module their PC lies in, and those with a
+// frame in a module the binary scope includes, from the records of one pass over the files
+// (the launcher's run summary feeds it). A PC in the profiler's own runtime counts under no
+// module; GPU hook files are left out.
+class SampleModuleCounter {
+ public:
+  explicit SampleModuleCounter(BinaryScope scope);
+  // The records of each file in order; a file starts with its process record.
+  void add(const format::Record& record);
+  SampleModules finish();
+
+ private:
+  struct ModuleRange {
+    uint64_t start = 0;
+    uint64_t end = 0;
+    std::string path;
+  };
+  void end_file();
+
+  BinaryScope scope_;
+  // The file being read.
+  bool open_ = false;
+  bool gpu_hooks_ = false;
+  bool none_in_scope_ = false;
+  std::string executable_;
+  std::vector<ModuleRange> modules_;
+  std::vector<std::vector<uint64_t>> stacks_;
+  // Over every file: samples by (module path, whether it is the executable).
+  std::map<std::pair<std::string, bool>, uint64_t> counts_;
+  SampleModules out_;
+};
 
 // "" unless some process said no sample was in scope; else one line saying so, with the
 // busiest module outside the binary scope, its share and the --binary-scope option that
