@@ -252,7 +252,7 @@ void print_run_summary(FILE* out, const char* tool, const std::string& dir, cons
   const bool written = s.written_before_signal > 0;
   if (end.term_signal != 0 && !written) {
     // The runtime writes every 50 ms (CPROF_FLUSH_MS); a signal it does not catch
-    // (SIGKILL, a crash, one the program handles and then dies of) leaves what it
+    // (SIGKILL, one the program handles and then dies of by other means) leaves what it
     // buffered since unwritten.
     fmt::print(out, "{}: warning: the program was killed by {}: the samples it took after its "
                "last write are lost\n", tool, signal_name(end.term_signal));

@@ -12,7 +12,12 @@
 namespace cprof::sampler {
 namespace {
 
-constexpr int kCaught[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+// Every signal whose default action ends the process, less those the runtimes or debuggers
+// use (SIGSYS: the causal runtime's dispatch; SIGTRAP: breakpoints; SIGPROF, SIGVTALRM:
+// profilers' timers; the real-time signals: the sampling signal among them).
+constexpr int kCaught[] = {SIGINT,  SIGTERM, SIGHUP,  SIGPIPE, SIGALRM, SIGUSR1, SIGUSR2,
+                           SIGQUIT, SIGABRT, SIGXCPU, SIGXFSZ, SIGSEGV, SIGBUS,  SIGILL,
+                           SIGFPE};
 
 using SigactionFn = int (*)(int, const struct sigaction*, struct sigaction*);
 std::atomic<SigactionFn> g_sigaction{nullptr};
@@ -35,15 +40,25 @@ int real_sigaction(int sig, const struct sigaction* action, struct sigaction* ol
   return next_definition(g_sigaction, "sigaction")(sig, action, old);
 }
 
-void on_terminating_signal(int sig, siginfo_t* /*info*/, void* /*ucontext*/) {
+// A fault of the instruction this thread was running (not a signal someone sent): it
+// faults again when the handler returns.
+bool is_fault(int sig, const siginfo_t* info) {
+  return (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE) && info != nullptr &&
+         info->si_code > 0;
+}
+
+void on_terminating_signal(int sig, siginfo_t* info, void* /*ucontext*/) {
   if (Runtime* rt = Runtime::instance()) rt->write_before_dying(sig);
-  // Then die of it: the default action back, the signal sent again to this thread and
-  // unblocked (it is blocked while its handler runs).
   g_ours[sig].store(false, std::memory_order_release);
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
   sigemptyset(&dfl.sa_mask);
   real_sigaction(sig, &dfl, nullptr);
+  // A fault: return to the instruction, which faults again and meets the default action,
+  // so the core file holds the faulting thread's own registers and siginfo.
+  if (is_fault(sig, info)) return;
+  // Otherwise die of it: the signal sent again to this thread and unblocked (it is
+  // blocked while its handler runs).
   ::syscall(SYS_tgkill, ::getpid(), ::syscall(SYS_gettid), sig);
   sigset_t only;
   sigemptyset(&only);
@@ -54,7 +69,8 @@ void on_terminating_signal(int sig, siginfo_t* /*info*/, void* /*ucontext*/) {
 int install(int sig) {
   struct sigaction ours {};
   ours.sa_sigaction = on_terminating_signal;
-  ours.sa_flags = SA_SIGINFO | SA_RESTART;
+  // SA_ONSTACK: a thread with an alternate stack has its stack overflow written too.
+  ours.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
   // Nothing else runs on this thread while it waits for the writer, sampling included.
   sigfillset(&ours.sa_mask);
   for (const int sync : {SIGSEGV, SIGBUS, SIGILL, SIGFPE}) sigdelset(&ours.sa_mask, sync);

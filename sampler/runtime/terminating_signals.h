@@ -1,11 +1,14 @@
 #pragma once
-// The signals whose default action ends the process without a core file: SIGINT (^C),
-// SIGTERM (kill, timeout), SIGHUP, SIGPIPE (`prog | head`). Where the program leaves one at
-// its default action, the runtime catches it, has the writer thread write what is not
-// written yet (the samples since the last chunk, the threads' end records, the last
-// metrics), and then ends the process with that same signal, as the default action would
-// have (docs/sampler.md, "Ending by a signal or `_exit()`"). The writer is given at most a
-// second.
+// The signals whose default action ends the process: SIGINT (^C), SIGTERM (kill, timeout),
+// SIGHUP, SIGPIPE (`prog | head`), SIGALRM, SIGUSR1, SIGUSR2, and those that also dump core:
+// a crash (SIGSEGV, SIGBUS, SIGILL, SIGFPE), abort() (assert, an uncaught exception),
+// SIGQUIT, SIGXCPU, SIGXFSZ. Where the program leaves one at its default action, the
+// runtime catches it, has the writer thread write what is not written yet (the samples
+// since the last chunk, the threads' end records, the last metrics), and then ends the
+// process with that same signal, as the default action would have (docs/sampler.md,
+// "Ending by a signal or `_exit()`"). The writer is given at most a second. A fault
+// returns to the faulting instruction with the default action back, so that it faults
+// again: the core file is the one the program would have written.
 //
 // The program sees the default action: the interposed sigaction() and signal() report
 // SIG_DFL while the runtime's handler is there; a handler (or SIG_IGN) the program sets

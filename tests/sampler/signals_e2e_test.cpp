@@ -50,14 +50,46 @@ TEST_P(EndedBySignal, EverythingIsWrittenFirst) {
                                  " ended the process"))
       << run.output;
   // 300-400 ms at 1000 Hz, all of it written: nothing left in the last 50 ms.
-  EXPECT_GT(p.total_samples("burn_before_signal"), std::string(mode) == "term" ? 330u : 240u)
+  EXPECT_GT(p.total_samples("burn_before_signal"), std::string(mode) == "pipe" ? 240u : 330u)
       << run.output;
   EXPECT_EQ(run.output.find("are lost"), std::string::npos) << run.output;
 }
 
+// A crash, abort() and an uncaught exception are caught the same way; the fault returns to
+// its instruction with the default action back, and faults again.
 INSTANTIATE_TEST_SUITE_P(Signals, EndedBySignal,
-                         ::testing::Values(std::pair{"term", SIGTERM}, std::pair{"pipe", SIGPIPE}),
+                         ::testing::Values(std::pair{"term", SIGTERM}, std::pair{"pipe", SIGPIPE},
+                                           std::pair{"segv", SIGSEGV}, std::pair{"abort", SIGABRT},
+                                           std::pair{"throw", SIGABRT}),
                          [](const auto& p) { return std::string(p.param.first); });
+
+// A worker thread crashes while the main thread waits for it: both threads' samples and end
+// records are written.
+TEST(EndedBySignal, CrashInAnotherThreadLosesNothing) {
+  const Ended run = run_under(std::string(SAMPLE_RUN) + " -f 1000", "thread_segv");
+  EXPECT_EQ(run.status, 128 + SIGSEGV) << run.output;
+  ASSERT_EQ(run.processes.size(), 1u) << run.output;
+  const auto& p = run.processes[0];
+  EXPECT_TRUE(p.summary.issues.empty()) << run.output;
+  EXPECT_EQ(p.thread_ends.size(), 2u) << run.output;
+  EXPECT_TRUE(has_message(p, "everything was written before SIGSEGV ended the process"))
+      << run.output;
+  EXPECT_GT(p.total_samples("burn_before_signal"), 330u) << run.output;
+}
+
+// Rust's way: its SIGSEGV handler, for a fault that is not a stack overflow, puts the
+// default action back and returns, so that the fault happens again and ends the process.
+// The default it puts back is the runtime's handler.
+TEST(EndedBySignal, HandlerThatPutsTheDefaultBackLosesNothing) {
+  const Ended run = run_under(std::string(SAMPLE_RUN) + " -f 1000", "segv_reset");
+  EXPECT_EQ(run.status, 128 + SIGSEGV) << run.output;
+  ASSERT_EQ(run.processes.size(), 1u) << run.output;
+  const auto& p = run.processes[0];
+  EXPECT_EQ(p.thread_ends.size(), 1u) << run.output;
+  EXPECT_TRUE(has_message(p, "everything was written before SIGSEGV ended the process"))
+      << run.output;
+  EXPECT_GT(p.total_samples("burn_before_signal"), 330u) << run.output;
+}
 
 // node's way: a SIGTERM handler installed with SA_RESETHAND tidies up and raises the
 // signal again, which the kernel's reset makes the default. The runtime does the reset
@@ -141,6 +173,9 @@ TEST(EndedBySignalView, ProgramSeesTheActionsItWouldSeeUnprofiled) {
   EXPECT_NE(plain.find("own handler ran: 1\n"), std::string::npos) << plain;
   EXPECT_NE(plain.find("SIGHUP set once: own, SA_RESETHAND kept\n"), std::string::npos) << plain;
   EXPECT_NE(plain.find("SIGHUP after it ran: default\n"), std::string::npos) << plain;
+  EXPECT_NE(plain.find("SIGSEGV at start: default\n"), std::string::npos) << plain;
+  EXPECT_NE(plain.find("faults recovered by its own handler: 3 of 3\n"), std::string::npos)
+      << plain;
   const Ended sampled = run_under(std::string(SAMPLE_RUN) + " -q", "view");
   EXPECT_EQ(sampled.status, 0) << sampled.output;
   EXPECT_EQ(sampled.output, plain);

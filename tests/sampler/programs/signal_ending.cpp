@@ -10,12 +10,22 @@
 //          SIGTERM again (node's way), burns 400 ms, then sends itself SIGTERM
 //   exit   burns 400 ms, then ends with _exit(3): no atexit handlers, no destructors
 //   child_exit  forks a child that burns 300 ms and ends with _exit(0); waits for it
+//   segv   burns 400 ms, then writes through a null pointer
+//   abort  burns 400 ms, then calls abort()
+//   throw  burns 400 ms, then throws an exception nothing catches (std::terminate)
+//   thread_segv  a second thread burns 400 ms and faults while the first waits to join it
+//   segv_reset  sets a SIGSEGV handler that puts the default back and returns (Rust's
+//          stack-overflow handler, for a fault it does not own), burns 400 ms, faults
+#include <pthread.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 
 #include "spin.h"
@@ -48,6 +58,41 @@ void tidy_and_raise_again(int sig, siginfo_t* /*info*/, void* /*context*/) {
   raise(sig);  // the kernel reset the action to the default: this one ends the process
 }
 
+__attribute__((noinline)) void fault() {
+  volatile int* volatile nowhere = nullptr;
+  *nowhere = 1;
+}
+
+void* burn_and_fault(void*) {
+  burn_before_signal(400);
+  fault();
+  return nullptr;
+}
+
+void put_default_back(int sig) { signal(sig, SIG_DFL); }
+
+// A handler that recovers from a fault, as probes of memory and managed runtimes do.
+sigjmp_buf g_probe;
+void leave_fault(int /*sig*/) { siglongjmp(g_probe, 1); }
+
+int faults_recovered(int tries) {
+  struct sigaction probe {};
+  probe.sa_handler = leave_fault;
+  sigemptyset(&probe.sa_mask);
+  struct sigaction before {};
+  sigaction(SIGSEGV, &probe, &before);
+  int recovered = 0;
+  for (int i = 0; i < tries; ++i) {
+    if (sigsetjmp(g_probe, 1) == 0) {
+      fault();
+    } else {
+      ++recovered;
+    }
+  }
+  sigaction(SIGSEGV, &before, nullptr);
+  return recovered;
+}
+
 const char* describe(sighandler_t h) {
   if (h == SIG_DFL) return "default";
   if (h == SIG_IGN) return "ignore";
@@ -56,7 +101,8 @@ const char* describe(sighandler_t h) {
 }
 
 void view() {
-  for (const int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) {
+  for (const int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGALRM, SIGUSR1, SIGQUIT, SIGABRT,
+                        SIGSEGV, SIGBUS, SIGFPE}) {
     struct sigaction old {};
     sigaction(sig, nullptr, &old);
     std::printf("SIG%s at start: %s\n", sigabbrev_np(sig),
@@ -88,6 +134,9 @@ void view() {
   std::printf("one-shot handler ran: %d\n", static_cast<int>(g_handled));
   sigaction(SIGHUP, nullptr, &old);
   std::printf("SIGHUP after it ran: %s\n", describe(old.sa_handler));
+  std::printf("faults recovered by its own handler: %d of 3\n", faults_recovered(3));
+  sigaction(SIGSEGV, nullptr, &old);
+  std::printf("SIGSEGV after it: %s\n", describe(old.sa_handler));
 }
 
 }  // namespace
@@ -123,6 +172,23 @@ int main(int argc, char** argv) {
     int status = 0;
     if (child < 0 || waitpid(child, &status, 0) != child) return 4;
     return WIFEXITED(status) ? WEXITSTATUS(status) : 5;
+  } else if (mode == "segv") {
+    burn_before_signal(400);
+    fault();
+  } else if (mode == "abort") {
+    burn_before_signal(400);
+    std::abort();
+  } else if (mode == "throw") {
+    burn_before_signal(400);
+    throw std::runtime_error("nobody catches this");
+  } else if (mode == "thread_segv") {
+    pthread_t worker;
+    if (pthread_create(&worker, nullptr, burn_and_fault, nullptr) != 0) return 3;
+    pthread_join(worker, nullptr);
+  } else if (mode == "segv_reset") {
+    signal(SIGSEGV, put_default_back);
+    burn_before_signal(400);
+    fault();
   } else if (mode == "view") {
     view();
     return 0;
