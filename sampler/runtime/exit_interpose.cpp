@@ -6,6 +6,10 @@
 // thread write everything (Runtime::write_before_dying, async-signal-safe: a handler may
 // call _exit()); then it forwards to the next definition (RTLD_NEXT) with the same status.
 // In a vfork child, or while the exit path runs, it forwards at once.
+//
+// quick_exit() runs the at_quick_exit handlers and then ends through libc's own _exit,
+// past the interposer: the runtime registers a handler of its own at load, before the
+// program's, so it runs last, after the program's handlers, and has everything written.
 
 #include <signal.h>
 #include <sys/syscall.h>
@@ -32,7 +36,7 @@ __attribute__((constructor)) void resolve_exit_functions() {
   sampler::next_definition(g_Exit, "_Exit");
 }
 
-[[noreturn]] void write_and_exit(std::atomic<ExitFn>& next, const char* name, int status) {
+void write_before_exit() {
   if (sampler::Runtime* rt = sampler::Runtime::instance()) {
     // No handler of the program's may run while this thread waits for the writer: without
     // the runtime the process would be gone already, and a signal coming now would find
@@ -42,6 +46,12 @@ __attribute__((constructor)) void resolve_exit_functions() {
     sampler::real_pthread_sigmask(SIG_BLOCK, &all, nullptr);
     rt->write_before_dying(0);
   }
+}
+
+__attribute__((constructor)) void write_at_quick_exit() { at_quick_exit(write_before_exit); }
+
+[[noreturn]] void write_and_exit(std::atomic<ExitFn>& next, const char* name, int status) {
+  write_before_exit();
   if (const ExitFn fn = sampler::next_definition(next, name)) fn(status);
   for (;;) ::syscall(SYS_exit_group, status);
 }

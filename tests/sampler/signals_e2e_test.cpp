@@ -123,6 +123,19 @@ TEST(EndedByExit, UnderscoreExitLosesNothing) {
   EXPECT_GT(p.total_samples("burn_before_signal"), 330u) << run.output;
 }
 
+// quick_exit() runs the at_quick_exit handlers, then libc's own _exit, past the interposer;
+// the runtime's handler, registered first, runs last.
+TEST(EndedByExit, QuickExitLosesNothing) {
+  const Ended run = run_under(std::string(SAMPLE_RUN) + " -f 1000", "quick_exit");
+  EXPECT_EQ(run.status, 4) << run.output;
+  EXPECT_NE(run.output.find("handler ran\n"), std::string::npos) << run.output;
+  ASSERT_EQ(run.processes.size(), 1u) << run.output;
+  const auto& p = run.processes[0];
+  EXPECT_TRUE(p.summary.issues.empty()) << run.output;
+  EXPECT_EQ(p.thread_ends.size(), 1u) << run.output;
+  EXPECT_GT(p.total_samples("burn_before_signal"), 330u) << run.output;
+}
+
 TEST(EndedByExit, ForkedChildEndingWithUnderscoreExitLosesNothing) {
 #if defined(__SANITIZE_ADDRESS__)
   // Under ASan the child's writer never answered in 4 runs of 6 (the child waited its

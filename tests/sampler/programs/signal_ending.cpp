@@ -9,6 +9,8 @@
 //   resethand  sets a SIGTERM handler with SA_RESETHAND that prints "tidied" and raises
 //          SIGTERM again (node's way), burns 400 ms, then sends itself SIGTERM
 //   exit   burns 400 ms, then ends with _exit(3): no atexit handlers, no destructors
+//   quick_exit  sets an at_quick_exit handler that prints "handler ran", burns 400 ms,
+//          then calls quick_exit(4)
 //   child_exit  forks a child that burns 300 ms and ends with _exit(0); waits for it
 //   segv   burns 400 ms, then writes through a null pointer
 //   abort  burns 400 ms, then calls abort()
@@ -163,6 +165,10 @@ int main(int argc, char** argv) {
   } else if (mode == "exit") {
     burn_before_signal(400);
     _exit(3);
+  } else if (mode == "quick_exit") {
+    at_quick_exit([] { (void)!write(STDOUT_FILENO, "handler ran\n", 12); });
+    burn_before_signal(400);
+    std::quick_exit(4);
   } else if (mode == "child_exit") {
     const pid_t child = fork();
     if (child == 0) {
