@@ -309,6 +309,7 @@ void CausalRuntime::start_controller() {
     ExperimentPlan plan{location, speedup, 0};
     dispatch::set_trapping(true, plan.speedup > 0);
     controller->begin(plan);
+    cpu_wait_.begin();  // the window is the whole run
     return;
   }
   sigset_t all;
@@ -389,6 +390,7 @@ void CausalRuntime::stop() {
                   std::string(kNoSampleInScopeMessage) + " (" + std::to_string(table_.size()) +
                       (table_.size() == 1 ? " location)" : " locations)"));
   }
+  if (end_to_end_ && cpu_wait_.window_open()) cpu_wait_.end();
   if (std::string busy = cpu_wait_warning(cpu_wait_.run_ns(), cpu_wait_.wait_ns(),
                                           settings_.cpu_wait_warn_share);
       !busy.empty()) {
@@ -550,6 +552,10 @@ void CausalRuntime::hook_thread_exit(sampler::ThreadState& ts) {
   auto* t = static_cast<CausalThread*>(ts.extension);
   // It may be joined: pay first, so the joiner, credited, is not ahead of it.
   if (rt != nullptr && t != nullptr) rt->delays_.before_wake_other(t->delay);
+  // Its run and wait times, which a reading at the window's end would not find.
+  if (rt != nullptr && rt->cpu_wait_.window_open()) {
+    if (const auto times = read_own_cpu_times()) rt->cpu_wait_.thread_ended(ts.tid, *times);
+  }
 }
 
 void CausalRuntime::hook_thread_freed(sampler::ThreadState& ts) {
@@ -566,11 +572,13 @@ void CausalRuntime::hook_fork_prepare() {
   // the registry's); both are leaves otherwise.
   rt->progress_.lock_for_fork();
   if (rt->breakpoints_) rt->breakpoints_->lock_for_fork();
+  rt->cpu_wait_.fork_prepare();
 }
 
 void CausalRuntime::hook_fork_release() {
   CausalRuntime* rt = instance();
   if (rt == nullptr) return;
+  rt->cpu_wait_.fork_release();
   if (rt->breakpoints_) rt->breakpoints_->unlock_after_fork();
   rt->progress_.unlock_after_fork();
 }
@@ -586,6 +594,7 @@ void CausalRuntime::hook_fork_child() {
   // Only the forking thread exists; the controller thread and any lock it held did not
   // come along. The child runs experiments of its own, written to its own file.
   rt->queue_ = new Queue;  // the parent's may be locked; its records are the parent's
+  rt->cpu_wait_.forget();  // the parent's threads and windows
   rt->progress_.after_fork_in_child();
   // Likewise the spans: the parent's are the parent's, and a thread that did not come
   // along may have left a slot claimed and never filled.

@@ -156,7 +156,7 @@ class CausalRuntime {
   // experiment is not written (what it measured ends wherever the signal came).
   std::atomic<bool> killed_{false};
   std::atomic<uint64_t> samples_seen_{0};  // by the hook, with a controller (signal-safe)
-  CpuWaitTally cpu_wait_;  // over the experiments' windows (controller thread; read after the join)
+  CpuWaitTally cpu_wait_;  // over the experiments' windows, or the whole end-to-end run
 
   struct Queue {
     std::mutex mutex;

@@ -14,9 +14,7 @@ namespace cprof::causal {
 namespace {
 
 // "RUN_NS WAIT_NS TIMESLICES" of one thread.
-std::optional<CpuTimes> read_schedstat(const char* tid) {
-  char path[300];  // "/proc/self/task/" and a directory entry name
-  std::snprintf(path, sizeof(path), "/proc/self/task/%s/schedstat", tid);
+std::optional<CpuTimes> read_schedstat_file(const char* path) {
   const sampler::OwnedFd fd = sampler::open_owned(path, O_RDONLY);
   if (fd.fd < 0) return std::nullopt;
   char text[128];
@@ -30,7 +28,17 @@ std::optional<CpuTimes> read_schedstat(const char* tid) {
   return CpuTimes{run, wait};
 }
 
+std::optional<CpuTimes> read_schedstat(const char* tid) {
+  char path[300];  // "/proc/self/task/" and a directory entry name
+  std::snprintf(path, sizeof(path), "/proc/self/task/%s/schedstat", tid);
+  return read_schedstat_file(path);
+}
+
 }  // namespace
+
+std::optional<CpuTimes> read_own_cpu_times() {
+  return read_schedstat_file("/proc/thread-self/schedstat");
+}
 
 std::optional<std::map<pid_t, CpuTimes>> read_thread_cpu_times() {
   DIR* dir = ::opendir("/proc/self/task");
@@ -50,19 +58,61 @@ std::optional<std::map<pid_t, CpuTimes>> read_thread_cpu_times() {
   return out;
 }
 
-void CpuWaitTally::begin() { start_ = read_thread_cpu_times(); }
+void CpuWaitTally::begin() {
+  auto start = read_thread_cpu_times();  // not under the lock: a reading takes milliseconds
+  std::lock_guard lock(mutex_);
+  start_ = std::move(start);
+  ended_.clear();
+}
 
 void CpuWaitTally::end() {
   const auto now = read_thread_cpu_times();
+  std::lock_guard lock(mutex_);
   if (start_ && now) {
     for (const auto& [tid, t] : *now) {
+      if (ended_.count(tid) != 0) continue;  // read as it ended, after `now` was read
       const auto before = start_->find(tid);
-      const CpuTimes base = before != start_->end() ? before->second : CpuTimes{};
-      if (t.run_ns >= base.run_ns) run_ns_ += t.run_ns - base.run_ns;
-      if (t.wait_ns >= base.wait_ns) wait_ns_ += t.wait_ns - base.wait_ns;
+      add_locked(t, before != start_->end() ? before->second : CpuTimes{});
     }
   }
   start_.reset();
+  ended_.clear();
+}
+
+void CpuWaitTally::thread_ended(pid_t tid, const CpuTimes& times) {
+  std::lock_guard lock(mutex_);
+  if (!start_) return;
+  const auto before = start_->find(tid);
+  add_locked(times, before != start_->end() ? before->second : CpuTimes{});
+  ended_.insert(tid);
+}
+
+bool CpuWaitTally::window_open() const {
+  std::lock_guard lock(mutex_);
+  return start_.has_value();
+}
+
+void CpuWaitTally::forget() {
+  std::lock_guard lock(mutex_);
+  start_.reset();
+  ended_.clear();
+  run_ns_ = 0;
+  wait_ns_ = 0;
+}
+
+uint64_t CpuWaitTally::run_ns() const {
+  std::lock_guard lock(mutex_);
+  return run_ns_;
+}
+
+uint64_t CpuWaitTally::wait_ns() const {
+  std::lock_guard lock(mutex_);
+  return wait_ns_;
+}
+
+void CpuWaitTally::add_locked(const CpuTimes& times, const CpuTimes& base) {
+  if (times.run_ns >= base.run_ns) run_ns_ += times.run_ns - base.run_ns;
+  if (times.wait_ns >= base.wait_ns) wait_ns_ += times.wait_ns - base.wait_ns;
 }
 
 std::string cpu_wait_warning(uint64_t run_ns, uint64_t wait_ns, double warn_share) {

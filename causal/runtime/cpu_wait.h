@@ -8,13 +8,15 @@
 // runtime sums them over the experiments' measured windows and warns when the waits were
 // a large share.
 //
-// Normal context only (the controller thread and exit).
+// Normal context only (the controller thread, exiting threads, exit).
 
 #include <sys/types.h>
 
 #include <cstdint>
 #include <map>
+#include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 
 namespace cprof::causal {
@@ -27,20 +29,37 @@ struct CpuTimes {
 // Per thread of this process; nullopt where the kernel keeps no schedstat
 // (CONFIG_SCHED_INFO off) or /proc cannot be read.
 std::optional<std::map<pid_t, CpuTimes>> read_thread_cpu_times();
+// The calling thread's.
+std::optional<CpuTimes> read_own_cpu_times();
 
-// The run and wait times of this process's threads over the measured windows: a thread
-// there at both ends counts its difference, a thread born in between all of its times (a
-// thread that ended in between is not seen).
+// The run and wait times of this process's threads over the measured windows (an
+// experiment's, or a whole end-to-end run): a thread there at both ends counts its
+// difference, a thread born in between all of its times, and a thread that ends in between
+// what thread_ended() was given.
 class CpuWaitTally {
  public:
   void begin();  // at a window's start
   void end();    // when it is over; a window without both readings is not counted
+  // On a thread that is ending (`times`: its own, read_own_cpu_times()); counted in the
+  // open window, if any.
+  void thread_ended(pid_t tid, const CpuTimes& times);
+  bool window_open() const;
 
-  uint64_t run_ns() const { return run_ns_; }
-  uint64_t wait_ns() const { return wait_ns_; }
+  // Around fork: the child gets the lock free (fork_release); forget() then drops the
+  // parent's window and totals.
+  void fork_prepare() { mutex_.lock(); }
+  void fork_release() { mutex_.unlock(); }
+  void forget();
+
+  uint64_t run_ns() const;
+  uint64_t wait_ns() const;
 
  private:
+  void add_locked(const CpuTimes& times, const CpuTimes& base);
+
+  mutable std::mutex mutex_;  // begin/end on the controller, thread_ended on any thread
   std::optional<std::map<pid_t, CpuTimes>> start_;
+  std::set<pid_t> ended_;  // threads that thread_ended() counted in this window
   uint64_t run_ns_ = 0;
   uint64_t wait_ns_ = 0;
 };

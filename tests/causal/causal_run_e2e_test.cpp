@@ -113,26 +113,36 @@ TEST(CausalRun, ThreadThatBlocksEverySignalIsStillProfiled) {
 }
 
 // More busy threads than CPUs: the program's wall time grows while its virtual speedups
-// do not, and the run says the predictions come out small (causal/runtime/cpu_wait.h).
-TEST(CausalRun, OversubscribedCpusAreSaid) {
+// do not, and the run says the predictions come out small (causal/runtime/cpu_wait.h),
+// with experiments and end to end (where the window is the whole run).
+class Oversubscribed : public ::testing::TestWithParam<std::pair<const char*, const char*>> {};
+
+TEST_P(Oversubscribed, CpusAreSaid) {
   if (!std::filesystem::exists("/proc/self/schedstat")) GTEST_SKIP() << "no schedstat";
+  const auto [mode, program] = GetParam();
   const std::string a = "serial.cpp:" + std::to_string(line_of("serial.cpp", "LINE_A"));
-  const std::string dir = fresh_directory("oversubscribed");
+  const std::string dir = fresh_directory(std::string("oversubscribed-") + (*mode ? "e2e" : "exp"));
   const unsigned hogs = std::max(1u, std::thread::hardware_concurrency()) + 1;
   std::string output;
   const int status = run_command(
       "(h=''; for i in $(seq " + std::to_string(hogs) +
           "); do timeout 20 sh -c 'while :; do :; done' >/dev/null 2>&1 & h=\"$h $!\"; done; " +
-          kEnv + kRun + " -o " + dir + " --line " + a + " --fixed-speedup 50 --seed 1 -- " +
-          kPrograms + "/causal_serial 6000; s=$?; kill $h; exit $s)",
+          kEnv + kRun + " -o " + dir + " " + mode + " --line " + a +
+          " --fixed-speedup 50 --seed 1 -- " + kPrograms + "/" + program + "; s=$?; kill $h; exit $s)",
       output);
   ASSERT_EQ(status, 0) << output;
-  EXPECT_NE(output.find("experiments on 1 location"), std::string::npos) << output;
+  EXPECT_NE(output.find("on 1 location"), std::string::npos) << output;
   EXPECT_NE(output.find("causal-run: warning: the program's threads waited for a CPU during "
                         "the experiments"),
             std::string::npos)
       << output;
 }
+
+INSTANTIATE_TEST_SUITE_P(
+    CausalRun, Oversubscribed,
+    ::testing::Values(std::pair{"", "causal_serial 6000"},
+                      std::pair{"--end-to-end -n 1", "causal_serial_no_progress 1500"}),
+    [](const auto& p) { return std::string(p.param.first).empty() ? "Experiments" : "EndToEnd"; });
 
 TEST(CausalRun, CozProgressPointsCountUnchanged) {
   const int a = line_of("coz_serial.cpp", "LINE_A");
@@ -162,8 +172,13 @@ TEST(CausalRun, EndToEndRunsOneExperimentPerRun) {
   EXPECT_NE(json.find("\"end_to_end_runs\": 3"), std::string::npos) << json.substr(json.find("\"causal\""));
   const auto s = predicted(json, "serial.cpp:" + std::to_string(a), "0.5");
   ASSERT_TRUE(s.has_value()) << json.substr(json.find("\"causal\""));
-  EXPECT_GT(*s, 0.15);
   EXPECT_LT(*s, 0.50);
+  // 2/3 * 50% = 33% on an idle machine. On a busy one the wall time of the 3 runs grows
+  // while the virtual speedup does not, and the run says so (Oversubscribed.CpusAreSaid):
+  // then only the upper bound holds.
+  if (r.output.find("waited for a CPU during the experiments") == std::string::npos) {
+    EXPECT_GT(*s, 0.15) << r.output;
+  }
 }
 
 // Automatic end to end: each pair of runs experiments on a location its baseline's samples

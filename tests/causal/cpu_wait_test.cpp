@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <thread>
 
@@ -51,6 +52,35 @@ TEST(CpuWait, ReadsEveryThreadOfTheProcess) {
   EXPECT_GT(times->at(spinner_tid.load()).run_ns, 0u);
   // The spinner ran (or waited) for most of the 50 ms window.
   EXPECT_GT(tally.run_ns() + tally.wait_ns(), 25'000'000u);
+}
+
+// A thread that ends inside the window is gone from /proc at its end: it counts what it
+// read of itself as it ended, once, and nothing outside a window.
+TEST(CpuWait, AThreadThatEndsInTheWindowCountsWhatItReadAsItEnded) {
+  if (!std::filesystem::exists("/proc/self/schedstat")) GTEST_SKIP() << "no schedstat";
+  CpuWaitTally tally;
+  tally.thread_ended(12345, CpuTimes{7'000'000'000, 0});  // no window: not counted
+  EXPECT_EQ(tally.run_ns(), 0u);
+  tally.begin();
+  EXPECT_TRUE(tally.window_open());
+  std::optional<CpuTimes> own;
+  std::thread worker([&] {
+    const auto start = std::chrono::steady_clock::now();
+    while (std::chrono::steady_clock::now() - start < std::chrono::milliseconds(30)) {
+    }
+    own = read_own_cpu_times();
+    tally.thread_ended(static_cast<pid_t>(::syscall(SYS_gettid)), *own);
+  });
+  worker.join();
+  ASSERT_TRUE(own.has_value());
+  EXPECT_GT(own->run_ns, 20'000'000u);
+  tally.end();
+  EXPECT_FALSE(tally.window_open());
+  // The worker's 30 ms, and this thread's own (it slept in join).
+  EXPECT_GE(tally.run_ns() + tally.wait_ns(), own->run_ns + own->wait_ns);
+  EXPECT_LT(tally.run_ns(), own->run_ns + 20'000'000u);
+  tally.forget();
+  EXPECT_EQ(tally.run_ns() + tally.wait_ns(), 0u);
 }
 
 TEST(CpuWait, AWindowWithoutABeginIsNotCounted) {
