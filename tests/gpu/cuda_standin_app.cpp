@@ -3,8 +3,9 @@
 // named kernels launched from two call sites (5 and 3 times), a host-to-device copy of
 // 1 MiB and a device-to-host copy of 512 KiB, each from its own function.
 //   cuda_standin_app                 prints "cuda_standin_app: ok", exit 0
-//   cuda_standin_app --loop MS       launches 20 µs kernels from launch_loop for MS ms,
-//                                    synchronizing after every 10, then prints how many
+//   cuda_standin_app --loop MS [US]  launches kernels of US µs (default 20) from launch_loop
+//                                    for MS ms, synchronizing after every 10, then prints
+//                                    how many
 //   cuda_standin_app --exit N        the default run, then exit status N
 //   cuda_standin_app --graph         launches a graph of three kernels (graph_a, graph_b,
 //                                    graph_c) twice from launch_graph, then synchronizes
@@ -64,11 +65,12 @@ __attribute__((noinline)) void copy_out() {
   g_launches = g_launches + 1;
 }
 
-__attribute__((noinline)) long launch_loop(long ms) {
+__attribute__((noinline)) long launch_loop(long ms, long kernel_us) {
   const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+  const auto kernel_ns = static_cast<uint64_t>(kernel_us) * 1000;
   long n = 0;
   while (std::chrono::steady_clock::now() < until) {
-    standin_cuda_launch("_Z11loop_kernelv", 1, 32, 20000);
+    standin_cuda_launch("_Z11loop_kernelv", 1, 32, kernel_ns);
     if (++n % 10 == 0) standin_cuda_synchronize();  // cudaStreamSynchronize in cuda_launches
   }
   standin_cuda_synchronize();
@@ -144,7 +146,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (argc > 2 && std::strcmp(argv[1], "--loop") == 0) {
-    const long n = launch_loop(std::atol(argv[2]));
+    const long n = launch_loop(std::atol(argv[2]), argc > 3 ? std::atol(argv[3]) : 20);
     std::printf("cuda_standin_app: %ld launches\n", n);
     return 0;
   }
