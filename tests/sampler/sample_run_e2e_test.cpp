@@ -131,15 +131,18 @@ TEST(SampleRun, ExecdImageStartsWithTheMaskTheProgramSet) {
 }
 
 // Samples as deep as --depth 1024 allows (8 KiB each) still fit the ring between two
-// drains: none is dropped.
+// drains: a ring sized for 512-byte samples held three, and this run dropped 289. The
+// ring holds 50 ms of them; a writer kept off the CPUs longer than that (in loaded CI and
+// ASan runs, one or two samples) may drop a few, and the run counts them.
 TEST(SampleRun, DeepStacksAreNotDropped) {
   const SampledRun run = sample("deep", "-f 1000 --depth 1024", kPrograms + "/deep_stack");
   ASSERT_EQ(run.status, 0) << run.output;
   ASSERT_EQ(run.processes.size(), 1u) << run.output;
   const auto& p = run.processes[0];
   ASSERT_EQ(p.thread_ends.size(), 1u);
-  EXPECT_EQ(p.thread_ends[0].dropped_samples, 0u) << run.output;
-  EXPECT_GT(p.total_samples("deep_bottom_work"), 200u);  // 400 ms at 1000 Hz
+  const uint64_t kept = p.total_samples("deep_bottom_work");
+  EXPECT_GT(kept, 200u);  // 400 ms at 1000 Hz
+  EXPECT_LE(p.thread_ends[0].dropped_samples, kept / 50) << run.output;
 }
 
 // A chain of processes, each forking the next as soon as it starts: every one ends (none
