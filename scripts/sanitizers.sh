@@ -19,9 +19,10 @@ for kind in "${kinds[@]}"; do
       cmake --build "$dir"
       # The launchers put libasan in front of the instrumented runtime in the programs
       # they start. Leaks at exit are the runtime's deliberately never-freed state
-      # (handlers may still read it), so leak checking is off. handle_segv=0: the crash
-      # tests need the program's SIGSEGV to kill it as it would without ASan.
-      ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0:handle_segv=0 \
+      # (handlers may still read it), so leak checking is off. handle_segv, handle_sigbus,
+      # handle_sigfpe=0: the crash tests need the program's faults to kill it as they would
+      # without ASan, and the programs to see those signals at their default action.
+      ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0:handle_segv=0:handle_sigbus=0:handle_sigfpe=0 \
         UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
         ctest --test-dir "$dir" --output-on-failure -j "$(nproc)" --timeout 600
       ;;

@@ -148,6 +148,13 @@ TEST(SampleRun, DeepStacksAreNotDropped) {
 // A chain of processes, each forking the next as soon as it starts: every one ends (none
 // hangs at exit on a lock copied from its parent's runtime threads) and writes its file.
 TEST(SampleRun, ForkChainEndsAndEveryProcessWritesItsFile) {
+#if defined(__SANITIZE_ADDRESS__)
+  // Under ASan 46 of the 100 children hung in one run: gdb shows each one's main thread
+  // in ASan's allocator (a quarantine refill freeing a ModuleRecord's string) waiting on
+  // its lock, inherited held at the fork; the toolchain limit of the other forking tests
+  // that skip here.
+  GTEST_SKIP() << "ASan's allocator lock is not fork-safe in this toolchain";
+#endif
   const SampledRun run = sample("fork-chain", "-f 1000", kPrograms + "/fork_churn 100");
   ASSERT_EQ(run.status, 0) << run.output;
   EXPECT_NE(run.output.find("101 processes, all ended"), std::string::npos) << run.output;
