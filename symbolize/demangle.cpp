@@ -5,6 +5,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <utility>
+
+#include "symbolize/rust_legacy_names.h"
 
 #ifdef CPROF_HAVE_LLVM_DEMANGLE
 #include <llvm/Demangle/Demangle.h>
@@ -47,6 +50,14 @@ bool have_llvm_demangler() {
 
 std::string demangle(const char* name, DemangleStyle style) {
   if (name == nullptr) return {};
+  if (auto rust = rust_legacy_name(name)) return std::move(*rust);
+#ifdef CPROF_HAVE_LLVM_DEMANGLE
+  if (std::strncmp(name, "_R", 2) == 0) {  // Rust's v0 mangling
+    int status = 0;
+    Owned out(llvm::rustDemangle(name, nullptr, nullptr, &status), &std::free);
+    return status == 0 && out ? std::string(out.get()) : std::string(name);
+  }
+#endif
   if (std::strncmp(name, "_Z", 2) != 0) return name;
   if (style == DemangleStyle::gnu) {
     std::string out = cxa(name);
