@@ -20,6 +20,7 @@
 #include "causal/runtime/futex_rules.h"
 #include "causal/runtime/loaded_text.h"
 #include "causal/runtime/real_calls.h"
+#include "sampler/runtime/sanitizer_stack.h"
 #include "sampler/runtime/signal_mask.h"
 #include "sampler/runtime/thread_registry.h"
 
@@ -189,6 +190,7 @@ void chain(int sig, siginfo_t* info, void* context) {
 }
 
 void on_sigsys(int sig, siginfo_t* info, void* context) {
+  sampler::unpoison_signal_frame(info, context);  // sanitizer_stack.h
   const int saved_errno = errno;
   if (info->si_code == SYS_USER_DISPATCH) {
     redo(info, static_cast<ucontext_t*>(context));

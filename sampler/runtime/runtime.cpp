@@ -30,6 +30,7 @@ std::atomic<const RuntimeHooks*> g_hooks{nullptr};
 pid_t gettid_raw() { return static_cast<pid_t>(::syscall(SYS_gettid)); }
 
 void signal_entry(int /*sig*/, siginfo_t* info, void* ucontext) {
+  unpoison_signal_frame(info, ucontext);
   const int saved_errno = errno;
   if (Runtime* rt = g_runtime.load(std::memory_order_acquire)) rt->on_signal(info, ucontext);
   errno = saved_errno;

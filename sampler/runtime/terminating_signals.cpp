@@ -7,6 +7,7 @@
 
 #include "sampler/runtime/next_definition.h"
 #include "sampler/runtime/runtime.h"
+#include "sampler/runtime/sanitizer_stack.h"
 #include "sampler/runtime/signal_mask.h"
 
 namespace cprof::sampler {
@@ -47,7 +48,8 @@ bool is_fault(int sig, const siginfo_t* info) {
          info->si_code > 0;
 }
 
-void on_terminating_signal(int sig, siginfo_t* info, void* /*ucontext*/) {
+void on_terminating_signal(int sig, siginfo_t* info, void* ucontext) {
+  unpoison_signal_frame(info, ucontext);  // sanitizer_stack.h
   if (Runtime* rt = Runtime::instance()) rt->write_before_dying(sig);
   g_ours[sig].store(false, std::memory_order_release);
   struct sigaction dfl {};
