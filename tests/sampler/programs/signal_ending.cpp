@@ -143,6 +143,7 @@ void view() {
 
 }  // namespace
 
+// NOLINTNEXTLINE(bugprone-exception-escape): "throw" leaves one uncaught on purpose
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
   if (mode == "term") {
