@@ -35,24 +35,29 @@ bool has_message(const LoadedProcess& p, const std::string& text) {
   return false;
 }
 
-class EndedBySignal : public ::testing::TestWithParam<std::pair<const char*, int>> {};
-
-TEST_P(EndedBySignal, EverythingIsWrittenFirst) {
-  const auto [mode, sig] = GetParam();
-  const Ended run = run_under(std::string(SAMPLE_RUN) + " -f 1000", mode);
+// Everything of a run that `sig` ended was written: the threads' end records and the
+// message only the final write has, and every sample (300-400 ms at 1000 Hz: nothing left
+// in the last 50 ms).
+void expect_written_before(const Ended& run, int sig, size_t threads, uint64_t min_samples) {
   EXPECT_EQ(run.status, 128 + sig) << run.output;
   ASSERT_EQ(run.processes.size(), 1u) << run.output;
   const auto& p = run.processes[0];
   EXPECT_TRUE(p.summary.issues.empty()) << run.output;
-  // Only the final write has the threads' end records and this message.
-  EXPECT_EQ(p.thread_ends.size(), 1u) << run.output;
+  EXPECT_EQ(p.thread_ends.size(), threads) << run.output;
   EXPECT_TRUE(has_message(p, std::string("everything was written before SIG") + sigabbrev_np(sig) +
                                  " ended the process"))
       << run.output;
-  // 300-400 ms at 1000 Hz, all of it written: nothing left in the last 50 ms.
-  EXPECT_GT(p.total_samples("burn_before_signal"), std::string(mode) == "pipe" ? 240u : 330u)
-      << run.output;
+  EXPECT_GT(p.total_samples("burn_before_signal"), min_samples) << run.output;
   EXPECT_EQ(run.output.find("are lost"), std::string::npos) << run.output;
+}
+
+Ended sampled(const std::string& mode) { return run_under(std::string(SAMPLE_RUN) + " -f 1000", mode); }
+
+class EndedBySignal : public ::testing::TestWithParam<std::pair<const char*, int>> {};
+
+TEST_P(EndedBySignal, EverythingIsWrittenFirst) {
+  const auto [mode, sig] = GetParam();
+  expect_written_before(sampled(mode), sig, 1, std::string(mode) == "pipe" ? 240u : 330u);
 }
 
 // A crash, abort() and an uncaught exception are caught the same way; the fault returns to
@@ -66,46 +71,23 @@ INSTANTIATE_TEST_SUITE_P(Signals, EndedBySignal,
 // A worker thread crashes while the main thread waits for it: both threads' samples and end
 // records are written.
 TEST(EndedBySignal, CrashInAnotherThreadLosesNothing) {
-  const Ended run = run_under(std::string(SAMPLE_RUN) + " -f 1000", "thread_segv");
-  EXPECT_EQ(run.status, 128 + SIGSEGV) << run.output;
-  ASSERT_EQ(run.processes.size(), 1u) << run.output;
-  const auto& p = run.processes[0];
-  EXPECT_TRUE(p.summary.issues.empty()) << run.output;
-  EXPECT_EQ(p.thread_ends.size(), 2u) << run.output;
-  EXPECT_TRUE(has_message(p, "everything was written before SIGSEGV ended the process"))
-      << run.output;
-  EXPECT_GT(p.total_samples("burn_before_signal"), 330u) << run.output;
+  expect_written_before(sampled("thread_segv"), SIGSEGV, 2, 330u);
 }
 
 // Rust's way: its SIGSEGV handler, for a fault that is not a stack overflow, puts the
 // default action back and returns, so that the fault happens again and ends the process.
 // The default it puts back is the runtime's handler.
 TEST(EndedBySignal, HandlerThatPutsTheDefaultBackLosesNothing) {
-  const Ended run = run_under(std::string(SAMPLE_RUN) + " -f 1000", "segv_reset");
-  EXPECT_EQ(run.status, 128 + SIGSEGV) << run.output;
-  ASSERT_EQ(run.processes.size(), 1u) << run.output;
-  const auto& p = run.processes[0];
-  EXPECT_EQ(p.thread_ends.size(), 1u) << run.output;
-  EXPECT_TRUE(has_message(p, "everything was written before SIGSEGV ended the process"))
-      << run.output;
-  EXPECT_GT(p.total_samples("burn_before_signal"), 330u) << run.output;
+  expect_written_before(sampled("segv_reset"), SIGSEGV, 1, 330u);
 }
 
 // node's way: a SIGTERM handler installed with SA_RESETHAND tidies up and raises the
 // signal again, which the kernel's reset makes the default. The runtime does the reset
 // itself, with its own handler as the default, so that second signal writes everything.
 TEST(EndedBySignal, HandlerThatRaisesItAgainLosesNothing) {
-  const Ended run = run_under(std::string(SAMPLE_RUN) + " -f 1000", "resethand");
-  EXPECT_EQ(run.status, 128 + SIGTERM) << run.output;
+  const Ended run = sampled("resethand");
   EXPECT_NE(run.output.find("tidied\n"), std::string::npos) << run.output;
-  ASSERT_EQ(run.processes.size(), 1u) << run.output;
-  const auto& p = run.processes[0];
-  EXPECT_TRUE(p.summary.issues.empty()) << run.output;
-  EXPECT_EQ(p.thread_ends.size(), 1u) << run.output;
-  EXPECT_TRUE(has_message(p, "everything was written before SIGTERM ended the process"))
-      << run.output;
-  EXPECT_GT(p.total_samples("burn_before_signal"), 330u) << run.output;
-  EXPECT_EQ(run.output.find("are lost"), std::string::npos) << run.output;
+  expect_written_before(run, SIGTERM, 1, 330u);
 }
 
 // _exit() skips the exit path (atexit, destructors), where the runtime would write its
