@@ -6,6 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include "format/utf8.h"
+
 namespace cprof::symbolize {
 namespace {
 
@@ -18,24 +20,6 @@ bool is_hash(std::string_view part) {
     if (!is_hex(c)) return false;
   }
   return true;
-}
-
-void append_utf8(uint32_t code, std::string& out) {
-  if (code < 0x80) {
-    out += static_cast<char>(code);
-  } else if (code < 0x800) {
-    out += static_cast<char>(0xC0 | (code >> 6));
-    out += static_cast<char>(0x80 | (code & 0x3F));
-  } else if (code < 0x10000) {
-    out += static_cast<char>(0xE0 | (code >> 12));
-    out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (code & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (code >> 18));
-    out += static_cast<char>(0x80 | ((code >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (code & 0x3F));
-  }
 }
 
 // The escape at the start of `text` ("$LT$", "$u7b$", ...) appended as its character;
@@ -62,7 +46,7 @@ size_t decode_escape(std::string_view text, std::string& out) {
   if (error != std::errc() || end != last || code > 0x10FFFF || (code >= 0xD800 && code < 0xE000)) {
     return 0;
   }
-  append_utf8(code, out);
+  format::append_utf8(code, out);
   return close + 1;
 }
 

@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <stdexcept>
 
+#include "format/utf8.h"
+
 namespace cprof::report {
 namespace {
 
@@ -108,24 +110,6 @@ class Parser {
     return v;
   }
 
-  void utf8(std::string& out, uint32_t cp) {
-    if (cp < 0x80) {
-      out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-      out += static_cast<char>(0xC0 | (cp >> 6));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-      out += static_cast<char>(0xE0 | (cp >> 12));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-      out += static_cast<char>(0xF0 | (cp >> 18));
-      out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
-  }
-
   std::string string() {
     ++pos_;  // the opening quote
     std::string out;
@@ -156,7 +140,7 @@ class Parser {
             const uint32_t lo = hex4();
             cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
           }
-          utf8(out, cp);
+          format::append_utf8(cp, out);
           break;
         }
         default: fail(std::string("bad escape '\\") + e + "'");
