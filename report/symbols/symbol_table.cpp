@@ -92,6 +92,8 @@ ProcessAddresses collect_addresses(const ProcessProfile& p, const std::vector<ui
   return out;
 }
 
+const std::string kNoFile;
+
 class Interner {
  public:
   explicit Interner(SymbolTable& t) : t_(t) {
@@ -141,8 +143,13 @@ class Interner {
         const std::string name = frame.function.empty()
                                      ? fmt::format("{}+{:#x}", basename_of(module.path), elf)
                                      : frame.function;
-        const FunctionId f = function(module.path, name, frame.file, frame.line);
-        t_.location_frames.push_back({f, line(frame.file, frame.line, f)});
+        // Line 0 is DWARF's "no source line": its file is only the unit's (for Rust a
+        // codegen unit's name, "so.49f5…-cgu.0"), and "FILE:0" would make one line row of
+        // every function's unplaced code. Such an address has no line, like one without
+        // DWARF.
+        const std::string& file = frame.line != 0 ? frame.file : kNoFile;
+        const FunctionId f = function(module.path, name, file, frame.line);
+        t_.location_frames.push_back({f, line(file, frame.line, f)});
       }
     }
     t_.location_offsets.push_back(static_cast<uint32_t>(t_.location_frames.size()));

@@ -85,6 +85,29 @@ TEST(FlatProfile, SelfIsInnermostAndTotalCountsRecursionOnce) {
   EXPECT_EQ(compute.total.time_ns, 4 * kMs);
 }
 
+// Line 0 is DWARF's "no source line"; its file is only the unit's (rustc's rows for a crate
+// built without -g name a codegen unit). Such code is placed by its function alone: one
+// line row per function, not one "FILE:0" row for every function of the unit.
+TEST(FlatProfile, CodeAtLineZeroIsPlacedByItsFunctionAlone) {
+  TempDir dir;
+  {
+    ProcessWriter w(dir.path() / "app.host.100.cprof", 100);
+    ASSERT_EQ(w.error(), "");
+    for (int i = 0; i < 3; ++i) w.sample(1, {0x1010, 0x3011}, kMs);
+    for (int i = 0; i < 2; ++i) w.sample(1, {0x2010, 0x3011}, kMs);
+  }
+  FakeSymbols symbols;
+  symbols.add(0x1000, 0x1100, {{.function = "so::alpha", .file = "so.49f5-cgu.0", .line = 0}});
+  symbols.add(0x2000, 0x2100, {{.function = "so::beta", .file = "so.49f5-cgu.0", .line = 0}});
+  symbols.add(0x3000, 0x3100, {{.function = "so::main", .file = "main.rs", .line = 7}});
+  const auto r = build(dir.path(), symbols);
+  EXPECT_EQ(line_row(r, "so::alpha").self.samples, 3u);
+  EXPECT_EQ(line_row(r, "so::beta").self.samples, 2u);
+  EXPECT_EQ(line_row(r, "main.rs:7").total.samples, 5u);
+  EXPECT_THROW(line_row(r, "so.49f5-cgu.0:0"), std::runtime_error);
+  EXPECT_EQ(r.symbols.table.functions[row_named(r, "so::alpha").id].file, "");
+}
+
 TEST(FlatProfile, RowsSortBySelfTime) {
   TempDir dir;
   write_profile(dir.path());
