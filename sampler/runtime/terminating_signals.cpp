@@ -41,11 +41,14 @@ int real_sigaction(int sig, const struct sigaction* action, struct sigaction* ol
   return next_definition(g_sigaction, "sigaction")(sig, action, old);
 }
 
-// A fault of the instruction this thread was running (not a signal someone sent): it
-// faults again when the handler returns.
+// A fault of the instruction this thread was running, with its own code (SEGV_MAPERR,
+// BUS_ADRERR, FPE_INTDIV...): it faults again when the handler returns. Not a signal
+// someone sent (si_code <= 0), nor one the kernel raised itself (SI_KERNEL: a general
+// protection fault, but also a signal frame it could not write, after which returning
+// would let the program run on).
 bool is_fault(int sig, const siginfo_t* info) {
   return (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE) && info != nullptr &&
-         info->si_code > 0;
+         info->si_code > 0 && info->si_code != SI_KERNEL;
 }
 
 void on_terminating_signal(int sig, siginfo_t* info, void* ucontext) {

@@ -60,11 +60,14 @@ TEST_P(EndedBySignal, EverythingIsWrittenFirst) {
   expect_written_before(sampled(mode), sig, 1, std::string(mode) == "pipe" ? 240u : 330u);
 }
 
-// A crash, abort() and an uncaught exception are caught the same way; the fault returns to
-// its instruction with the default action back, and faults again.
+// A crash, abort() and an uncaught exception are caught the same way; a fault returns to
+// its instruction with the default action back, and faults again; a general protection
+// fault (SI_KERNEL) is sent again, like a signal from kill.
 INSTANTIATE_TEST_SUITE_P(Signals, EndedBySignal,
                          ::testing::Values(std::pair{"term", SIGTERM}, std::pair{"pipe", SIGPIPE},
-                                           std::pair{"segv", SIGSEGV}, std::pair{"abort", SIGABRT},
+                                           std::pair{"segv", SIGSEGV},
+                                           std::pair{"gp_fault", SIGSEGV},
+                                           std::pair{"abort", SIGABRT},
                                            std::pair{"throw", SIGABRT}),
                          [](const auto& p) { return std::string(p.param.first); });
 

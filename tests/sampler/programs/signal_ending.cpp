@@ -13,6 +13,8 @@
 //          then calls quick_exit(4)
 //   child_exit  forks a child that burns 300 ms and ends with _exit(0); waits for it
 //   segv   burns 400 ms, then writes through a null pointer
+//   gp_fault  burns 400 ms, then writes through a non-canonical pointer (x86-64: a general
+//          protection fault, SIGSEGV with si_code SI_KERNEL)
 //   abort  burns 400 ms, then calls abort()
 //   throw  burns 400 ms, then throws an exception nothing catches (std::terminate)
 //   thread_segv  a second thread burns 400 ms and faults while the first waits to join it
@@ -63,6 +65,11 @@ void tidy_and_raise_again(int sig, siginfo_t* /*info*/, void* /*context*/) {
 __attribute__((noinline)) void fault() {
   volatile int* volatile nowhere = nullptr;
   *nowhere = 1;
+}
+
+__attribute__((noinline)) void general_protection_fault() {
+  volatile int* volatile noncanonical = reinterpret_cast<int*>(0x8000000000000000ull);
+  *noncanonical = 1;
 }
 
 void* burn_and_fault(void*) {
@@ -182,6 +189,9 @@ int main(int argc, char** argv) {
   } else if (mode == "segv") {
     burn_before_signal(400);
     fault();
+  } else if (mode == "gp_fault") {
+    burn_before_signal(400);
+    general_protection_fault();
   } else if (mode == "abort") {
     burn_before_signal(400);
     std::abort();
