@@ -72,6 +72,19 @@ Run causal_run(const std::string& name, const std::string& options, const std::s
   return r;
 }
 
+// The experiment records of every process in `dir`, in the order they began.
+std::vector<cprof::format::ExperimentRecord> experiments_in(const std::string& dir) {
+  std::vector<cprof::format::ExperimentRecord> out;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".cprof") continue;
+    cprof::format::read_results_file(entry.path(), [&](cprof::format::Record&& record) {
+      if (auto* e = std::get_if<cprof::format::ExperimentRecord>(&record)) out.push_back(*e);
+    });
+  }
+  std::sort(out.begin(), out.end(), [](const auto& x, const auto& y) { return x.time_ns < y.time_ns; });
+  return out;
+}
+
 // Both lines in one run: their experiments interleave, so they share whatever else runs
 // on the machine. On a busy machine the program waits for a CPU, wall time grows while
 // the delays (CPU-time samples) do not, and every prediction shrinks by the same factor
@@ -176,15 +189,8 @@ TEST(CausalRun, EndToEndRunsOneExperimentPerRun) {
                             kPrograms + "/causal_serial_no_progress 4000");
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("run 2/3 at a 50% virtual speedup"), std::string::npos) << r.output;
-  std::vector<cprof::format::ExperimentRecord> runs;
-  for (const auto& entry : std::filesystem::directory_iterator(r.dir)) {
-    if (entry.path().extension() != ".cprof") continue;
-    cprof::format::read_results_file(entry.path(), [&](cprof::format::Record&& record) {
-      if (auto* e = std::get_if<cprof::format::ExperimentRecord>(&record)) runs.push_back(*e);
-    });
-  }
+  const auto runs = experiments_in(r.dir);
   ASSERT_EQ(runs.size(), 3u) << r.output;
-  std::sort(runs.begin(), runs.end(), [](const auto& x, const auto& y) { return x.time_ns < y.time_ns; });
   for (size_t i = 0; i < runs.size(); ++i) {
     const auto& e = runs[i];
     EXPECT_EQ(e.mode, cprof::format::ExperimentMode::end_to_end);
@@ -214,13 +220,7 @@ TEST(CausalRun, AutomaticEndToEndExperimentsOnCodeThatRuns) {
   const auto r = causal_run("end-to-end-auto", "--end-to-end -n 4 --seed 5",
                             kPrograms + "/causal_serial_no_progress 1500");
   ASSERT_EQ(r.status, 0) << r.output;
-  std::vector<cprof::format::ExperimentRecord> experiments;
-  for (const auto& entry : std::filesystem::directory_iterator(r.dir)) {
-    if (entry.path().extension() != ".cprof") continue;
-    cprof::format::read_results_file(entry.path(), [&](cprof::format::Record&& record) {
-      if (auto* e = std::get_if<cprof::format::ExperimentRecord>(&record)) experiments.push_back(*e);
-    });
-  }
+  const auto experiments = experiments_in(r.dir);
   ASSERT_EQ(experiments.size(), 4u) << r.output;
   std::set<std::string> baselines;
   for (const auto& e : experiments) {
