@@ -401,6 +401,11 @@ int run(int argc, char** argv) {
     } else if (o.end_to_end) {
       fmt::print(stderr, "{}: no experiment finished: no end-to-end run was written (see the "
                  "messages above)\n", kTool);
+    } else if (!hints.scarce.empty()) {
+      // An experiment started on code that hardly runs (a rare sample of main() while a
+      // library's thread did the work) and the run ended before it did: running longer
+      // would not help, the scope would.
+      fmt::print(stderr, "{}: note: {}\n", kTool, hints.scarce);
     } else {
       fmt::print(stderr, "{}: no experiment finished: the program ended before the first one did "
                  "(they last 0.5 s or more); run it longer, or use --end-to-end\n", kTool);
