@@ -30,12 +30,6 @@ using ExitFn = void (*)(int);
 std::atomic<ExitFn> g_exit{nullptr};
 std::atomic<ExitFn> g_Exit{nullptr};
 
-// Looked up at load, so that a handler's _exit() does not call dlsym.
-__attribute__((constructor)) void resolve_exit_functions() {
-  sampler::next_definition(g_exit, "_exit");
-  sampler::next_definition(g_Exit, "_Exit");
-}
-
 void write_before_exit() {
   if (sampler::Runtime* rt = sampler::Runtime::instance()) {
     // No handler of the program's may run while this thread waits for the writer: without
@@ -48,7 +42,13 @@ void write_before_exit() {
   }
 }
 
-__attribute__((constructor)) void write_at_quick_exit() { at_quick_exit(write_before_exit); }
+// At load: the next definitions looked up, so that a handler's _exit() does not call
+// dlsym; the at_quick_exit handler registered before the program can register its own.
+__attribute__((constructor)) void set_up_exit_paths() {
+  sampler::next_definition(g_exit, "_exit");
+  sampler::next_definition(g_Exit, "_Exit");
+  at_quick_exit(write_before_exit);
+}
 
 [[noreturn]] void write_and_exit(std::atomic<ExitFn>& next, const char* name, int status) {
   write_before_exit();

@@ -2,7 +2,7 @@
 // A single-producer, single-consumer byte ring for one thread's samples.
 // Producer: the sampling signal handler on that thread. Consumer: the writer thread.
 //
-// Signal-safety contract: push() and try_push() are async-signal-safe (no allocation, no
+// Signal-safety contract: push() is async-signal-safe (no allocation, no
 // locks, only memcpy and atomics) but NOT re-entrant: the handler guards against nesting itself.
 // pop() runs on the writer thread only. A sample that does not fit is dropped by the
 // caller and counted, never waited for.
@@ -58,9 +58,6 @@ class SampleRing {
     return crossed ? Push::stored_past_half : Push::stored;
   }
 
-  bool try_push(const SampleHeader& header, const uint64_t* counters, const uint64_t* frames) {
-    return push(header, counters, frames) != Push::full;
-  }
 
   // Copies the next sample out. counters/frames must hold 255 and 65535 entries at most
   // (the header's field widths); callers size them from the runtime's depth limit.

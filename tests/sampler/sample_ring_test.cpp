@@ -50,7 +50,7 @@ TEST(SampleRing, FullRingDropsInsteadOfOverwriting) {
   ring.init(storage.data(), storage.size());
   uint64_t frames[16] = {};
   int pushed = 0;
-  while (ring.try_push(header_for(0, 16, pushed), nullptr, frames)) ++pushed;
+  while (ring.push(header_for(0, 16, pushed), nullptr, frames) != SampleRing::Push::full) ++pushed;
   EXPECT_EQ(pushed, 1024 / (24 + 128));
   SampleHeader h{};
   uint64_t out[16];
@@ -66,7 +66,7 @@ TEST(SampleRing, EntriesWrapAroundTheEndIntact) {
     uint64_t counters[2] = {i, i * 2};
     uint64_t frames[7];
     for (uint64_t f = 0; f < 7; ++f) frames[f] = i * 100 + f;
-    ASSERT_TRUE(ring.try_push(header_for(2, 7, i), counters, frames));
+    ASSERT_NE(ring.push(header_for(2, 7, i), counters, frames), SampleRing::Push::full);
     SampleHeader h{};
     uint64_t c[2];
     uint64_t fr[7];
@@ -86,7 +86,7 @@ TEST(SampleRing, ProducerAndConsumerThreadsAgree) {
   std::thread producer([&] {
     for (uint64_t i = 0; i < kCount;) {
       uint64_t frames[3] = {i, i + 1, i + 2};
-      if (ring.try_push(header_for(0, 3, i), nullptr, frames)) ++i;
+      if (ring.push(header_for(0, 3, i), nullptr, frames) != SampleRing::Push::full) ++i;
     }
   });
   uint64_t expect = 0;
