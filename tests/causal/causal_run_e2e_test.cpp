@@ -27,8 +27,10 @@ const std::string kRun = CAUSAL_RUN;
 const std::string kReport = CAUSAL_REPORT;
 const std::string kPrograms = CAUSAL_PROGRAMS;
 const std::string kSources = CAUSAL_SOURCES;
-// Short experiments (the default starts at 0.5 s) keep the suite quick.
-const std::string kEnv = "CPROF_CAUSAL_DURATION_MS=100 ";
+// Short experiments (the default starts at 0.5 s): the programs here run a few seconds,
+// and this VM's speed drifts by up to half within a second, so many short experiments
+// estimate better than a few long ones (see LinesPredictTheirShareOfTheTime).
+const std::string kEnv = "CPROF_CAUSAL_DURATION_MS=25 ";
 
 // The line of `marker` in a test program's source.
 int line_of(const std::string& file, const std::string& marker) {
@@ -89,11 +91,13 @@ std::vector<cprof::format::ExperimentRecord> experiments_in(const std::string& d
 // on the machine. On a busy machine the program waits for a CPU, wall time grows while
 // the delays (CPU-time samples) do not, and every prediction shrinks by the same factor
 // (Coz's method does the same): the lower bounds allow for that, the order of A and B
-// must hold anyway. This VM's speed also drifts between experiments (docs/causal.md, end
-// to end), and these are short ones (100 ms, about 10 per line): in clean-clone CI runs B
-// came out at 0.038 and A at 0.456, and six runs here gave A 0.25-0.36 and B 0.015-0.20.
-// So each has to be a speedup that a 50% one of a single line can give (at most 50%,
-// beyond which the report calls it noise), A's clearly, and A's larger.
+// must hold anyway. This VM's speed also drifts, by up to half between experiments a few
+// hundred ms apart (baselines of one run had periods of 156-365 us per visit), and each
+// prediction compares experiments run at different times. With 100 ms experiments (about
+// 10 per line) six runs gave A 0.27-0.34 and B 0.06-0.22, and a CI run had A 0.17 below
+// B 0.19; with 25 ms ones (about 45 per line) six gave A 0.28-0.36 and B 0.09-0.18, and
+// twelve beside a busy loop all held. Each prediction must also be one that a 50% speedup
+// of a single line can give (at most 50%, beyond which the report calls it noise).
 TEST(CausalRun, LinesPredictTheirShareOfTheTime) {
   const std::string a = "serial.cpp:" + std::to_string(line_of("serial.cpp", "LINE_A"));
   const std::string b = "serial.cpp:" + std::to_string(line_of("serial.cpp", "LINE_B"));
