@@ -45,6 +45,7 @@ struct Options {
   std::string resolve_only;  // --resolve-only OUT: write the locations file and exit
   std::string speedups;
   double fixed_speedup = -1;
+  unsigned experiment_ms = 0;  // 0: the runtime's default (500 ms) or the environment's
   uint64_t seed = 0;
   bool seed_given = false;
   std::vector<std::string> progress;
@@ -57,6 +58,18 @@ struct Options {
   double gpu_duty = 100;
   std::vector<std::string> command;
 };
+
+// The first and shortest experiment's length: --experiment-ms, else the environment's
+// (as the runtime reads it), else the runtime's default.
+uint64_t shortest_experiment_ms(const Options& o) {
+  if (o.experiment_ms > 0) return o.experiment_ms;
+  if (const char* env = std::getenv(cprof::causal::env::kDurationMs)) {
+    char* end = nullptr;
+    const unsigned long long ms = std::strtoull(env, &end, 10);
+    if (end != env && *end == '\0' && ms > 0) return ms;
+  }
+  return cprof::causal::ExperimentConfig{}.min_duration_ns / 1000000;
+}
 
 // What the experiments in the new results files saw, counted record by record in the
 // run summary's own pass over the files.
@@ -210,6 +223,11 @@ int run(int argc, char** argv) {
                  "virtual speedups to draw from, percentages (default 0,5,...,100)");
   app.add_option("--fixed-speedup", o.fixed_speedup, "use this speedup (percent) in every experiment "
                  "that is not a baseline")->check(CLI::Range(0.0, 100.0));
+  app.add_option("--experiment-ms", o.experiment_ms,
+                 "length of the first and shortest experiment in ms (default 500, as Coz): "
+                 "shorter ones give more experiments in a short run, which averages out a "
+                 "machine whose speed drifts (docs/causal.md)")
+      ->check(CLI::Range(1u, 60000u));
   app.add_option("--seed", o.seed, "seed of the experiment schedule, for a repeatable run");
   app.add_option("--progress", o.progress,
                  "a progress point at FILE:LINE, counted with a hardware breakpoint (repeatable, at most 4)");
@@ -314,6 +332,9 @@ int run(int argc, char** argv) {
   if (o.fixed_speedup >= 0) {
     child_env.set.emplace_back(cenv::kFixedSpeedup, fmt::format("{}", o.fixed_speedup));
   }
+  if (o.experiment_ms > 0) {
+    child_env.set.emplace_back(cenv::kDurationMs, fmt::format("{}", o.experiment_ms));
+  }
   if (!breakpoints.empty()) child_env.set.emplace_back(cenv::kBreakpoints, breakpoints);
   if (o.gpu) {
     std::vector<std::string> gpu_notes;
@@ -408,7 +429,8 @@ int run(int argc, char** argv) {
       fmt::print(stderr, "{}: note: {}\n", kTool, hints.scarce);
     } else {
       fmt::print(stderr, "{}: no experiment finished: the program ended before the first one did "
-                 "(they last 0.5 s or more); run it longer, or use --end-to-end\n", kTool);
+                 "(they last {} ms or more); run it longer, shorten them with --experiment-ms, "
+                 "or use --end-to-end\n", kTool, shortest_experiment_ms(o));
     }
   } else {
     if (!hints.scarce.empty()) fmt::print(stderr, "{}: note: {}\n", kTool, hints.scarce);

@@ -509,6 +509,29 @@ TEST(CausalRun, ExperimentsOfChildrenThatOutliveTheProgramAreCounted) {
   }
 }
 
+// --experiment-ms sets the first and shortest experiment, over the environment (kEnv's
+// 25 ms): experiments that see plenty of visits stay at it (halving stops there). A run
+// too short for the first one says how long they last and how to shorten them.
+TEST(CausalRun, ExperimentLengthIsAnOption) {
+  const std::string a = "serial.cpp:" + std::to_string(line_of("serial.cpp", "LINE_A"));
+  const auto r = causal_run("experiment-ms", "--line " + a + " --fixed-speedup 50 --experiment-ms 60",
+                            kPrograms + "/causal_serial 4000");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto all = experiments_in(r.dir);
+  ASSERT_GE(all.size(), 3u) << r.output;
+  for (const auto& e : all) {
+    EXPECT_GE(e.duration_ns, 60'000'000u);
+    EXPECT_LT(e.duration_ns, 115'000'000u);  // not doubled, nor the default 500 ms
+  }
+  const auto short_run = causal_run("experiment-ms-short", "--line " + a + " --experiment-ms 5000",
+                                    kPrograms + "/causal_serial 300");
+  ASSERT_EQ(short_run.status, 0) << short_run.output;
+  EXPECT_NE(short_run.output.find("ended before the first one did (they last 5000 ms or more); "
+                                  "run it longer, shorten them with --experiment-ms"),
+            std::string::npos)
+      << short_run.output;
+}
+
 // One experiment, one run, one location: said in the singular by causal-run and by the
 // report.
 TEST(CausalRun, OneExperimentIsSaidInTheSingular) {
