@@ -24,6 +24,11 @@
 
 namespace cprof::causal {
 
+// The fewest experiments a prediction point rests on, at its speedup and at the baseline
+// each, before the report trusts it (report/causal/causal_model.h); causal-run says when
+// a run's experiments fall short of it.
+inline constexpr uint32_t kMinExperimentsPerPoint = 3;
+
 // One experiment as seen from one progress point.
 struct Observation {
   double speedup = 0;

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -20,6 +21,7 @@
 #include "causal/launcher/no_debug_info.h"
 #include "causal/launcher/resolve.h"
 #include "causal/launcher/scope_miss.h"
+#include "causal/prediction.h"
 #include "causal/rng.h"
 #include "causal/runtime/settings.h"
 #include "common/cli.h"
@@ -74,9 +76,14 @@ uint64_t shortest_experiment_ms(const Options& o) {
 // What the experiments in the new results files saw, counted record by record in the
 // run summary's own pass over the files.
 struct ExperimentSummary {
+  struct Split {
+    size_t baselines = 0;
+    size_t sped_up = 0;
+  };
   size_t experiments = 0;
   size_t with_progress = 0;
   std::set<std::string> locations;
+  std::map<std::string, Split> per_location;  // experiments with progress points
 
   void count(const cprof::format::Record& r) {
     const auto* e = std::get_if<cprof::format::ExperimentRecord>(&r);
@@ -86,6 +93,31 @@ struct ExperimentSummary {
     bool progressed = e->mode == cprof::format::ExperimentMode::end_to_end;
     for (const auto& p : e->progress) progressed |= p.visits + p.end > 0;
     with_progress += progressed;
+    if (e->mode != cprof::format::ExperimentMode::end_to_end) {
+      auto& split = per_location[e->location];
+      ++(e->speedup > 0 ? split.sped_up : split.baselines);
+    }
+  }
+
+  // The named locations (--line/--function) whose experiments cannot give a prediction the
+  // report trusts: fewer baselines or sped-up experiments than one point needs.
+  std::string too_few(uint64_t shortest_ms) const {
+    constexpr size_t kMin = cprof::causal::kMinExperimentsPerPoint;
+    std::vector<std::string> short_of;
+    for (const auto& [location, split] : per_location) {
+      if (split.baselines >= kMin && split.sped_up >= kMin) continue;
+      short_of.push_back(fmt::format("{}: {} baseline{} and {} sped up", location, split.baselines,
+                                     split.baselines == 1 ? "" : "s", split.sped_up));
+    }
+    if (short_of.empty()) return "";
+    const size_t more = short_of.size() - 1;
+    return fmt::format(
+        "too few experiments for a prediction of {}, where the report needs {} of each{}; run "
+        "the program longer, or shorten the experiments with --experiment-ms (they last {} ms "
+        "or more)",
+        short_of.front(), kMin,
+        more == 0 ? "" : fmt::format(" ({} more location{} short of them too)", more, more == 1 ? "" : "s"),
+        shortest_ms);
   }
 };
 
@@ -442,6 +474,12 @@ int run(int argc, char** argv) {
       fmt::print(stderr, "{}: {} on {}; predictions: causal-report {}\n", kTool,
                  cprof::launch::plural(seen.experiments, "experiment"),
                  cprof::launch::plural(seen.locations.size(), "location"), results_dir);
+      // Only for named locations: automatic runs spread over many, most of them rare.
+      if (!automatic && !o.end_to_end) {
+        if (const std::string note = seen.too_few(shortest_experiment_ms(o)); !note.empty()) {
+          fmt::print(stderr, "{}: note: {}\n", kTool, note);
+        }
+      }
     }
   }
   cprof::launch::exit_like(result);

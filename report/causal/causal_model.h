@@ -25,10 +25,11 @@ struct CausalRegion {
 };
 
 // Minimum evidence for a curve to be trusted, stated next to every curve (docs/report.md):
-// a point needs this many experiments at its speedup (and the baseline as many), and a
-// curve this many non-zero speedups with such points. Below either, the curve is shown
-// with a note rather than hidden: a short run still says where to look.
-inline constexpr uint32_t kMinExperimentsPerPoint = 3;
+// a point needs causal::kMinExperimentsPerPoint experiments at its speedup (and the
+// baseline as many), and a curve this many non-zero speedups with such points. Below
+// either, the curve is shown with a note rather than hidden: a short run still says where
+// to look.
+using causal::kMinExperimentsPerPoint;
 inline constexpr size_t kMinSpeedups = 3;
 
 // What a curve's headline is worth (docs/report.md, "Causal profile"):

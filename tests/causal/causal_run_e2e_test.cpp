@@ -105,6 +105,7 @@ TEST(CausalRun, LinesPredictTheirShareOfTheTime) {
                             kPrograms + "/causal_serial 30000");
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("experiments on 2 locations"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("too few experiments"), std::string::npos) << r.output;
   const std::string json = report_json(r.dir);
   const auto sa = predicted(json, a, "0.5");
   const auto sb = predicted(json, b, "0.5");
@@ -530,6 +531,28 @@ TEST(CausalRun, ExperimentLengthIsAnOption) {
                                   "run it longer, shorten them with --experiment-ms"),
             std::string::npos)
       << short_run.output;
+}
+
+// A run whose experiments are too few for the report's minimum evidence (3 baselines and
+// 3 sped-up) says so, and how to get more: ~0.5-1 s of work in experiments of 300 ms and
+// more (with their warm-up and cool-off, 370 ms apart) gives one to three.
+TEST(CausalRun, TooFewExperimentsAreSaid) {
+  const std::string a = "serial.cpp:" + std::to_string(line_of("serial.cpp", "LINE_A"));
+  const auto r = causal_run("too-few", "--line " + a + " --fixed-speedup 50 --experiment-ms 300",
+                            kPrograms + "/causal_serial 3500");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto all = experiments_in(r.dir);
+  ASSERT_FALSE(all.empty()) << r.output;
+  const auto baselines = std::count_if(all.begin(), all.end(), [](const auto& e) { return e.speedup == 0; });
+  const auto sped_up = static_cast<long>(all.size()) - baselines;
+  const bool short_of_evidence = baselines < 3 || sped_up < 3;
+  EXPECT_TRUE(short_of_evidence) << all.size() << " experiments: the machine ran it slowly";
+  const std::string note = "note: too few experiments for a prediction of " + a + ": " +
+                           std::to_string(baselines) + (baselines == 1 ? " baseline and " : " baselines and ") +
+                           std::to_string(sped_up) + " sped up, where the report needs 3 of each; run "
+                           "the program longer, or shorten the experiments with --experiment-ms "
+                           "(they last 300 ms or more)";
+  EXPECT_EQ(r.output.find(note) != std::string::npos, short_of_evidence) << r.output;
 }
 
 // One experiment, one run, one location: said in the singular by causal-run and by the
