@@ -43,6 +43,11 @@ int line_of(const std::string& file, const std::string& marker) {
   return 0;
 }
 
+// FILE:LINE of `marker` in serial.cpp, as --line takes it.
+std::string serial_line(const std::string& marker) {
+  return "serial.cpp:" + std::to_string(line_of("serial.cpp", marker));
+}
+
 std::string report_json(const std::string& dir) {
   std::string out;
   EXPECT_EQ(run_command(kReport + " " + dir + " --format json", out), 0) << out;
@@ -99,8 +104,8 @@ std::vector<cprof::format::ExperimentRecord> experiments_in(const std::string& d
 // twelve beside a busy loop all held. Each prediction must also be one that a 50% speedup
 // of a single line can give (at most 50%, beyond which the report calls it noise).
 TEST(CausalRun, LinesPredictTheirShareOfTheTime) {
-  const std::string a = "serial.cpp:" + std::to_string(line_of("serial.cpp", "LINE_A"));
-  const std::string b = "serial.cpp:" + std::to_string(line_of("serial.cpp", "LINE_B"));
+  const std::string a = serial_line("LINE_A");
+  const std::string b = serial_line("LINE_B");
   const auto r = causal_run("lines", "--line " + a + " --line " + b + " --fixed-speedup 50 --seed 1",
                             kPrograms + "/causal_serial 30000");
   ASSERT_EQ(r.status, 0) << r.output;
@@ -123,7 +128,7 @@ TEST(CausalRun, LinesPredictTheirShareOfTheTime) {
 // The same loop in a thread that blocks every signal (as xz's workers do): its samples,
 // and so its experiments' delays, still come (sampler/runtime/signal_mask.h).
 TEST(CausalRun, ThreadThatBlocksEverySignalIsStillProfiled) {
-  const std::string a = "serial.cpp:" + std::to_string(line_of("serial.cpp", "LINE_A"));
+  const std::string a = serial_line("LINE_A");
   const auto r = causal_run("masked", "--line " + a + " --fixed-speedup 50 --seed 1",
                             kPrograms + "/causal_serial_masked 20000");
   ASSERT_EQ(r.status, 0) << r.output;
@@ -142,7 +147,7 @@ class Oversubscribed : public ::testing::TestWithParam<std::pair<const char*, co
 TEST_P(Oversubscribed, CpusAreSaid) {
   if (!std::filesystem::exists("/proc/self/schedstat")) GTEST_SKIP() << "no schedstat";
   const auto [mode, program] = GetParam();
-  const std::string a = "serial.cpp:" + std::to_string(line_of("serial.cpp", "LINE_A"));
+  const std::string a = serial_line("LINE_A");
   const std::string dir = fresh_directory(std::string("oversubscribed-") + (*mode ? "e2e" : "exp"));
   const unsigned hogs = std::max(1u, std::thread::hardware_concurrency()) + 1;
   std::string output;
@@ -489,7 +494,7 @@ TEST(CausalRun, ExperimentsOfChildrenThatOutliveTheProgramAreCounted) {
   // threads first allocate. Seen here in ASan builds only.
   GTEST_SKIP() << "ASan's allocator lock is not fork-safe in this toolchain";
 #endif
-  const std::string a = "serial.cpp:" + std::to_string(line_of("serial.cpp", "LINE_A"));
+  const std::string a = serial_line("LINE_A");
   const auto r = causal_run("forks", "--line " + a + " --fixed-speedup 50 --seed 2",
                             kPrograms + "/causal_serial_forks 2000");
   ASSERT_EQ(r.status, 0) << r.output;
@@ -514,7 +519,7 @@ TEST(CausalRun, ExperimentsOfChildrenThatOutliveTheProgramAreCounted) {
 // 25 ms): experiments that see plenty of visits stay at it (halving stops there). A run
 // too short for the first one says how long they last and how to shorten them.
 TEST(CausalRun, ExperimentLengthIsAnOption) {
-  const std::string a = "serial.cpp:" + std::to_string(line_of("serial.cpp", "LINE_A"));
+  const std::string a = serial_line("LINE_A");
   const auto r = causal_run("experiment-ms", "--line " + a + " --fixed-speedup 50 --experiment-ms 60",
                             kPrograms + "/causal_serial 4000");
   ASSERT_EQ(r.status, 0) << r.output;
@@ -537,7 +542,7 @@ TEST(CausalRun, ExperimentLengthIsAnOption) {
 // 3 sped-up) says so, and how to get more: ~0.5-1 s of work in experiments of 300 ms and
 // more (with their warm-up and cool-off, 370 ms apart) gives one to three.
 TEST(CausalRun, TooFewExperimentsAreSaid) {
-  const std::string a = "serial.cpp:" + std::to_string(line_of("serial.cpp", "LINE_A"));
+  const std::string a = serial_line("LINE_A");
   const auto r = causal_run("too-few", "--line " + a + " --fixed-speedup 50 --experiment-ms 300",
                             kPrograms + "/causal_serial 3500");
   ASSERT_EQ(r.status, 0) << r.output;
@@ -558,7 +563,7 @@ TEST(CausalRun, TooFewExperimentsAreSaid) {
 // One experiment, one run, one location: said in the singular by causal-run and by the
 // report.
 TEST(CausalRun, OneExperimentIsSaidInTheSingular) {
-  const std::string a = "serial.cpp:" + std::to_string(line_of("serial.cpp", "LINE_A"));
+  const std::string a = serial_line("LINE_A");
   const auto r = causal_run("singular", "--end-to-end -n 1 --line " + a,
                             kPrograms + "/causal_serial_no_progress 500");
   ASSERT_EQ(r.status, 0) << r.output;
@@ -573,8 +578,8 @@ TEST(CausalRun, OneExperimentIsSaidInTheSingular) {
 // End to end with two locations: the runs go in pairs, a baseline and a sped-up run of
 // the same location, so each location gets both, and every one has a curve.
 TEST(CausalRun, EndToEndGivesEveryLocationABaselineAndASpeedup) {
-  const std::string a = "serial.cpp:" + std::to_string(line_of("serial.cpp", "LINE_A"));
-  const std::string b = "serial.cpp:" + std::to_string(line_of("serial.cpp", "LINE_B"));
+  const std::string a = serial_line("LINE_A");
+  const std::string b = serial_line("LINE_B");
   const auto r = causal_run(
       "end-to-end-two", "--end-to-end -n 4 --line " + a + " --line " + b + " --fixed-speedup 50",
       kPrograms + "/causal_serial_no_progress 1500");
@@ -591,7 +596,7 @@ TEST(CausalRun, EndToEndGivesEveryLocationABaselineAndASpeedup) {
 // --progress on the line of a CAUSAL_PROGRESS (named after its __FILE__:__LINE__, here the
 // absolute path): two points, each with its own name and count, not one with both.
 TEST(CausalRun, BreakpointPointOnTheLineOfAProgressPointKeepsItsOwnName) {
-  const std::string a = "serial.cpp:" + std::to_string(line_of("serial.cpp", "LINE_A"));
+  const std::string a = serial_line("LINE_A");
   const std::string point =
       kSources + "/serial.cpp:" + std::to_string(line_of("serial.cpp", "CAUSAL_PROGRESS;"));
   const auto r = causal_run("breakpoint-same-line",
@@ -621,7 +626,7 @@ std::string script_for(const std::string& name, const std::string& program) {
 }
 
 TEST(CausalRun, ScriptRunsTheExperimentsInTheProgramItExecs) {
-  const std::string a = "serial.cpp:" + std::to_string(line_of("serial.cpp", "LINE_A"));
+  const std::string a = serial_line("LINE_A");
   const std::string script = script_for("script-prog", kPrograms + "/causal_serial");
   const auto r =
       causal_run("script", "--line " + a + " --fixed-speedup 50 --seed 1", script + " 8000");
@@ -637,7 +642,7 @@ TEST(CausalRun, ScriptRunsTheExperimentsInTheProgramItExecs) {
 // A script's helpers (the shell, basename, dirname: Debian's, without debug information)
 // each leave a "no experiments" warning; the summary names them on one line.
 TEST(CausalRun, HelpersWithoutDebugInformationShareOneWarning) {
-  const std::string a = "serial.cpp:" + std::to_string(line_of("serial.cpp", "LINE_A"));
+  const std::string a = serial_line("LINE_A");
   const std::string path = fresh_directory("script-helpers") + "/run.sh";
   std::ofstream(path) << "#!/bin/sh\nbasename /a/b >/dev/null\ndirname /a/b >/dev/null\nexec "
                       << kPrograms << "/causal_serial \"$@\"\n";
@@ -659,7 +664,7 @@ TEST(CausalRun, HelpersWithoutDebugInformationShareOneWarning) {
 // images run no experiments; --progress: the breakpoint's address), a script is one
 // clear line saying what to run instead.
 TEST(CausalRunErrors, ScriptWhereTheSelectionIsNeededAtLaunch) {
-  const std::string a = "serial.cpp:" + std::to_string(line_of("serial.cpp", "LINE_A"));
+  const std::string a = serial_line("LINE_A");
   const std::string script = script_for("script-err", kPrograms + "/causal_serial");
   for (const std::string& options :
        {"--end-to-end --line " + a, "--line " + a + " --progress serial.cpp:" +
