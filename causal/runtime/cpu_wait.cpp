@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -58,15 +59,34 @@ std::optional<std::map<pid_t, CpuTimes>> read_thread_cpu_times() {
   return out;
 }
 
+uint64_t CpuWaitTally::monotonic_ns() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
 void CpuWaitTally::begin() {
+  const uint64_t t0 = clock_();
+  {
+    std::lock_guard lock(mutex_);
+    if (t0 < next_reading_ns_) return;  // the last readings' cost asks for a gap
+  }
   auto start = read_thread_cpu_times();  // not under the lock: a reading takes milliseconds
+  const uint64_t t1 = clock_();
   std::lock_guard lock(mutex_);
   start_ = std::move(start);
+  begin_cost_ns_ = t1 - t0;
   ended_.clear();
 }
 
 void CpuWaitTally::end() {
+  {
+    std::lock_guard lock(mutex_);
+    if (!start_) return;  // not measured (no begin, or it waited for the gap)
+  }
+  const uint64_t t0 = clock_();
   const auto now = read_thread_cpu_times();
+  const uint64_t t1 = clock_();
   std::lock_guard lock(mutex_);
   if (start_ && now) {
     for (const auto& [tid, t] : *now) {
@@ -75,6 +95,8 @@ void CpuWaitTally::end() {
       add_locked(t, before != start_->end() ? before->second : CpuTimes{});
     }
   }
+  const auto cost = static_cast<double>(begin_cost_ns_ + (t1 - t0));
+  next_reading_ns_ = t1 + static_cast<uint64_t>(cost / kMaxReadingShare);
   start_.reset();
   ended_.clear();
 }
@@ -96,6 +118,7 @@ void CpuWaitTally::forget() {
   std::lock_guard lock(mutex_);
   start_.reset();
   ended_.clear();
+  next_reading_ns_ = 0;
   run_ns_ = 0;
   wait_ns_ = 0;
 }

@@ -36,9 +36,20 @@ std::optional<CpuTimes> read_own_cpu_times();
 // experiment's, or a whole end-to-end run): a thread there at both ends counts its
 // difference, a thread born in between all of its times, and a thread that ends in between
 // what thread_ended() was given.
+//
+// A reading opens and reads one file per thread (about 4 ms at 1,000 threads), so windows
+// are measured only while the readings cost at most kMaxReadingShare of the wall time:
+// after a window's two readings took C, the next window measured starts C / share later.
+// The warning is about a share, which a sample of windows estimates as well; with short
+// experiments (tens of ms) and many threads it is a sample, with few threads every window.
 class CpuWaitTally {
  public:
-  void begin();  // at a window's start
+  static constexpr double kMaxReadingShare = 0.01;
+  using Clock = uint64_t (*)();  // nanoseconds, monotonic
+
+  explicit CpuWaitTally(Clock clock = monotonic_ns) : clock_(clock) {}
+
+  void begin();  // at a window's start; no reading while the last ones' cost says wait
   void end();    // when it is over; a window without both readings is not counted
   // On a thread that is ending (`times`: its own, read_own_cpu_times()); counted in the
   // open window, if any.
@@ -57,8 +68,13 @@ class CpuWaitTally {
  private:
   void add_locked(const CpuTimes& times, const CpuTimes& base);
 
+  static uint64_t monotonic_ns();
+
+  Clock clock_;
   mutable std::mutex mutex_;  // begin/end on the controller, thread_ended on any thread
   std::optional<std::map<pid_t, CpuTimes>> start_;
+  uint64_t begin_cost_ns_ = 0;    // the open window's first reading
+  uint64_t next_reading_ns_ = 0;  // no window is measured before this
   std::set<pid_t> ended_;  // threads that thread_ended() counted in this window
   uint64_t run_ns_ = 0;
   uint64_t wait_ns_ = 0;

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <filesystem>
 #include <thread>
+#include <vector>
 
 namespace cprof::causal {
 namespace {
@@ -87,6 +88,38 @@ TEST(CpuWait, AWindowWithoutABeginIsNotCounted) {
   CpuWaitTally tally;
   tally.end();
   EXPECT_EQ(tally.run_ns() + tally.wait_ns(), 0u);
+}
+
+// A clock that reads out `fake_times`, one value per call.
+std::vector<uint64_t> fake_times;
+size_t fake_next = 0;
+uint64_t fake_clock() { return fake_times.at(fake_next++); }
+
+// Windows are measured only while the readings cost at most 1% of the wall time: two
+// readings of 1 ms each put the next measured window 200 ms after the second.
+TEST(CpuWait, ReadingsWaitForAGapTheirCostSets) {
+  if (!std::filesystem::exists("/proc/self/schedstat")) GTEST_SKIP() << "no schedstat";
+  constexpr uint64_t kMs = 1'000'000;
+  fake_times = {0, 1 * kMs,                 // begin: a reading of 1 ms
+                50 * kMs, 51 * kMs,         // end: another
+                250 * kMs,                  // begin just before 51 + 200 ms: skipped
+                251 * kMs, 252 * kMs,       // begin at 251 ms: measured
+                260 * kMs, 261 * kMs};      // end
+  fake_next = 0;
+  CpuWaitTally tally(fake_clock);
+  tally.begin();
+  EXPECT_TRUE(tally.window_open());
+  tally.end();
+  const uint64_t first = tally.run_ns() + tally.wait_ns();
+  tally.begin();
+  EXPECT_FALSE(tally.window_open());
+  tally.end();  // nothing to read: the clock is not asked
+  EXPECT_EQ(tally.run_ns() + tally.wait_ns(), first);
+  tally.begin();
+  EXPECT_TRUE(tally.window_open());
+  tally.end();
+  EXPECT_FALSE(tally.window_open());
+  EXPECT_EQ(fake_next, fake_times.size());
 }
 
 }  // namespace
