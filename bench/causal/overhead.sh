@@ -24,8 +24,10 @@
 # Target: causal-run <= 1.05 and below Coz.
 #
 # Environment: PROGRAMS (openmp too), TRAP, ITEMS (progress visits per run; default each program's own),
-# DURATION_MS (CPROF_CAUSAL_DURATION_MS, default: the runtime's 500), COZ (default coz;
-# COZ=none leaves it out), KEEP=1 keeps the temp dir.
+# DURATION_MS (CPROF_CAUSAL_DURATION_MS, default: the runtime's 500), SHORT_MS (adds the
+# config "short": causal's run with --experiment-ms SHORT_MS, in the same rounds, so that
+# two experiment lengths compare side by side), COZ (default coz; COZ=none leaves it out),
+# KEEP=1 keeps the temp dir.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../sampler/common.sh"
@@ -36,6 +38,7 @@ programs=(${PROGRAMS:-serial forkjoin-std pipeline lock sleep})
 coz_bin=${COZ:-coz}
 configs=(plain causal)
 [[ ${TRAP:-0} == 1 ]] && configs+=(trap notrap)
+[[ -n ${SHORT_MS:-} ]] && configs+=(short)
 if [[ $coz_bin != none ]] && command -v "$coz_bin" >/dev/null; then
   configs+=(coz)
 else
@@ -55,6 +58,8 @@ run_one() {  # run_one PROGRAM CONFIG ROUND
     plain) "$BIN/cprof-bench-time" "$tmp/time" -- "$prog" "${items[@]}" >"$tmp/out" ;;
     causal) "$BIN/cprof-bench-time" "$tmp/time" -- "$BIN/causal-run" --line "$loc" --fixed-speedup 0 \
       -o "$tmp/res" -- "$prog" "${items[@]}" >"$tmp/out" 2>"$tmp/err" ;;
+    short) "$BIN/cprof-bench-time" "$tmp/time" -- "$BIN/causal-run" --line "$loc" --fixed-speedup 0 \
+      --experiment-ms "$SHORT_MS" -o "$tmp/res" -- "$prog" "${items[@]}" >"$tmp/out" 2>"$tmp/err" ;;
     trap) CPROF_CAUSAL_DISPATCH_TRAP=always "$BIN/cprof-bench-time" "$tmp/time" -- "$BIN/causal-run" \
       --line "$loc" --fixed-speedup 0 -o "$tmp/res" -- "$prog" "${items[@]}" >"$tmp/out" 2>"$tmp/err" ;;
     notrap) CPROF_CAUSAL_DISPATCH=off "$BIN/cprof-bench-time" "$tmp/time" -- "$BIN/causal-run" \
