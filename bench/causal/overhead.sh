@@ -26,8 +26,9 @@
 # Environment: PROGRAMS (openmp too), TRAP, ITEMS (progress visits per run; default each program's own),
 # DURATION_MS (CPROF_CAUSAL_DURATION_MS, default: the runtime's 500), SHORT_MS (adds the
 # config "short": causal's run with --experiment-ms SHORT_MS, in the same rounds, so that
-# two experiment lengths compare side by side), COZ (default coz; COZ=none leaves it out),
-# KEEP=1 keeps the temp dir.
+# two experiment lengths compare side by side), OTHER_BIN (adds the config "other":
+# causal's run with that directory's causal-run, e.g. an older build's bin/, on this
+# build's programs), COZ (default coz; COZ=none leaves it out), KEEP=1 keeps the temp dir.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../sampler/common.sh"
@@ -39,6 +40,7 @@ coz_bin=${COZ:-coz}
 configs=(plain causal)
 [[ ${TRAP:-0} == 1 ]] && configs+=(trap notrap)
 [[ -n ${SHORT_MS:-} ]] && configs+=(short)
+[[ -n ${OTHER_BIN:-} ]] && configs+=(other)
 if [[ $coz_bin != none ]] && command -v "$coz_bin" >/dev/null; then
   configs+=(coz)
 else
@@ -60,6 +62,8 @@ run_one() {  # run_one PROGRAM CONFIG ROUND
       -o "$tmp/res" -- "$prog" "${items[@]}" >"$tmp/out" 2>"$tmp/err" ;;
     short) "$BIN/cprof-bench-time" "$tmp/time" -- "$BIN/causal-run" --line "$loc" --fixed-speedup 0 \
       --experiment-ms "$SHORT_MS" -o "$tmp/res" -- "$prog" "${items[@]}" >"$tmp/out" 2>"$tmp/err" ;;
+    other) "$BIN/cprof-bench-time" "$tmp/time" -- "$OTHER_BIN/causal-run" --line "$loc" --fixed-speedup 0 \
+      -o "$tmp/res" -- "$prog" "${items[@]}" >"$tmp/out" 2>"$tmp/err" ;;
     trap) CPROF_CAUSAL_DISPATCH_TRAP=always "$BIN/cprof-bench-time" "$tmp/time" -- "$BIN/causal-run" \
       --line "$loc" --fixed-speedup 0 -o "$tmp/res" -- "$prog" "${items[@]}" >"$tmp/out" 2>"$tmp/err" ;;
     notrap) CPROF_CAUSAL_DISPATCH=off "$BIN/cprof-bench-time" "$tmp/time" -- "$BIN/causal-run" \
