@@ -588,9 +588,13 @@ TEST(CausalRun, EndToEndGivesEveryLocationABaselineAndASpeedup) {
   const std::string json = report_json(r.dir);
   EXPECT_TRUE(predicted(json, a, "0.5").has_value()) << json.substr(json.find("\"causal\""));
   EXPECT_TRUE(predicted(json, b, "0.5").has_value()) << json.substr(json.find("\"causal\""));
+  // Neither lacks a curve for want of a pair. (A curve may still be called noise: one
+  // pair per location carries this VM's run-to-run drift whole, and a CI run measured
+  // 53% for B, beyond the 50% a 50% speedup can give.)
   std::string text;
   ASSERT_EQ(run_command(kReport + " " + r.dir, text), 0) << text;
-  EXPECT_EQ(text.find("no prediction for"), std::string::npos) << text;
+  EXPECT_EQ(text.find("none sped it up"), std::string::npos) << text;
+  EXPECT_EQ(text.find("no baseline (0%)"), std::string::npos) << text;
 }
 
 // --progress on the line of a CAUSAL_PROGRESS (named after its __FILE__:__LINE__, here the
