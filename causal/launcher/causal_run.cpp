@@ -61,16 +61,13 @@ struct Options {
   std::vector<std::string> command;
 };
 
-// The first and shortest experiment's length: --experiment-ms, else the environment's
-// (as the runtime reads it), else the runtime's default.
+// The first and shortest experiment's length: --experiment-ms, else what the runtime reads
+// from the environment (its default where nothing is set).
 uint64_t shortest_experiment_ms(const Options& o) {
   if (o.experiment_ms > 0) return o.experiment_ms;
-  if (const char* env = std::getenv(cprof::causal::env::kDurationMs)) {
-    char* end = nullptr;
-    const unsigned long long ms = std::strtoull(env, &end, 10);
-    if (end != env && *end == '\0' && ms > 0) return ms;
-  }
-  return cprof::causal::ExperimentConfig{}.min_duration_ns / 1000000;
+  std::vector<std::string> ignored;  // the runtime reports them, in the program
+  return cprof::causal::causal_settings_from_environment(ignored).experiments.min_duration_ns /
+         1000000;
 }
 
 // What the experiments in the new results files saw, counted record by record in the

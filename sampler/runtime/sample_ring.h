@@ -58,7 +58,6 @@ class SampleRing {
     return crossed ? Push::stored_past_half : Push::stored;
   }
 
-
   // Copies the next sample out. counters/frames must hold 255 and 65535 entries at most
   // (the header's field widths); callers size them from the runtime's depth limit.
   bool pop(SampleHeader& header, uint64_t* counters, size_t max_counters, uint64_t* frames,
