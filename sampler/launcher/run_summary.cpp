@@ -171,6 +171,10 @@ RunSummary summarize_new_results(const std::string& dir, const std::set<std::str
               m->text.starts_with(sampler::kWrittenBeforeSignal)) {
             ++s.written_before_signal;
           }
+          if (m->level == format::MessageLevel::info &&
+              m->text == sampler::kWrittenAfterAbortHandler) {
+            ++s.written_after_abort_handler;
+          }
           if (m->level != format::MessageLevel::info &&
               std::find(s.warnings.begin(), s.warnings.end(), m->text) == s.warnings.end()) {
             s.warnings.push_back(m->text);
@@ -250,7 +254,13 @@ void print_run_summary(FILE* out, const char* tool, const std::string& dir, cons
                plural(s.copies, "copy", "copies"), windows);
   }
   const bool written = s.written_before_signal > 0;
-  if (end.term_signal != 0 && !written) {
+  if (end.term_signal == SIGABRT && !written && s.written_after_abort_handler > 0) {
+    // abort() ran the program's handler, which returned, then ended the process past the
+    // runtime; the runtime wrote its samples as the handler returned.
+    fmt::print(out, "{}: note: the program was ended by SIGABRT after its own handler "
+               "returned: the samples were written then, the threads' end records (their CPU "
+               "times) were not\n", tool);
+  } else if (end.term_signal != 0 && !written) {
     // The runtime writes every 50 ms (CPROF_FLUSH_MS); a signal it does not catch
     // (SIGKILL, one the program handles and then dies of by other means) leaves what it
     // buffered since unwritten.

@@ -48,6 +48,9 @@ struct RunSummary {
   // Processes whose runtime wrote everything before a signal ended them
   // (sampler/runtime/terminating_signals.h).
   size_t written_before_signal = 0;
+  // Processes whose runtime wrote its samples when a SIGABRT handler of the program's
+  // returned (abort() then ends the process past the runtime).
+  size_t written_after_abort_handler = 0;
   // GPU hooks' files (--gpu): what they recorded, and the trace windows (--gpu-duty).
   size_t gpu_files = 0;
   uint64_t kernels = 0;

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 
 #include "sampler/runtime/hooks.h"
 #include "sampler/runtime/jit_map.h"
@@ -389,7 +390,16 @@ void Runtime::writer_loop() {
     }
     writer_wake_.wait_while(seen, kDrainIntervalNs);
     if (stop_requested_.load(std::memory_order_acquire) || dying_.load() == 1) continue;
-    drain(false);
+    const uint32_t asked = writes_asked_.load(std::memory_order_acquire);
+    const bool write_asked = asked != writes_done_.load();
+    if (write_asked && !std::exchange(said_abort_handler_write_, true)) {
+      message(format::MessageLevel::info, kWrittenAfterAbortHandler);
+    }
+    drain(write_asked);
+    if (write_asked) {
+      writes_done_.store(asked);
+      writes_done_.wake_all();
+    }
     // Tables whose modules' samples went to libunwind (slower, same frames) for long
     // enough that parsing them now pays (rent or buy, sampler/unwind/cfi_policy.h).
     if (unwind_method_ == UnwindMethod::kDwarf) modules_.build_wanted_tables();
@@ -496,6 +506,7 @@ void Runtime::stop() {
   std::lock_guard lock(io_mutex_);
   write_final_records_locked();
   writer_.close();
+  writes_done_.wake_all();  // a write_after_abort_handler() waiting: everything is written
 }
 
 void Runtime::write_before_dying(int sig) noexcept {
@@ -517,6 +528,23 @@ void Runtime::write_before_dying(int sig) noexcept {
     const uint64_t now = monotonic_ns();
     if (now >= deadline) break;
     dying_.wait_while(state, deadline - now);
+  }
+}
+
+void Runtime::write_after_abort_handler() noexcept {
+  if (!writer_running_ || stopped_.load(std::memory_order_acquire) ||
+      static_cast<pid_t>(::syscall(SYS_getpid)) != pid_) {
+    return;
+  }
+  const uint32_t ticket = writes_asked_.fetch_add(1, std::memory_order_acq_rel) + 1;
+  writer_wake_.bump_and_wake();
+  // Written once the writer has served this ticket or a later one (the counter wraps).
+  const uint64_t deadline = monotonic_ns() + 1000000000ull;
+  for (uint32_t done = writes_done_.load(); static_cast<int32_t>(done - ticket) < 0;
+       done = writes_done_.load()) {
+    const uint64_t now = monotonic_ns();
+    if (now >= deadline || stopped_.load(std::memory_order_acquire)) break;
+    writes_done_.wait_while(done, deadline - now);
   }
 }
 
@@ -548,6 +576,7 @@ void Runtime::write_before_dying_on_writer() {
   }
   dying_.store(2);
   dying_.wake_all();
+  writes_done_.wake_all();
 }
 
 void Runtime::silence_sources() {

@@ -48,6 +48,11 @@ class Runtime {
   // (terminating_signals.h), or _exit() when `sig` is 0 (exit_interpose.cpp). Has the
   // writer thread write everything, waiting at most a second for it. Async-signal-safe.
   void write_before_dying(int sig) noexcept;
+  // A program's SIGABRT handler returned, so abort() may be about to end the process past
+  // every hook (terminating_signals.h): has the writer thread write what is not written
+  // yet (the samples, as a chunk on disk, and a message the first time), waiting at most a
+  // second; sampling goes on. Async-signal-safe.
+  void write_after_abort_handler() noexcept;
 
   // The calling thread begins (from the pthread_create trampoline), its creator believing
   // that it blocked the sampling signal or not (signal_mask.h).
@@ -141,6 +146,10 @@ class Runtime {
   // write_before_dying: 0, 1 asked (by the signal in dying_signal_, 0 for _exit), 2 written.
   FutexWord dying_;
   std::atomic<int> dying_signal_{0};
+  // write_after_abort_handler: tickets asked, and the last one the writer has served.
+  std::atomic<uint32_t> writes_asked_{0};
+  FutexWord writes_done_;
+  bool said_abort_handler_write_ = false;  // the writer's
 };
 
 using cprof::monotonic_ns;  // common/monotonic.h

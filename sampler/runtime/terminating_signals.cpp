@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 
 #include "sampler/runtime/next_definition.h"
 #include "sampler/runtime/runtime.h"
@@ -28,6 +29,9 @@ std::atomic<bool> g_ours[NSIG];
 // Per signal: the program's handler, set with SA_RESETHAND, is installed inside
 // on_one_shot_signal (it has not run yet); g_program[sig] is the action the program set.
 std::atomic<bool> g_one_shot[NSIG];
+// Per signal (SIGABRT only): the program's handler is installed inside
+// on_abort_handler_signal; g_program[sig] is the action the program set.
+std::atomic<bool> g_watched[NSIG];
 struct sigaction g_program[NSIG];
 
 bool caught(int sig) {
@@ -95,6 +99,51 @@ bool is_one_shot_handler(const struct sigaction& a) {
          ((a.sa_flags & SA_SIGINFO) != 0 || a.sa_handler != SIG_IGN);
 }
 
+// A handler of the program's for SIGABRT that may return inside abort(): glibc's abort()
+// then puts the default action back with its own internal call, past the interposed
+// sigaction(), and raises SIGABRT again, which ends the process with no handler of the
+// runtime's in the way. (A one-shot handler is wrapped anyway, and handled alike.)
+bool is_abort_handler(int sig, const struct sigaction& a) {
+  return sig == SIGABRT && !is_default(a) && !is_one_shot_handler(a) &&
+         ((a.sa_flags & SA_SIGINFO) != 0 || a.sa_handler != SIG_IGN);
+}
+
+// Runs the program's `program` handler as the kernel would have called it.
+void call_program_handler(const struct sigaction& program, int sig, siginfo_t* info,
+                          void* ucontext) {
+  if ((program.sa_flags & SA_SIGINFO) != 0) {
+    program.sa_sigaction(sig, info, ucontext);
+  } else {
+    program.sa_handler(sig);
+  }
+}
+
+// After the program's SIGABRT handler returned: if this was abort(), the process ends the
+// moment this returns, so what is not written yet is written now (the samples and the
+// causal records; not the end records, for a SIGABRT someone sent lets the program run on).
+void write_if_aborting(int sig) {
+  if (sig != SIGABRT) return;
+  const int saved_errno = errno;  // the handler returns into the program
+  if (Runtime* rt = Runtime::instance()) rt->write_after_abort_handler();
+  errno = saved_errno;
+}
+
+void on_abort_handler_signal(int sig, siginfo_t* info, void* ucontext) {
+  call_program_handler(g_program[sig], sig, info, ucontext);
+  write_if_aborting(sig);
+}
+
+// Installs the program's SIGABRT `action` inside on_abort_handler_signal, with its flags
+// and mask, so it runs as it would have.
+int install_abort_handler(int sig, const struct sigaction& action) {
+  g_program[sig] = action;
+  struct sigaction wrapper = action;
+  wrapper.sa_flags = action.sa_flags | SA_SIGINFO;
+  wrapper.sa_sigaction = on_abort_handler_signal;
+  g_watched[sig].store(true, std::memory_order_release);
+  return real_sigaction(sig, &wrapper, nullptr);
+}
+
 // The program's SA_RESETHAND handler, run the way the kernel would run it, except that
 // the default action it leaves behind is the runtime's handler: the program's handler
 // typically tidies up and raises the signal again (node restores the terminal), and that
@@ -108,11 +157,8 @@ void on_one_shot_signal(int sig, siginfo_t* info, void* ucontext) {
   }
   const struct sigaction program = g_program[sig];
   install(sig);  // the reset the kernel would have done, the default being the runtime's
-  if ((program.sa_flags & SA_SIGINFO) != 0) {
-    program.sa_sigaction(sig, info, ucontext);
-  } else {
-    program.sa_handler(sig);
-  }
+  call_program_handler(program, sig, info, ucontext);
+  write_if_aborting(sig);
 }
 
 // Installs the program's SA_RESETHAND `action` for `sig` inside on_one_shot_signal: its
@@ -143,11 +189,13 @@ bool terminating_sigaction(int sig, const struct sigaction* action, struct sigac
   if (!caught(sig) || !g_enabled.load(std::memory_order_acquire)) return false;
   const bool ours = g_ours[sig].load(std::memory_order_acquire);
   const bool one_shot = g_one_shot[sig].load(std::memory_order_acquire);
+  const bool watched = g_watched[sig].load(std::memory_order_acquire);
   const bool wants_default = action != nullptr && is_default(*action);
   const bool wants_one_shot = action != nullptr && is_one_shot_handler(*action);
+  const bool wants_watched = action != nullptr && is_abort_handler(sig, *action);
   struct sigaction wanted {};
   if (action != nullptr) wanted = *action;  // `old` may be the same object
-  if (!ours && !one_shot && !wants_default && !wants_one_shot) {
+  if (!ours && !one_shot && !watched && !wants_default && !wants_one_shot && !wants_watched) {
     return false;  // the program's own business
   }
   if (old != nullptr) {
@@ -155,7 +203,7 @@ bool terminating_sigaction(int sig, const struct sigaction* action, struct sigac
       *old = {};
       old->sa_handler = SIG_DFL;  // what the program set, or found at start
       sigemptyset(&old->sa_mask);
-    } else if (one_shot) {
+    } else if (one_shot || watched) {
       *old = g_program[sig];
     } else if (real_sigaction(sig, nullptr, old) != 0) {
       result = -1;
@@ -166,16 +214,21 @@ bool terminating_sigaction(int sig, const struct sigaction* action, struct sigac
     result = 0;
   } else if (wants_default) {
     g_one_shot[sig].store(false, std::memory_order_release);
+    g_watched[sig].store(false, std::memory_order_release);
     result = ours ? 0 : install(sig);  // the default, with the runtime's handler
   } else {
-    // A handler or SIG_IGN of the program's replaces the runtime's (a one-shot handler
-    // runs inside the runtime's wrapper).
+    // A handler or SIG_IGN of the program's replaces the runtime's (a one-shot handler, and
+    // one for SIGABRT, run inside wrappers of the runtime's).
     g_ours[sig].store(false, std::memory_order_release);
     g_one_shot[sig].store(false, std::memory_order_release);
-    result = wants_one_shot ? install_one_shot(sig, wanted) : real_sigaction(sig, &wanted, nullptr);
+    g_watched[sig].store(false, std::memory_order_release);
+    result = wants_one_shot   ? install_one_shot(sig, wanted)
+             : wants_watched ? install_abort_handler(sig, wanted)
+                             : real_sigaction(sig, &wanted, nullptr);
     if (result != 0) {
       g_ours[sig].store(ours, std::memory_order_release);
       g_one_shot[sig].store(one_shot, std::memory_order_release);
+      g_watched[sig].store(watched, std::memory_order_release);
     }
   }
   return true;

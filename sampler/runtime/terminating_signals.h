@@ -17,6 +17,12 @@
 // that does the kernel's reset itself, putting the runtime's handler back as the default,
 // so the signal raised again writes everything too; sigaction() reports the program's
 // action until it has run, SIG_DFL after.
+//
+// A SIGABRT handler of the program's that returns inside abort() is followed by glibc's
+// own reset to the default action (past sigaction()) and a second SIGABRT that ends the
+// process: the handler runs inside a wrapper that, once it returns, has the writer write
+// the samples so far (not the end records: the program may go on, if the SIGABRT was
+// sent rather than abort()'s).
 
 #include <signal.h>
 
@@ -36,5 +42,9 @@ bool terminating_signal(int sig, sighandler_t handler, sighandler_t& previous) n
 // process: "everything was written before SIGTERM ended the process". The launchers'
 // summary looks for it.
 inline constexpr const char* kWrittenBeforeSignal = "everything was written before ";
+// The message written (once) when a SIGABRT handler of the program's has returned and the
+// runtime wrote what it had, in case abort() ends the process next.
+inline constexpr const char* kWrittenAfterAbortHandler =
+    "samples written when the program's SIGABRT handler returned";
 
 }  // namespace cprof::sampler

@@ -93,6 +93,28 @@ TEST(EndedBySignal, HandlerThatRaisesItAgainLosesNothing) {
   expect_written_before(run, SIGTERM, 1, 330u);
 }
 
+// A SIGABRT handler of the program's that returns: abort() then puts the default action
+// back itself, past the interposed sigaction(), and raises SIGABRT again, which ends the
+// process with no handler of the runtime's in the way. The runtime writes what it has when
+// the handler returns (so a SIGABRT that someone sends, after which the program goes on,
+// costs a chunk written early). With chunks due only every 10 s, the samples are there
+// only if that write happened; the end records are not (the program might have gone on).
+TEST(EndedBySignal, AbortWithAHandlerThatReturnsLosesNoSamples) {
+  const Ended run =
+      run_under(std::string("CPROF_FLUSH_MS=10000 ") + SAMPLE_RUN + " -f 1000", "abort_handler");
+  EXPECT_EQ(run.status, 128 + SIGABRT) << run.output;
+  EXPECT_NE(run.output.find("handler ran\nwent on\nhandler ran\n"), std::string::npos)
+      << run.output;
+  EXPECT_NE(run.output.find("sample-run: note: the program was ended by SIGABRT after its own "
+                            "handler returned: the samples were written then"),
+            std::string::npos)
+      << run.output;
+  EXPECT_EQ(run.output.find("are lost"), std::string::npos) << run.output;
+  ASSERT_EQ(run.processes.size(), 1u) << run.output;
+  EXPECT_TRUE(run.processes[0].summary.issues.empty()) << run.output;
+  EXPECT_GT(run.processes[0].total_samples("burn_before_signal"), 330u) << run.output;
+}
+
 // _exit() skips the exit path (atexit, destructors), where the runtime would write its
 // last chunk; the interposed _exit() has it written first. For the process itself and for
 // a forked child that ends so (Python's multiprocessing workers call os._exit()).
@@ -172,6 +194,10 @@ TEST(EndedBySignalView, ProgramSeesTheActionsItWouldSeeUnprofiled) {
   EXPECT_NE(plain.find("SIGHUP set once: own, SA_RESETHAND kept\n"), std::string::npos) << plain;
   EXPECT_NE(plain.find("SIGHUP after it ran: default\n"), std::string::npos) << plain;
   EXPECT_NE(plain.find("SIGSEGV at start: default\n"), std::string::npos) << plain;
+  EXPECT_NE(plain.find("SIGABRT now: own\nown SIGABRT handler ran: 1\n"
+                       "signal(SIGABRT, default) returned own\n"),
+            std::string::npos)
+      << plain;
   EXPECT_NE(plain.find("faults recovered by its own handler: 3 of 3\n"), std::string::npos)
       << plain;
   const Ended sampled = run_under(std::string(SAMPLE_RUN) + " -q", "view");

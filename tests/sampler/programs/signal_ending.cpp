@@ -16,6 +16,9 @@
 //   gp_fault  burns 400 ms, then writes through a non-canonical pointer (x86-64: a general
 //          protection fault, SIGSEGV with si_code SI_KERNEL)
 //   abort  burns 400 ms, then calls abort()
+//   abort_handler  sets a SIGABRT handler that prints "handler ran" and returns, raises
+//          SIGABRT (the handler returns and the program goes on), burns 400 ms, then
+//          calls abort(), which runs the handler and, when it returns, ends the process
 //   throw  burns 400 ms, then throws an exception nothing catches (std::terminate)
 //   thread_segv  a second thread burns 400 ms and faults while the first waits to join it
 //   segv_reset  sets a SIGSEGV handler that puts the default back and returns (Rust's
@@ -80,6 +83,8 @@ void* burn_and_fault(void*) {
 
 void put_default_back(int sig) { signal(sig, SIG_DFL); }
 
+void say_and_return(int) { (void)!write(STDOUT_FILENO, "handler ran\n", 12); }
+
 // A handler that recovers from a fault, as probes of memory and managed runtimes do.
 sigjmp_buf g_probe;
 void leave_fault(int /*sig*/) { siglongjmp(g_probe, 1); }
@@ -129,6 +134,13 @@ void view() {
   std::printf("signal(SIGPIPE, default) returned %s\n", describe(signal(SIGPIPE, SIG_DFL)));
   sigaction(SIGINT, nullptr, &old);
   std::printf("SIGINT now: %s\n", describe(old.sa_handler));
+  std::printf("signal(SIGABRT, own) returned %s\n", describe(signal(SIGABRT, own_handler)));
+  sigaction(SIGABRT, nullptr, &old);
+  std::printf("SIGABRT now: %s\n", describe(old.sa_handler));
+  g_handled = 0;
+  raise(SIGABRT);
+  std::printf("own SIGABRT handler ran: %d\n", static_cast<int>(g_handled));
+  std::printf("signal(SIGABRT, default) returned %s\n", describe(signal(SIGABRT, SIG_DFL)));
   // A one-shot handler: the program's until it has run, the default after.
   struct sigaction once {};
   once.sa_handler = own_handler;
@@ -193,6 +205,12 @@ int main(int argc, char** argv) {
     burn_before_signal(400);
     general_protection_fault();
   } else if (mode == "abort") {
+    burn_before_signal(400);
+    std::abort();
+  } else if (mode == "abort_handler") {
+    signal(SIGABRT, say_and_return);
+    raise(SIGABRT);
+    (void)!write(STDOUT_FILENO, "went on\n", 8);
     burn_before_signal(400);
     std::abort();
   } else if (mode == "throw") {
