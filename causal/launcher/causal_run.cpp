@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <random>
 #include <set>
 #include <string>
 #include <vector>
@@ -49,7 +50,6 @@ struct Options {
   double fixed_speedup = -1;
   unsigned experiment_ms = 0;  // 0: the runtime's default (500 ms) or the environment's
   uint64_t seed = 0;
-  bool seed_given = false;
   std::vector<std::string> progress;
   bool end_to_end = false;
   unsigned runs = 1;
@@ -277,7 +277,11 @@ int run(int argc, char** argv) {
   app.add_option("command", o.command, "-- PROGRAM [ARGS...]")->required();
   app.positionals_at_end();
   if (int code = 0; !cprof::cli::parse(app, argc, argv, code)) return code;
-  o.seed_given = app.count("--seed") > 0;
+  // Without --seed, a seed of this run's own: with one fixed default every run would draw
+  // the same schedule (with --fixed-speedup the same run of baselines and sped-up
+  // experiments; end to end, the same location for a pair), and merging runs would not
+  // average over draws. The summary names it, so a run can be drawn again.
+  if (app.count("--seed") == 0) o.seed = std::random_device{}();
   o.gpu = o.gpu || app.count("--gpu-duty") > 0;
 
   std::string program;
@@ -468,9 +472,9 @@ int run(int argc, char** argv) {
                  "(include/causal/progress.h) or COZ_PROGRESS where a unit of work ends, or use "
                  "--progress FILE:LINE or --end-to-end\n", kTool);
     } else if (!o.quiet) {
-      fmt::print(stderr, "{}: {} on {}; predictions: causal-report {}\n", kTool,
+      fmt::print(stderr, "{}: {} on {}; predictions: causal-report {}; seed {}\n", kTool,
                  cprof::launch::plural(seen.experiments, "experiment"),
-                 cprof::launch::plural(seen.locations.size(), "location"), results_dir);
+                 cprof::launch::plural(seen.locations.size(), "location"), results_dir, o.seed);
       // Only for named locations: automatic runs spread over many, most of them rare.
       if (!automatic && !o.end_to_end) {
         if (const std::string note = seen.too_few(shortest_experiment_ms(o)); !note.empty()) {

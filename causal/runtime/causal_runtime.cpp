@@ -16,6 +16,7 @@
 #include <set>
 
 #include "causal/runtime/breakpoints.h"
+#include "common/monotonic.h"
 #include "causal/runtime/device_wait.h"
 #include "causal/runtime/openmp_waits.h"
 #include "causal/sample_step.h"
@@ -92,6 +93,11 @@ CausalRuntime::CausalRuntime(CausalSettings settings, std::vector<std::string> p
 CausalRuntime* CausalRuntime::start(uint64_t period_ns) {
   std::vector<std::string> problems;
   CausalSettings settings = causal_settings_from_environment(problems);
+  if (getenv(env::kSeed) == nullptr) {
+    // Preloaded without causal-run (which always passes one): a seed of this process's
+    // own, or every such run would draw the same schedule.
+    settings.experiments.seed = monotonic_ns() * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(getpid());
+  }
   auto* rt = new CausalRuntime(std::move(settings), std::move(problems));
   rt->load_bias_ = main_load_bias();
   if (const char* v = getenv(kRegionSpansEnv); v != nullptr && *v != '\0') {

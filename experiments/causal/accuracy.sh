@@ -112,7 +112,9 @@ for p in "${programs[@]}"; do
   echo "  physical runs done" >&2
   p0=$(stats <"$tmp/phys-$p-0" | cut -d' ' -f1)
   for s in "${speedups[@]}"; do
-    read -r ours lo hi exps bexps <<<"$(python3 "$here/predict.py" ours "$tmp/ours-$p-$s" "$s" "$BIN/causal-report")"
+    # A run that failed (its error is above) leaves an NA row, not a shifted one.
+    read -r ours lo hi exps bexps <<<"$(python3 "$here/predict.py" ours "$tmp/ours-$p-$s" "$s" \
+      "$BIN/causal-report" 2>/dev/null || echo NA NA NA 0 0)"
     coz=NA cexps=0
     if ((have_coz)) && [[ -f $tmp/coz-$p-$s.coz && -f $tmp/coz-$p-0.coz ]]; then
       read -r coz _ _ cexps cbexps <<<"$(python3 "$here/predict.py" coz "$tmp/coz-$p-0.coz" "$tmp/coz-$p-$s.coz" "$s")"

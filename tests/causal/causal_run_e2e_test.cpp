@@ -538,6 +538,41 @@ TEST(CausalRun, ExperimentLengthIsAnOption) {
       << short_run.output;
 }
 
+// The schedule's seed: drawn afresh for each run unless --seed names one, and named in the
+// summary. With one fixed default (seed 0, before) every run drew the same sequence of
+// baselines and sped-up experiments; here two runs of ~20 experiments each would match by
+// chance once in a million. --seed repeats the draws: the same sequence as far as both go.
+TEST(CausalRun, EachRunDrawsItsOwnScheduleUnlessSeeded) {
+  const std::string options = "--line " + serial_line("LINE_A") + " --fixed-speedup 50 ";
+  const auto sequence = [](const struct Run& r) {
+    std::string draws;
+    for (const auto& e : experiments_in(r.dir)) draws += e.speedup == 0 ? '0' : 'S';
+    return draws;
+  };
+  const auto seed_of = [](const struct Run& r) {
+    std::smatch m;
+    return std::regex_search(r.output, m, std::regex("; seed ([0-9]+)\n")) ? m[1].str() : "";
+  };
+  const std::string program = kPrograms + "/causal_serial 6000";
+  const auto first = causal_run("seed-first", options, program);
+  const auto second = causal_run("seed-second", options, program);
+  ASSERT_EQ(first.status, 0) << first.output;
+  ASSERT_EQ(second.status, 0) << second.output;
+  ASSERT_NE(seed_of(first), "") << first.output;
+  EXPECT_NE(seed_of(first), seed_of(second)) << first.output << second.output;
+  const std::string a = sequence(first);
+  const std::string b = sequence(second);
+  ASSERT_GE(std::min(a.size(), b.size()), 15u) << a << " " << b;
+  EXPECT_NE(a.substr(0, 15), b.substr(0, 15));
+
+  const auto seeded = causal_run("seed-again", options + "--seed " + seed_of(first), program);
+  ASSERT_EQ(seeded.status, 0) << seeded.output;
+  EXPECT_EQ(seed_of(seeded), seed_of(first)) << seeded.output;
+  const std::string c = sequence(seeded);
+  const size_t common = std::min(a.size(), c.size());
+  EXPECT_EQ(a.substr(0, common), c.substr(0, common));
+}
+
 // A run whose experiments are too few for the report's minimum evidence (3 baselines and
 // 3 sped-up) says so, and how to get more: ~0.5-1 s of work in experiments of 300 ms and
 // more (with their warm-up and cool-off, 370 ms apart) gives one to three.
