@@ -388,7 +388,11 @@ void Runtime::writer_loop() {
       write_before_dying_on_writer();  // the last thing this process does
       return;
     }
-    writer_wake_.wait_while(seen, kDrainIntervalNs);
+    // A write asked for while the last drain ran bumped the word before `seen` was read:
+    // no waiting for it.
+    if (writes_asked_.load(std::memory_order_acquire) == writes_done_.load()) {
+      writer_wake_.wait_while(seen, kDrainIntervalNs);
+    }
     if (stop_requested_.load(std::memory_order_acquire) || dying_.load() == 1) continue;
     const uint32_t asked = writes_asked_.load(std::memory_order_acquire);
     const bool write_asked = asked != writes_done_.load();
