@@ -179,7 +179,16 @@ void catch_terminating_signals() noexcept {
   // The first real_sigaction below also resolves the next definition, not in a handler.
   for (const int sig : kCaught) {
     struct sigaction current {};
-    if (real_sigaction(sig, nullptr, &current) == 0 && is_default(current)) install(sig);
+    if (real_sigaction(sig, nullptr, &current) != 0) continue;
+    if (is_default(current)) {
+      install(sig);
+    } else if (is_one_shot_handler(current)) {
+      // Set before the runtime started (by a library's constructor: a program's
+      // dependencies are initialized before the preloaded runtime): wrapped as if set now.
+      install_one_shot(sig, current);
+    } else if (is_abort_handler(sig, current)) {
+      install_abort_handler(sig, current);
+    }
   }
   g_enabled.store(true, std::memory_order_release);
 }

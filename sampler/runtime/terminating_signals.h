@@ -22,7 +22,9 @@
 // own reset to the default action (past sigaction()) and a second SIGABRT that ends the
 // process: the handler runs inside a wrapper that, once it returns, has the writer write
 // the samples so far (not the end records: the program may go on, if the SIGABRT was
-// sent rather than abort()'s).
+// sent rather than abort()'s). Handlers of both kinds that the runtime finds when it starts
+// (a library's constructor set them: dependencies are initialized before the preloaded
+// runtime) are wrapped then.
 
 #include <signal.h>
 

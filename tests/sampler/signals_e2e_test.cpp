@@ -115,6 +115,22 @@ TEST(EndedBySignal, AbortWithAHandlerThatReturnsLosesNoSamples) {
   EXPECT_GT(run.processes[0].total_samples("burn_before_signal"), 330u) << run.output;
 }
 
+// The same handler, set by a library's constructor before the runtime started (a program's
+// dependencies are initialized before the preloaded runtime): the runtime wraps it when it
+// starts, and the program still sees its own handler.
+TEST(EndedBySignal, AbortWithAHandlerSetBeforeTheRuntimeLosesNoSamples) {
+  const std::string dir = fresh_directory("signal-early-abort-handler");
+  std::string output;
+  const int status = run_command(std::string("CPROF_FLUSH_MS=10000 ") + SAMPLE_RUN + " -f 1000 -o " +
+                                     dir + " -- " + TEST_PROGRAMS + "/early_abort_handler",
+                                 output);
+  EXPECT_EQ(status, 128 + SIGABRT) << output;
+  EXPECT_NE(output.find("handler reported: 1\nearly handler ran\n"), std::string::npos) << output;
+  const auto processes = load_results(dir);
+  ASSERT_EQ(processes.size(), 1u) << output;
+  EXPECT_GT(processes[0].total_samples("burn_before_abort"), 330u) << output;
+}
+
 // _exit() skips the exit path (atexit, destructors), where the runtime would write its
 // last chunk; the interposed _exit() has it written first. For the process itself and for
 // a forked child that ends so (Python's multiprocessing workers call os._exit()).
