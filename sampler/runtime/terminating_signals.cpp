@@ -129,7 +129,8 @@ void write_if_aborting(int sig) {
 }
 
 void on_abort_handler_signal(int sig, siginfo_t* info, void* ucontext) {
-  call_program_handler(g_program[sig], sig, info, ucontext);
+  const struct sigaction program = g_program[sig];  // the program may set another meanwhile
+  call_program_handler(program, sig, info, ucontext);
   write_if_aborting(sig);
 }
 
