@@ -42,8 +42,10 @@ struct ExperimentConfig {
   double baseline_share = 0.5;
   uint64_t seed = 0;
   uint64_t period_ns = 1000000;  // the sampling period, recorded with each experiment
-  uint64_t initial_duration_ns = 500000000;  // Coz: 0.5 s
-  uint64_t min_duration_ns = 500000000;      // shrinking stops here
+  // Coz starts at, and never goes below, 0.5 s. Shorter experiments, more of them, predict
+  // better in runs of seconds on a machine whose speed drifts (docs/causal.md, Duration).
+  uint64_t initial_duration_ns = 100000000;
+  uint64_t min_duration_ns = 100000000;      // shrinking stops here
   uint64_t max_duration_ns = 64000000000;    // doubling stops here
   // Fewer visits than this at the least-visited active progress point: double the
   // duration. More than twice as many: halve it (Coz: 5).

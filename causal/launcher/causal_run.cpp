@@ -48,7 +48,7 @@ struct Options {
   std::string resolve_only;  // --resolve-only OUT: write the locations file and exit
   std::string speedups;
   double fixed_speedup = -1;
-  unsigned experiment_ms = 0;  // 0: the runtime's default (500 ms) or the environment's
+  unsigned experiment_ms = 0;  // 0: the runtime's default (100 ms) or the environment's
   uint64_t seed = 0;
   std::vector<std::string> progress;
   bool end_to_end = false;
@@ -253,9 +253,9 @@ int run(int argc, char** argv) {
   app.add_option("--fixed-speedup", o.fixed_speedup, "use this speedup (percent) in every experiment "
                  "that is not a baseline")->check(CLI::Range(0.0, 100.0));
   app.add_option("--experiment-ms", o.experiment_ms,
-                 "length of the first and shortest experiment in ms (default 500, as Coz): "
-                 "shorter ones give more experiments in a short run, which averages out a "
-                 "machine whose speed drifts (docs/causal.md)")
+                 "length of the first and shortest experiment in ms (default 100; Coz's is "
+                 "500): shorter ones give more experiments in a short run, which averages out "
+                 "a machine whose speed drifts (docs/causal.md)")
       ->check(CLI::Range(1u, 60000u));
   app.add_option("--seed", o.seed, "seed of the experiment schedule, for a repeatable run");
   app.add_option("--progress", o.progress,
