@@ -24,7 +24,7 @@
 # Target: causal-run <= 1.05 and below Coz.
 #
 # Environment: PROGRAMS (openmp too), TRAP, ITEMS (progress visits per run; default each program's own),
-# DURATION_MS (CPROF_CAUSAL_DURATION_MS, default: the runtime's 500), SHORT_MS (adds the
+# DURATION_MS (CPROF_CAUSAL_DURATION_MS, default: the runtime's 100), SHORT_MS (adds the
 # config "short": causal's run with --experiment-ms SHORT_MS, in the same rounds, so that
 # two experiment lengths compare side by side), OTHER_BIN (adds the config "other":
 # causal's run with that directory's causal-run, e.g. an older build's bin/, on this
