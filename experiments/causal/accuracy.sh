@@ -28,7 +28,8 @@
 # Target: causal-run's MAE <= 3 points and below Coz's, on the programs.
 #
 # Environment: SPEEDUPS (default "0.25 0.5 0.75"), REPS (default 3), DURATION_MS (our
-# first and shortest experiment, CPROF_CAUSAL_DURATION_MS; default 250), ITEMS (progress
+# first and shortest experiment, CPROF_CAUSAL_DURATION_MS; default: the runtime's, 100 ms
+# since session 13; the figures of sessions 2-12 used 250), ITEMS (progress
 # visits per run, default: each program's own, ~1.5 s of CPU), CEXP_SCALE (multiplies each
 # program's default ITEMS), CEXP_UNIT
 # (iterations per work unit), TOOL_RUNS (processes per tool and S, default 1: their
@@ -43,7 +44,7 @@ shift
 speedups=(${SPEEDUPS:-0.25 0.5 0.75})
 reps=${REPS:-3}
 tool_runs=${TOOL_RUNS:-1}
-export CPROF_CAUSAL_DURATION_MS=${DURATION_MS:-250}
+if [[ -n ${DURATION_MS:-} ]]; then export CPROF_CAUSAL_DURATION_MS=$DURATION_MS; else unset CPROF_CAUSAL_DURATION_MS; fi
 coz_bin=${COZ:-coz}
 have_coz=1
 if [[ $coz_bin == none ]] || ! command -v "$coz_bin" >/dev/null; then
@@ -63,7 +64,7 @@ if [[ -n ${ROWS_OUT:-} ]]; then : >"$ROWS_OUT"; fi  # a copy of the rows, for ac
 
 
 echo "accuracy.sh: programs ${programs[*]}; S = ${speedups[*]}; $reps physical runs per S;" \
-  "CPROF_CAUSAL_DURATION_MS=$CPROF_CAUSAL_DURATION_MS; load: $(cut -d' ' -f1-3 /proc/loadavg)"
+  "CPROF_CAUSAL_DURATION_MS=${CPROF_CAUSAL_DURATION_MS:-default}; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 for p in "${programs[@]}"; do
   # The -passive variant: the same program, its OpenMP runtime told not to spin.
   if [[ $p == *-passive ]]; then export OMP_WAIT_POLICY=passive; else unset OMP_WAIT_POLICY; fi
