@@ -38,11 +38,25 @@ SpeedupSchedule::SpeedupSchedule(const ExperimentConfig& config)
       fixed_(config.fixed_speedup),
       baseline_share_(config.baseline_share) {}
 
-double SpeedupSchedule::next(Rng& rng) const {
+double SpeedupSchedule::next(Rng& rng, uint32_t location) {
   // Draw both numbers every time, so the stream does not depend on which branch ran.
   const double u = rng.unit();
   const uint64_t pick = rng.below(speedups_.size());
-  if (u < baseline_share_) return 0.0;
+  Drawn& d = drawn_[location];
+  // Baselines this location should have after this experiment: `due`, rounded either way.
+  const double due = baseline_share_ * static_cast<double>(d.experiments + 1);
+  const double b = static_cast<double>(d.baselines);
+  bool baseline = false;
+  if (b < std::floor(due)) {
+    baseline = true;  // behind: this one must be
+  } else if (b < std::ceil(due)) {
+    baseline = u < due - b;  // either way keeps the balance; the expected count stays due
+  }
+  ++d.experiments;
+  if (baseline) {
+    ++d.baselines;
+    return 0.0;
+  }
   if (fixed_) return *fixed_;
   return speedups_[pick];
 }
@@ -78,7 +92,7 @@ std::optional<ExperimentPlan> ExperimentController::plan_next() {
   if (location == nullptr) return std::nullopt;
   const double share = std::max(0.0, config_.warmup_share);
   const auto warmup_ns = static_cast<uint64_t>(share * static_cast<double>(duration_ns_));
-  return ExperimentPlan{location, schedule_.next(rng_), duration_ns_, warmup_ns};
+  return ExperimentPlan{location, schedule_.next(rng_, location->id), duration_ns_, warmup_ns};
 }
 
 void ExperimentController::begin(const ExperimentPlan& plan) {

@@ -48,6 +48,39 @@ TEST(Speedups, HalfAreBaselinesAndTheRestComeFromTheList) {
   EXPECT_NEAR(seen[0.2], 5000 / 3, 200);
 }
 
+// Baselines are balanced per location, in random order: with a share of 1/2, every pair of
+// a location's experiments holds one baseline, either first; with 0.3, after n of them
+// there are floor(0.3 n) or ceil(0.3 n). Independent draws (Coz's) fail both.
+TEST(Speedups, BaselinesAreBalancedPerLocationInRandomOrder) {
+  ExperimentConfig cfg;
+  cfg.fixed_speedup = 0.5;
+  SpeedupSchedule s(cfg);
+  Rng rng(3);
+  std::map<uint32_t, std::vector<bool>> baselines;  // per location, in order
+  for (int i = 0; i < 4000; ++i) {
+    const uint32_t location = rng.below(3);  // interleaved at random
+    baselines[location].push_back(s.next(rng, location) == 0.0);
+  }
+  int baseline_first = 0;
+  int pairs = 0;
+  for (const auto& [location, drawn] : baselines) {
+    for (size_t i = 0; i + 1 < drawn.size(); i += 2, ++pairs) {
+      EXPECT_NE(drawn[i], drawn[i + 1]) << "location " << location << ", pair at " << i;
+      baseline_first += drawn[i] ? 1 : 0;
+    }
+  }
+  EXPECT_NEAR(baseline_first, pairs / 2, pairs / 10);  // either order, at random
+
+  cfg.baseline_share = 0.3;
+  SpeedupSchedule third(cfg);
+  int count = 0;
+  for (int n = 1; n <= 1000; ++n) {
+    count += third.next(rng) == 0.0 ? 1 : 0;
+    EXPECT_GE(count, static_cast<int>(std::floor(0.3 * n))) << n;
+    EXPECT_LE(count, static_cast<int>(std::ceil(0.3 * n))) << n;
+  }
+}
+
 TEST(Speedups, FixedSpeedupKeepsTheBaselines) {
   ExperimentConfig cfg;
   cfg.fixed_speedup = 0.4;
