@@ -79,10 +79,15 @@ struct ExperimentSummary {
   };
   size_t experiments = 0;
   size_t with_progress = 0;
+  size_t never_progressed = 0;  // processes that said kNoProgressMessage
   std::set<std::string> locations;
   std::map<std::string, Split> per_location;  // experiments with progress points
 
   void count(const cprof::format::Record& r) {
+    if (const auto* m = std::get_if<cprof::format::MessageRecord>(&r)) {
+      never_progressed += m->text == cprof::causal::kNoProgressMessage ? 1 : 0;
+      return;
+    }
     const auto* e = std::get_if<cprof::format::ExperimentRecord>(&r);
     if (e == nullptr) return;
     ++experiments;
@@ -455,6 +460,11 @@ int run(int argc, char** argv) {
     } else if (o.end_to_end) {
       fmt::print(stderr, "{}: no experiment finished: no end-to-end run was written (see the "
                  "messages above)\n", kTool);
+    } else if (seen.never_progressed > 0) {
+      fmt::print(stderr, "{}: no experiment began: the program never reached a progress point "
+                 "(experiments wait for the first one): add CAUSAL_PROGRESS "
+                 "(include/causal/progress.h) or COZ_PROGRESS where a unit of work ends, or use "
+                 "--progress FILE:LINE or --end-to-end\n", kTool);
     } else if (!hints.scarce.empty()) {
       // An experiment started on code that hardly runs (a rare sample of main() while a
       // library's thread did the work) and the run ended before it did: running longer

@@ -344,6 +344,25 @@ void CausalRuntime::controller_loop() {
   if (!resolve_for_.empty() && !resolve_exec_locations()) return;
   ExperimentController* const controller = this->controller();
   constexpr uint64_t kSliceNs = 10000000;  // stop requests are seen within 10 ms
+  // No experiment before the program's first progress visit: what runs before it (start-up,
+  // reading input) is not the work the points count, and an experiment over it measures a
+  // rate the program never keeps (an OpenMP program's first 100 ms had 6 rounds where the
+  // next ones had 120, and turned its prediction negative). A forked child inherits its
+  // parent's counts and starts at once.
+  const auto progress_started = [this] {
+    if (breakpoints_) breakpoints_->sync();  // --progress points' counts
+    for (const ProgressCounts& c : progress_.counts()) {
+      if (c.visits + c.begin + c.end > 0) return true;
+    }
+    return false;
+  };
+  uint64_t waited = 0;
+  bool started = false;
+  while (!stop_requested_.load(std::memory_order_acquire) && !(started = progress_started())) {
+    waited += sleeper.sleep_ns(kSliceNs);
+    waited_for_progress_ns_.store(waited, std::memory_order_release);
+  }
+  if (started) waited_for_progress_ns_.store(0, std::memory_order_release);
   while (!stop_requested_.load(std::memory_order_acquire)) {
     const auto plan = controller->plan_next();
     if (!plan) {
@@ -365,9 +384,9 @@ void CausalRuntime::controller_loop() {
       controller->start_measuring();
       cpu_wait_.begin();
     }
-    uint64_t waited = 0;
-    while (waited < plan->duration_ns && !stop_requested_.load(std::memory_order_acquire)) {
-      waited += sleeper.sleep_ns(std::min(kSliceNs, plan->duration_ns - waited));
+    uint64_t measured = 0;
+    while (measured < plan->duration_ns && !stop_requested_.load(std::memory_order_acquire)) {
+      measured += sleeper.sleep_ns(std::min(kSliceNs, plan->duration_ns - measured));
       controller->observe_in_flight();
     }
     if (breakpoints_) breakpoints_->sync();
@@ -388,6 +407,13 @@ void CausalRuntime::stop() {
     stop_requested_.store(true, std::memory_order_release);
     join_thread(controller_thread_, nullptr);
     controller_running_ = false;
+    // Said only after a run long enough for an experiment (a shell a script starts does
+    // not say it).
+    if (ExperimentController* controller = this->controller();
+        controller != nullptr &&
+        waited_for_progress_ns_.load(std::memory_order_acquire) >= controller->config().initial_duration_ns) {
+      queue_message(format::MessageLevel::info, kNoProgressMessage);
+    }
   }
   // Enough samples to tell (50 ms of CPU time at the default rate), none in scope.
   if (settings_.automatic && !end_to_end_ && experiments_enabled_ && controller() != nullptr &&

@@ -151,6 +151,9 @@ class CausalRuntime {
   pthread_t controller_thread_{};
   bool controller_running_ = false;
   std::atomic<bool> stop_requested_{false};
+  // The controller waited for the program's first progress visit this long (ns) and saw
+  // none (0 once one came): no experiment began.
+  std::atomic<uint64_t> waited_for_progress_ns_{0};
   std::atomic<bool> stopping_{false};  // stop() ran or runs (the exit path, or a death)
   // The process dies of a signal: the run did not end as runs do, so its end-to-end
   // experiment is not written (what it measured ends wherever the signal came).

@@ -51,6 +51,12 @@ inline constexpr const char* kCpuWaitWarnPercent = "CPROF_CAUSAL_CPU_WAIT_WARN";
 inline constexpr const char* kNoSampleInScopeMessage =
     "automatic selection: no sample had a frame in the code it may select";
 
+// The info message a process leaves when its program never reached a progress point in
+// a run long enough for an experiment: experiments wait for the first visit
+// (docs/causal.md, "Experiments"), so none began; causal-run looks for it.
+inline constexpr const char* kNoProgressMessage =
+    "no progress point was reached, so no experiment began";
+
 struct CausalSettings {
   std::string locations_file;
   std::string executable;

@@ -573,6 +573,30 @@ TEST(CausalRun, EachRunDrawsItsOwnScheduleUnlessSeeded) {
   EXPECT_EQ(a.substr(0, common), c.substr(0, common));
 }
 
+// Experiments wait for the program's first progress visit: none measures its start-up
+// (300 ms of CPU here), whose rate of progress the program never keeps. Without the wait
+// the first began a few ms after the process did.
+TEST(CausalRun, ExperimentsWaitForTheFirstProgress) {
+  const auto r = causal_run("progress-gate", "--line " + serial_line("LINE_A") + " --fixed-speedup 50",
+                            kPrograms + "/causal_serial 1500 300");
+  ASSERT_EQ(r.status, 0) << r.output;
+  uint64_t process_start = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(r.dir)) {
+    if (entry.path().extension() != ".cprof") continue;
+    cprof::format::read_results_file(entry.path(), [&](cprof::format::Record&& record) {
+      if (auto* p = std::get_if<cprof::format::ProcessRecord>(&record)) {
+        process_start = p->start_monotonic_ns;
+      }
+    });
+  }
+  const auto all = experiments_in(r.dir);
+  ASSERT_FALSE(all.empty()) << r.output;
+  ASSERT_GT(process_start, 0u);
+  EXPECT_GE(all.front().time_ns, process_start + 290'000'000u)
+      << "the first experiment began " << (all.front().time_ns - process_start) / 1000000
+      << " ms after the process";
+}
+
 // A run whose experiments are too few for the report's minimum evidence (3 baselines and
 // 3 sped-up) says so, and how to get more: ~0.5-1 s of work in experiments of 300 ms and
 // more (with their warm-up and cool-off, 370 ms apart) gives one to three.
@@ -767,7 +791,10 @@ TEST(CausalRunErrors, ExperimentsWithoutProgressPointSaySo) {
   const auto r = causal_run("no-progress", "--line serial.cpp:" + std::to_string(a),
                             kPrograms + "/causal_serial_no_progress 8000");
   EXPECT_EQ(r.status, 0) << r.output;  // the program's own exit status
-  EXPECT_NE(r.output.find("no experiment saw a progress point"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("no experiment began: the program never reached a progress point"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(experiments_in(r.dir).size(), 0u) << r.output;
   EXPECT_NE(r.output.find("--progress FILE:LINE or --end-to-end"), std::string::npos) << r.output;
 }
 

@@ -31,6 +31,7 @@
 #include <thread>
 #include <vector>
 
+#include "include/causal/progress.h"
 #include "tests/gpu/busy_work.h"
 #include "tests/gpu/cupti_standin/standin_cuda.h"
 #include "tests/gpu/fork_children.h"
@@ -83,6 +84,7 @@ __attribute__((noinline)) double sync_rounds(long rounds, long us) {
     standin_cuda_launch("_Z11wait_kernely", 1, 32, static_cast<uint64_t>(us) * 1000);
     standin_cuda_synchronize();           // LINE_SYNC
     sum += cprof::testing::cpu_work(us);  // LINE_WORK
+    CAUSAL_PROGRESS;  // experiments begin at the first round (docs/causal.md, Experiments)
   }
   return sum;
 }

@@ -4,7 +4,8 @@
 // point (CPROF_NO_PROGRESS) and without debug information, for the error tests, and with
 // the loop in a thread that blocks every signal (CPROF_MASKED_THREAD), as xz's workers do,
 // and with the loop in two forked children that outlive the program (CPROF_FORK_CHILDREN).
-//   serial [ITERATIONS]
+// START_MS: first a start-up of that much CPU time that reaches no progress point.
+//   serial [ITERATIONS [START_MS]]
 #include <unistd.h>
 
 #include <csignal>
@@ -12,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <thread>
+#include <time.h>
 
 #include "causal/progress.h"
 
@@ -26,6 +28,16 @@ __attribute__((noinline)) uint64_t spin(uint64_t n) {
     asm volatile("" : "+r"(x));
   }
   return x;
+}
+
+__attribute__((noinline)) void start_up(long ms) {
+  timespec now{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  const int64_t end = now.tv_sec * 1000000000ll + now.tv_nsec + ms * 1000000ll;
+  while (now.tv_sec * 1000000000ll + now.tv_nsec < end) {
+    spin(10000);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  }
 }
 
 uint64_t loop(long iterations) {
@@ -44,6 +56,7 @@ uint64_t loop(long iterations) {
 
 int main(int argc, char** argv) {
   const long iterations = argc > 1 ? std::atol(argv[1]) : 4000;
+  if (argc > 2) start_up(std::atol(argv[2]));
 #ifdef CPROF_FORK_CHILDREN
   for (int child = 0; child < 2; ++child) {
     if (fork() == 0) {

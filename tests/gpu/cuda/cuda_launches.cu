@@ -18,6 +18,7 @@
 #include <cstring>
 #include <vector>
 
+#include "include/causal/progress.h"
 #include "tests/gpu/busy_work.h"
 
 constexpr int kN = 1 << 18;  // floats: 1 MiB
@@ -89,6 +90,7 @@ __attribute__((noinline)) double sync_rounds(long rounds, long us) {
     wait_kernel<<<1, 32>>>(static_cast<unsigned long long>(us) * 1000);
     cudaDeviceSynchronize();              // LINE_SYNC
     sum += cprof::testing::cpu_work(us);  // LINE_WORK
+    CAUSAL_PROGRESS;  // experiments begin at the first round (docs/causal.md, Experiments)
   }
   return sum;
 }
