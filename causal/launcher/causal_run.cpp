@@ -465,6 +465,8 @@ int run(int argc, char** argv) {
                  "(experiments wait for the first one): add CAUSAL_PROGRESS "
                  "(include/causal/progress.h) or COZ_PROGRESS where a unit of work ends, or use "
                  "--progress FILE:LINE or --end-to-end\n", kTool);
+      // Where its time went may be the larger problem: code the scope leaves out.
+      if (!hints.scarce.empty()) fmt::print(stderr, "{}: note: {}\n", kTool, hints.scarce);
     } else if (!hints.scarce.empty()) {
       // An experiment started on code that hardly runs (a rare sample of main() while a
       // library's thread did the work) and the run ended before it did: running longer

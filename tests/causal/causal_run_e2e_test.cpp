@@ -458,8 +458,8 @@ TEST(CausalRun, ARunWhoseSamplesAllMissTheScopeSaysWhereTheyRan) {
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_EQ(r.output.find("ended before the first one did"), std::string::npos) << r.output;
   // The main thread starts and joins the library's thread: now and then one of its rare
-  // samples has main() on its stack, and the run experiments on that line; then a note
-  // says the same.
+  // samples has main() on its stack; then a note says the same (this mode of the program
+  // reaches no progress point, so no experiment begins either way).
   const std::regex hint(
       "causal-run: (no experiment started: no sample|note: only [0-9] of [0-9]+ samples) had a "
       "frame in the code it may select \\(--binary-scope MAIN\\)[^;]*; (9[0-9]|100)% of them "
