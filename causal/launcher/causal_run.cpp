@@ -38,6 +38,11 @@ namespace {
 constexpr const char* kTool = "causal-run";
 constexpr const char* kRuntimeLibrary = "libcprof-causal.so";
 
+// What a run without progress needs, in the lines that say so.
+constexpr const char* kProgressAdvice =
+    "add CAUSAL_PROGRESS (include/causal/progress.h) or COZ_PROGRESS where a unit of work "
+    "ends, or use --progress FILE:LINE or --end-to-end";
+
 [[noreturn]] void fail(int code, const std::string& message) {
   fmt::print(stderr, "{}: {}\n", kTool, message);
   std::exit(code);
@@ -462,9 +467,7 @@ int run(int argc, char** argv) {
                  "messages above)\n", kTool);
     } else if (seen.never_progressed > 0) {
       fmt::print(stderr, "{}: no experiment began: the program never reached a progress point "
-                 "(experiments wait for the first one): add CAUSAL_PROGRESS "
-                 "(include/causal/progress.h) or COZ_PROGRESS where a unit of work ends, or use "
-                 "--progress FILE:LINE or --end-to-end\n", kTool);
+                 "(experiments wait for the first one): {}\n", kTool, kProgressAdvice);
       // Where its time went may be the larger problem: code the scope leaves out.
       if (!hints.scarce.empty()) fmt::print(stderr, "{}: note: {}\n", kTool, hints.scarce);
     } else if (!hints.scarce.empty()) {
@@ -480,9 +483,7 @@ int run(int argc, char** argv) {
   } else {
     if (!hints.scarce.empty()) fmt::print(stderr, "{}: note: {}\n", kTool, hints.scarce);
     if (seen.with_progress == 0) {
-      fmt::print(stderr, "{}: no experiment saw a progress point: add CAUSAL_PROGRESS "
-                 "(include/causal/progress.h) or COZ_PROGRESS where a unit of work ends, or use "
-                 "--progress FILE:LINE or --end-to-end\n", kTool);
+      fmt::print(stderr, "{}: no experiment saw a progress point: {}\n", kTool, kProgressAdvice);
     } else if (!o.quiet) {
       fmt::print(stderr, "{}: {} on {}; predictions: causal-report {}; seed {}\n", kTool,
                  cprof::launch::plural(seen.experiments, "experiment"),

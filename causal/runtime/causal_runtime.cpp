@@ -93,7 +93,7 @@ CausalRuntime::CausalRuntime(CausalSettings settings, std::vector<std::string> p
 CausalRuntime* CausalRuntime::start(uint64_t period_ns) {
   std::vector<std::string> problems;
   CausalSettings settings = causal_settings_from_environment(problems);
-  if (getenv(env::kSeed) == nullptr) {
+  if (!settings.seed_given) {
     // Preloaded without causal-run (which always passes one): a seed of this process's
     // own, or every such run would draw the same schedule.
     settings.experiments.seed = monotonic_ns() * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(getpid());

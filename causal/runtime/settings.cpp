@@ -64,7 +64,10 @@ CausalSettings causal_settings_from_environment(std::vector<std::string>& proble
     }
   }
   if (auto p = real(env::kFixedSpeedup, problems)) s.experiments.fixed_speedup = *p / 100.0;
-  if (auto n = number(env::kSeed, problems)) s.experiments.seed = *n;
+  if (auto n = number(env::kSeed, problems)) {
+    s.experiments.seed = *n;
+    s.seed_given = true;
+  }
   if (auto ms = number(env::kDurationMs, problems); ms && *ms > 0) {
     s.experiments.initial_duration_ns = *ms * 1000000ull;
     s.experiments.min_duration_ns = *ms * 1000000ull;

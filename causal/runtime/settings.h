@@ -64,6 +64,7 @@ struct CausalSettings {
   std::vector<std::string> selection_args;
   std::string locations_cache;
   bool automatic = false;
+  bool seed_given = false;  // CPROF_CAUSAL_SEED was set (causal-run always sets it)
   ExperimentConfig experiments;
   std::optional<double> end_to_end_speedup;  // a fraction
   double cpu_wait_warn_share = 0.2;

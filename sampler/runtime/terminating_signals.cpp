@@ -134,17 +134,6 @@ void on_abort_handler_signal(int sig, siginfo_t* info, void* ucontext) {
   write_if_aborting(sig);
 }
 
-// Installs the program's SIGABRT `action` inside on_abort_handler_signal, with its flags
-// and mask, so it runs as it would have.
-int install_abort_handler(int sig, const struct sigaction& action) {
-  g_program[sig] = action;
-  struct sigaction wrapper = action;
-  wrapper.sa_flags = action.sa_flags | SA_SIGINFO;
-  wrapper.sa_sigaction = on_abort_handler_signal;
-  g_watched[sig].store(true, std::memory_order_release);
-  return real_sigaction(sig, &wrapper, nullptr);
-}
-
 // The program's SA_RESETHAND handler, run the way the kernel would run it, except that
 // the default action it leaves behind is the runtime's handler: the program's handler
 // typically tidies up and raises the signal again (node restores the terminal), and that
@@ -162,16 +151,26 @@ void on_one_shot_signal(int sig, siginfo_t* info, void* ucontext) {
   write_if_aborting(sig);
 }
 
-// Installs the program's SA_RESETHAND `action` for `sig` inside on_one_shot_signal: its
-// flags (less SA_RESETHAND) and mask, so it runs as it would have.
-int install_one_shot(int sig, const struct sigaction& action) {
+// Installs the program's `action` for `sig` inside `wrapper_handler`, with its flags (less
+// SA_RESETHAND: the wrapper does the reset) and mask, so it runs as it would have; `flag`
+// (g_one_shot or g_watched) says the wrapper is there.
+int install_wrapped(int sig, const struct sigaction& action,
+                    void (*wrapper_handler)(int, siginfo_t*, void*), std::atomic<bool>& flag) {
   g_program[sig] = action;
   struct sigaction wrapper = action;
   constexpr int kResetHand = static_cast<int>(SA_RESETHAND);  // 0x80000000: unsigned
   wrapper.sa_flags = (action.sa_flags & ~kResetHand) | SA_SIGINFO;
-  wrapper.sa_sigaction = on_one_shot_signal;
-  g_one_shot[sig].store(true, std::memory_order_release);
+  wrapper.sa_sigaction = wrapper_handler;
+  flag.store(true, std::memory_order_release);
   return real_sigaction(sig, &wrapper, nullptr);
+}
+
+int install_one_shot(int sig, const struct sigaction& action) {
+  return install_wrapped(sig, action, on_one_shot_signal, g_one_shot[sig]);
+}
+
+int install_abort_handler(int sig, const struct sigaction& action) {
+  return install_wrapped(sig, action, on_abort_handler_signal, g_watched[sig]);
 }
 
 }  // namespace
