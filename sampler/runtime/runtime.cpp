@@ -513,13 +513,15 @@ void Runtime::stop() {
   writes_done_.wake_all();  // a write_after_abort_handler() waiting: everything is written
 }
 
-void Runtime::write_before_dying(int sig) noexcept {
+bool Runtime::writer_can_answer() const noexcept {
   // Not while the exit path runs (it writes everything itself), nor without a writer, nor
   // in a vfork child (it shares this memory, not the writer thread).
-  if (!writer_running_ || stopped_.load(std::memory_order_acquire) ||
-      static_cast<pid_t>(::syscall(SYS_getpid)) != pid_) {
-    return;
-  }
+  return writer_running_ && !stopped_.load(std::memory_order_acquire) &&
+         static_cast<pid_t>(::syscall(SYS_getpid)) == pid_;
+}
+
+void Runtime::write_before_dying(int sig) noexcept {
+  if (!writer_can_answer()) return;
   uint32_t none = 0;
   if (dying_.compare_exchange(none, 1)) {
     dying_signal_.store(sig, std::memory_order_release);
@@ -536,10 +538,7 @@ void Runtime::write_before_dying(int sig) noexcept {
 }
 
 void Runtime::write_after_abort_handler() noexcept {
-  if (!writer_running_ || stopped_.load(std::memory_order_acquire) ||
-      static_cast<pid_t>(::syscall(SYS_getpid)) != pid_) {
-    return;
-  }
+  if (!writer_can_answer()) return;
   const uint32_t ticket = writes_asked_.fetch_add(1, std::memory_order_acq_rel) + 1;
   writer_wake_.bump_and_wake();
   // Written once the writer has served this ticket or a later one (the counter wraps).

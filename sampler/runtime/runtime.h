@@ -105,6 +105,9 @@ class Runtime {
   void silence_sources();
   void write_final_records_locked();
   void write_before_dying_on_writer();
+  // Whether a thread of this process may ask the writer for a write and wait for it.
+  // Async-signal-safe.
+  bool writer_can_answer() const noexcept;
 
   RuntimeConfig config_;
   pid_t pid_ = 0;
