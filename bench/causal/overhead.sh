@@ -58,12 +58,12 @@ run_one() {  # run_one PROGRAM CONFIG ROUND
   rm -rf "$tmp/res" "$tmp/time" "$tmp/out" "$tmp/profile.coz"
   case $config in
     plain) "$BIN/cprof-bench-time" "$tmp/time" -- "$prog" "${items[@]}" >"$tmp/out" ;;
-    causal) "$BIN/cprof-bench-time" "$tmp/time" -- "$BIN/causal-run" --line "$loc" --fixed-speedup 0 \
-      -o "$tmp/res" -- "$prog" "${items[@]}" >"$tmp/out" 2>"$tmp/err" ;;
-    short) "$BIN/cprof-bench-time" "$tmp/time" -- "$BIN/causal-run" --line "$loc" --fixed-speedup 0 \
-      --experiment-ms "$SHORT_MS" -o "$tmp/res" -- "$prog" "${items[@]}" >"$tmp/out" 2>"$tmp/err" ;;
-    other) "$BIN/cprof-bench-time" "$tmp/time" -- "$OTHER_BIN/causal-run" --line "$loc" --fixed-speedup 0 \
-      -o "$tmp/res" -- "$prog" "${items[@]}" >"$tmp/out" 2>"$tmp/err" ;;
+    causal | short | other)
+      local run=$BIN/causal-run extra=()
+      [[ $config == short ]] && extra=(--experiment-ms "$SHORT_MS")
+      [[ $config == other ]] && run=$OTHER_BIN/causal-run
+      "$BIN/cprof-bench-time" "$tmp/time" -- "$run" --line "$loc" --fixed-speedup 0 "${extra[@]}" \
+        -o "$tmp/res" -- "$prog" "${items[@]}" >"$tmp/out" 2>"$tmp/err" ;;
     trap) CPROF_CAUSAL_DISPATCH_TRAP=always "$BIN/cprof-bench-time" "$tmp/time" -- "$BIN/causal-run" \
       --line "$loc" --fixed-speedup 0 -o "$tmp/res" -- "$prog" "${items[@]}" >"$tmp/out" 2>"$tmp/err" ;;
     notrap) CPROF_CAUSAL_DISPATCH=off "$BIN/cprof-bench-time" "$tmp/time" -- "$BIN/causal-run" \
