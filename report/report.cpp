@@ -44,6 +44,9 @@ Report build_report(LoadResult loaded, SymbolSource& source, const BuildOptions&
   for (const auto& p : r.processes) r.coverage.push_back(check_sampling_coverage(p));
   r.symbols = symbolize_profiles(r.processes, source);
   for (auto& w : r.symbols.warnings) r.warnings.push_back(w);
+  for (size_t i = 0; i < r.processes.size(); ++i) {
+    r.unnamed_code.push_back(find_unnamed_code(r.processes[i], r.symbols, i));
+  }
   r.flat = build_flat_profile(r.processes, r.symbols, {.group_spread = options.group_spread});
   if (options.breakdown) r.breakdown = build_breakdown(r.processes, r.symbols);
   r.counters = build_counter_profile(r.processes, r.symbols);

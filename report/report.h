@@ -15,6 +15,7 @@
 #include "report/profile/flat_profile.h"
 #include "report/profile/gpu_profile.h"
 #include "report/profile/sampling_coverage.h"
+#include "report/profile/unnamed_code.h"
 #include "report/symbols/symbol_table.h"
 
 namespace cprof::report {
@@ -29,6 +30,7 @@ struct Report {
   GpuProfile gpu;                // kernels, launch sites, devices, copies (empty without GPU records)
   CausalModel causal;            // experiments' predictions, progress points, timed regions
   std::vector<SamplingCoverage> coverage;  // parallel to processes: threads that ran unsampled
+  std::vector<UnnamedCode> unnamed_code;   // parallel to processes: samples in code of no file
   std::vector<std::string> warnings;  // load and symbolization warnings, in order
   size_t files_found = 0;
   size_t files_failed = 0;

@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "report/render/coverage_warning.h"
+#include "report/render/unnamed_code_note.h"
 #include "report/render/html_causal_plot.h"
 #include "report/render/html_escape.h"
 #include "report/render/gpu_render.h"
@@ -77,6 +78,11 @@ void processes(std::string& out, const Report& r) {
   for (size_t i = 0; i < r.processes.size() && i < r.coverage.size(); ++i) {
     if (const auto w = coverage_warning(r.processes[i], r.coverage[i]); !w.empty()) {
       notes += "<li class=\"unsampled\">" + esc(w) + "</li>\n";
+    }
+  }
+  for (size_t i = 0; i < r.processes.size() && i < r.unnamed_code.size(); ++i) {
+    if (const auto n = unnamed_code_note(r.processes[i], r.unnamed_code[i]); !n.empty()) {
+      notes += "<li>" + esc(n) + "</li>\n";
     }
   }
   for (const auto& e : r.counters.events) {

@@ -87,6 +87,11 @@ void processes(JsonWriter& j, const Report& r) {
     }
     if (index < r.breakdown.metrics.size()) json_process_metrics(j, r.breakdown.metrics[index]);
     json_process_coverage(j, p, index < r.coverage.size() ? &r.coverage[index] : nullptr);
+    if (index < r.unnamed_code.size()) {
+      j.field("unnamed_code_samples", r.unnamed_code[index].samples)
+          .field("unnamed_code_time_ns", r.unnamed_code[index].weight_ns);
+    }
+    j.field("perf_map", p.jit_symbols.empty() ? std::string() : p.jit_map.string());
     j.key("events").begin_array();
     for (const auto& e : p.events) {
       static constexpr const char* kStatus[] = {"ok", "unavailable", "counted_zero"};

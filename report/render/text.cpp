@@ -7,6 +7,7 @@
 
 #include "report/causal/causal_render.h"
 #include "report/render/coverage_warning.h"
+#include "report/render/unnamed_code_note.h"
 #include "report/render/gpu_render.h"
 #include "report/render/render.h"
 #include "report/render/text_rows.h"
@@ -93,6 +94,17 @@ void header(std::string& out, const Report& r, size_t width) {
     add_line(out, width,
              fmt::format("warning: ... and {} more processes with threads that ran unsampled",
                          flagged - kProcessLines));
+  }
+  // Much time in code of no file (JIT code without a perf map), one line per process.
+  size_t unnamed = 0;
+  for (size_t i = 0; i < r.processes.size() && i < r.unnamed_code.size(); ++i) {
+    if (!r.unnamed_code[i].flagged) continue;
+    if (unnamed++ < kProcessLines) wrapped(out, width, unnamed_code_note(r.processes[i], r.unnamed_code[i]));
+  }
+  if (unnamed > kProcessLines) {
+    add_line(out, width,
+             fmt::format("note: ... and {} more processes with samples in code outside every file",
+                         unnamed - kProcessLines));
   }
 
   // The same event or message in many processes is said once, with how many.

@@ -431,6 +431,40 @@ TEST(SampleRun, JitCodeNamedInAPerfMapIsNamedInTheReport) {
   std::string text;
   ASSERT_EQ(run_command(report + " " + run.dir, text), 0) << text;
   EXPECT_GT(self_percent(text, "jit_spin"), 80.0) << text;
+  EXPECT_EQ(text.find("outside every mapped file"), std::string::npos) << text;
+#endif
+}
+
+// Without any map the JIT code is "[unknown]", and the report says what it probably is
+// and how to have it named (report/profile/unnamed_code.h), in text and in JSON.
+TEST(SampleRun, JitCodeWithoutAPerfMapIsSaidToBeUnnamed) {
+#ifndef CAUSAL_REPORT
+  GTEST_SKIP() << "causal-report is not built";
+#else
+  const std::string report = CAUSAL_REPORT;
+  const SampledRun run = sample("jit-unnamed", "-f 1000", kPrograms + "/jit_code 400");
+  ASSERT_EQ(run.status, 0) << run.output;
+  ASSERT_EQ(run.processes.size(), 1u);
+  const auto& p = run.processes[0];
+  std::filesystem::remove("/tmp/perf-" + std::to_string(p.process.pid) + ".map");
+  ASSERT_TRUE(std::filesystem::remove(p.file.substr(0, p.file.rfind('.')) + ".perf-map"));
+  std::string text;
+  ASSERT_EQ(run_command(report + " " + run.dir, text), 0) << text;
+  EXPECT_GT(self_percent(text, "\\[unknown\\]"), 80.0) << text;
+  const std::regex note("note: jit_code\\[" + std::to_string(p.process.pid) +
+                        "\\]: ([0-9]+)% of the samples \\([0-9]+\\) ran in code outside every "
+                        "mapped file;\\s+JIT-compiled code\\? No perf map names it");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(text, m, note)) << text;
+  EXPECT_GT(std::stoi(m[1]), 80) << text;
+  std::string json;
+  ASSERT_EQ(run_command(report + " --format json " + run.dir, json), 0) << json;
+  // jit_code runs 400 ms of wall time: on a loaded machine, fewer samples.
+  ASSERT_TRUE(std::regex_search(json, m, std::regex("\"samples\": ([0-9]+)"))) << json;
+  const double samples = std::stod(m[1]);
+  ASSERT_TRUE(std::regex_search(json, m, std::regex("\"unnamed_code_samples\": ([0-9]+)"))) << json;
+  EXPECT_GT(std::stod(m[1]), 0.8 * samples) << json;
+  EXPECT_GT(samples, 20) << json;
 #endif
 }
 
@@ -503,6 +537,7 @@ TEST(SampleRun, JitCodeOfAProcessThatLeftNoCopyIsNamedFromTheRuntimesMap) {
   std::filesystem::remove(runtime_map);
   ASSERT_EQ(status, 0) << text;
   EXPECT_GT(self_percent(text, "jit_spin"), 80.0) << text;
+  EXPECT_EQ(text.find("outside every mapped file"), std::string::npos) << text;
   EXPECT_NE(text.find("JIT code named from " + runtime_map +
                       " (the process ended without copying it: killed?)"),
             std::string::npos)

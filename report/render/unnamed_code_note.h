@@ -1,0 +1,19 @@
+#pragma once
+// The note for a process with many samples in code outside every file
+// (profile/unnamed_code.h), as the text header and the HTML notes say it. Internal to
+// render/.
+
+#include <string>
+
+#include "report/load/process_profile.h"
+#include "report/profile/unnamed_code.h"
+
+namespace cprof::report {
+
+// "note: node[5061]: 84% of the samples (578) ran in code outside every mapped file;
+// JIT-compiled code? No perf map names it; node --perf-basic-prof, python3.12 -X perf and
+// Java's perf-map-agent write one; sample-run keeps it with the results". Parts are joined
+// by "; " so that a narrow terminal can wrap there. "" when the process is not flagged.
+std::string unnamed_code_note(const ProcessProfile& p, const UnnamedCode& u);
+
+}  // namespace cprof::report
