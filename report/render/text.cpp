@@ -4,15 +4,16 @@
 
 #include <algorithm>
 #include <map>
+#include <numeric>
 
 #include "report/causal/causal_render.h"
 #include "report/render/coverage_warning.h"
-#include "report/render/unnamed_code_note.h"
 #include "report/render/gpu_render.h"
 #include "report/render/render.h"
 #include "report/render/text_rows.h"
 #include "report/render/text_util.h"
 #include "report/render/text_views.h"
+#include "report/render/unnamed_code_note.h"
 
 namespace cprof::report {
 namespace {
@@ -76,11 +77,23 @@ void header(std::string& out, const Report& r, size_t width) {
                    plural(r.threads(), "thread"), plural(r.samples(), "sample"),
                    human_duration(r.flat.all.time_ns),
                    clock.empty() ? "" : " (" + clock + ")", r.symbols.table.source));
-  for (size_t i = 0; i < r.processes.size() && i < kProcessLines; ++i) {
-    wrapped(out, width, process_line(r.processes[i]));
+  // More processes than lines (a shell script's helpers, a build): the ones with the most
+  // samples, in that order, so that the program that did the work is not among the rest.
+  std::vector<size_t> listed(r.processes.size());
+  std::iota(listed.begin(), listed.end(), size_t{0});
+  if (listed.size() > kProcessLines) {
+    std::stable_sort(listed.begin(), listed.end(), [&](size_t a, size_t b) {
+      return r.processes[a].samples > r.processes[b].samples;
+    });
+  }
+  uint64_t rest_samples = r.samples();
+  for (size_t i = 0; i < listed.size() && i < kProcessLines; ++i) {
+    wrapped(out, width, process_line(r.processes[listed[i]]));
+    rest_samples -= std::min(rest_samples, r.processes[listed[i]].samples);
   }
   if (r.processes.size() > kProcessLines) {
-    add_line(out, width, fmt::format("  ... and {} more processes", r.processes.size() - kProcessLines));
+    add_line(out, width, fmt::format("  ... and {} more processes, {}", r.processes.size() - kProcessLines,
+                                     plural(rest_samples, "sample")));
   }
   // Threads that ran unsampled, one line per process (every process, listed or not).
   size_t flagged = 0;

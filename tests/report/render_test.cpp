@@ -105,6 +105,25 @@ TEST(TextReport, EventCountedNotAsAskedSaysHow) {
             std::string::npos);
 }
 
+// Past eight processes the header lists those with the most samples, most first, and
+// counts the rest with their samples: a script's helpers do not hide the program.
+TEST(TextReport, ManyProcessesListTheBusiestFirst) {
+  TempDir dir;
+  for (int64_t i = 0; i < 10; ++i) {  // app[100] has 1 sample, ..., app[109] has 10
+    ProcessWriter w(dir.path() / ("app.host." + std::to_string(100 + i) + ".cprof"), 100 + i);
+    for (int64_t n = 0; n <= i; ++n) w.sample(1, {0x1010}, kMs);
+  }
+  FakeSymbols symbols;
+  symbols.add(0x1000, 0x1100, {{.function = "work", .file = "/src/w.cpp", .line = 10}});
+  const auto r = build_report(load_results(find_results_files(dir.path())), symbols);
+  const auto lines = lines_of(render_text(r, {.width = 300}));
+  ASSERT_GT(lines.size(), 10u);
+  for (size_t i = 0; i < 8; ++i) {
+    EXPECT_EQ(lines[1 + i].find("  app[" + std::to_string(109 - i) + "]"), 0u) << lines[1 + i];
+  }
+  EXPECT_EQ(lines[9], "  ... and 2 more processes, 3 samples");
+}
+
 TEST(TextReport, EveryLineFits100ColumnsWithLongNames) {
   TempDir dir;
   const std::string long_name = "std::vector<std::map<std::string, int>> ns::Klass<T>::method(" +
