@@ -34,8 +34,8 @@
 # program's default ITEMS), CEXP_UNIT
 # (iterations per work unit), TOOL_RUNS (processes per tool and S, default 1: their
 # experiments are merged, so a row no longer rests on one process, whose experiments vary
-# less than processes do), COZ (default coz; COZ=none leaves Coz out), KEEP=1 keeps the
-# temp dir.
+# less than processes do), COZ (default coz; COZ=none leaves Coz out), CAUSAL_ARGS (more
+# causal-run options, e.g. "-f 4000"), KEEP=1 keeps the temp dir.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../../bench/sampler/common.sh"
@@ -82,7 +82,7 @@ for p in "${programs[@]}"; do
     pc=$(awk -v s="$s" 'BEGIN { printf "%d", s * 100 + 0.5 }')
     for ((t = 1; t <= tool_runs; t++)); do
       # Every run of one S goes into one results directory / profile: the report merges them.
-      "$BIN/causal-run" --line "$loc" --fixed-speedup "$pc" -o "$tmp/ours-$p-$s" -- "$prog" "${items[@]}" \
+      "$BIN/causal-run" ${CAUSAL_ARGS:-} --line "$loc" --fixed-speedup "$pc" -o "$tmp/ours-$p-$s" -- "$prog" "${items[@]}" \
         >"$tmp/ours-$p-$s.out" 2>"$tmp/ours-$p-$s.err" || echo "  causal-run failed: $(tail -1 "$tmp/ours-$p-$s.err")" >&2
       if ((have_coz)); then
         (cd "$tmp" && "$coz_bin" run --fixed-line "$loc" --fixed-speedup "$pc" -o "$tmp/coz-$p-$s.run.coz" \

@@ -412,6 +412,25 @@ TEST(SampleRun, CodeRunFromARemappedCopyOfTheTextIsNamed) {
   EXPECT_EQ(remapped, 2);  // the loader's mapping and the copy
 }
 
+#ifdef CAUSAL_REPORT
+// jit_code sampled at 1000 Hz, and the paths of its perf maps: the one the program left in
+// /tmp and the copy that sample-run kept with the results ("" unless one process ran).
+struct JitRun {
+  SampledRun run;
+  std::string runtime_map;
+  std::string kept_map;
+};
+JitRun sample_jit(const std::string& name) {
+  JitRun j{sample(name, "-f 1000", kPrograms + "/jit_code 400"), "", ""};
+  if (j.run.processes.size() == 1) {
+    const auto& p = j.run.processes[0];
+    j.runtime_map = "/tmp/perf-" + std::to_string(p.process.pid) + ".map";
+    j.kept_map = p.file.substr(0, p.file.rfind('.')) + ".perf-map";
+  }
+  return j;
+}
+#endif
+
 // Code in anonymous memory that the program names in /tmp/perf-PID.map (a JIT: node
 // --perf-basic-prof): the sampler keeps the map next to the results and the report names
 // the samples from it.
@@ -420,13 +439,10 @@ TEST(SampleRun, JitCodeNamedInAPerfMapIsNamedInTheReport) {
   GTEST_SKIP() << "causal-report is not built";
 #else
   const std::string report = CAUSAL_REPORT;
-  const SampledRun run = sample("jit", "-f 1000", kPrograms + "/jit_code 400");
+  const auto [run, runtime_map, kept] = sample_jit("jit");
   ASSERT_EQ(run.status, 0) << run.output;
   ASSERT_EQ(run.processes.size(), 1u);
-  const std::string pid = std::to_string(run.processes[0].process.pid);
-  std::filesystem::remove("/tmp/perf-" + pid + ".map");
-  const std::string results = run.processes[0].file;
-  const std::string kept = results.substr(0, results.rfind('.')) + ".perf-map";
+  std::filesystem::remove(runtime_map);
   ASSERT_TRUE(std::filesystem::exists(kept)) << kept;
   std::string text;
   ASSERT_EQ(run_command(report + " " + run.dir, text), 0) << text;
@@ -442,12 +458,12 @@ TEST(SampleRun, JitCodeWithoutAPerfMapIsSaidToBeUnnamed) {
   GTEST_SKIP() << "causal-report is not built";
 #else
   const std::string report = CAUSAL_REPORT;
-  const SampledRun run = sample("jit-unnamed", "-f 1000", kPrograms + "/jit_code 400");
+  const auto [run, runtime_map, kept] = sample_jit("jit-unnamed");
   ASSERT_EQ(run.status, 0) << run.output;
   ASSERT_EQ(run.processes.size(), 1u);
   const auto& p = run.processes[0];
-  std::filesystem::remove("/tmp/perf-" + std::to_string(p.process.pid) + ".map");
-  ASSERT_TRUE(std::filesystem::remove(p.file.substr(0, p.file.rfind('.')) + ".perf-map"));
+  std::filesystem::remove(runtime_map);
+  ASSERT_TRUE(std::filesystem::remove(kept));
   std::string text;
   ASSERT_EQ(run_command(report + " " + run.dir, text), 0) << text;
   EXPECT_GT(self_percent(text, "\\[unknown\\]"), 80.0) << text;
@@ -526,12 +542,10 @@ TEST(SampleRun, JitCodeOfAProcessThatLeftNoCopyIsNamedFromTheRuntimesMap) {
 #ifndef CAUSAL_REPORT
   GTEST_SKIP() << "causal-report is not built";
 #else
-  const SampledRun run = sample("jit-killed", "-f 1000", kPrograms + "/jit_code 400");
+  const auto [run, runtime_map, kept] = sample_jit("jit-killed");
   ASSERT_EQ(run.status, 0) << run.output;
   ASSERT_EQ(run.processes.size(), 1u);
-  const std::string runtime_map = "/tmp/perf-" + std::to_string(run.processes[0].process.pid) + ".map";
-  const std::string results = run.processes[0].file;
-  ASSERT_TRUE(std::filesystem::remove(results.substr(0, results.rfind('.')) + ".perf-map"));
+  ASSERT_TRUE(std::filesystem::remove(kept));
   std::string text;
   const int status = run_command(std::string(CAUSAL_REPORT) + " " + run.dir, text);
   std::filesystem::remove(runtime_map);
