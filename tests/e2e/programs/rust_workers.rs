@@ -6,16 +6,21 @@
 //                                then a panic on a thread "panicker" that join() catches;
 //                                prints a checksum and exits with status 3
 //   rust_workers serial ROUNDS   one loop: line A does two units a round, line B one
-use std::hint::black_box;
 use std::thread;
 
-const UNIT: u64 = 150_000;
+const UNIT: u64 = 50_000;
+
+// A volatile read keeps the loop (std::hint::black_box would, from Rust 1.66 on only;
+// Debian 12's rustc is 1.63).
+fn opaque(x: u64) -> u64 {
+    unsafe { std::ptr::read_volatile(&x) }
+}
 
 #[inline(never)]
 fn spin(n: u64) -> u64 {
     let mut x: u64 = 0;
     for i in 0..n {
-        x = black_box(x.wrapping_add(i.wrapping_mul(i)));
+        x = opaque(x.wrapping_add(i.wrapping_mul(i)));
     }
     x
 }
@@ -32,7 +37,7 @@ fn beta_work(rounds: u64) -> u64 {
 
 #[inline(never)]
 fn panic_on_purpose(rounds: u64) -> u64 {
-    if black_box(rounds) > 0 {
+    if opaque(rounds) > 0 {
         panic!("on purpose, after {} rounds", spin(rounds));
     }
     0
