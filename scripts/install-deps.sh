@@ -14,8 +14,9 @@ packages=(
   clang llvm llvm-dev binutils linux-perf coz-profiler
   libomp-dev  # tests/causal: an OpenMP program built by clang against LLVM's libomp
 )
-# tests/e2e: a Rust program. A rustc already on PATH (rustup's) is used as it is.
+# tests/e2e: a Rust and a Java program. A rustc or JDK already on PATH is used as it is.
 command -v rustc >/dev/null 2>&1 || packages+=(rustc)
+command -v javac >/dev/null 2>&1 || packages+=(default-jdk-headless)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,7 +1,7 @@
 #pragma once
 // JIT symbol maps in perf's format ("/tmp/perf-PID.map": one "START SIZE NAME" line per
 // compiled function, hex without 0x), written by runtimes that compile code at run time
-// when asked (node --perf-basic-prof, python3.12 -X perf, Java's perf-map-agent). The
+// when asked (node --perf-basic-prof, python3.12 -X perf, java -XX:+DumpPerfMapAtExit). The
 // sampler copies its process's map next to its results file at exit (X.perf-map for
 // X.cprof, docs/sampler.md); the report names samples in anonymous JIT memory from it.
 

@@ -18,7 +18,8 @@ std::string unnamed_code_note(const ProcessProfile& p, const UnnamedCode& u) {
   }
   return head +
          "; JIT-compiled code? No perf map names it"
-         "; node --perf-basic-prof, python3.12 -X perf and Java's perf-map-agent write one"
+         "; node --perf-basic-prof and python3.12 -X perf write one"
+         "; so does java -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit (JDK 17 on)"
          "; sample-run keeps it with the results";
 }
 

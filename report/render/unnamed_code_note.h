@@ -11,9 +11,10 @@
 namespace cprof::report {
 
 // "note: node[5061]: 84% of the samples (578) ran in code outside every mapped file;
-// JIT-compiled code? No perf map names it; node --perf-basic-prof, python3.12 -X perf and
-// Java's perf-map-agent write one; sample-run keeps it with the results". Parts are joined
-// by "; " so that a narrow terminal can wrap there. "" when the process is not flagged.
+// JIT-compiled code? No perf map names it; node --perf-basic-prof and python3.12 -X perf
+// write one; so does java -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit (JDK 17
+// on); sample-run keeps it with the results". Parts are joined by "; " so that a narrow
+// terminal can wrap there. "" when the process is not flagged.
 std::string unnamed_code_note(const ProcessProfile& p, const UnnamedCode& u);
 
 }  // namespace cprof::report

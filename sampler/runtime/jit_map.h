@@ -1,6 +1,6 @@
 #pragma once
 // The JIT symbol map a runtime that compiles code wrote for perf ("/tmp/perf-PID.map":
-// node --perf-basic-prof, python3.12 -X perf, Java's perf-map-agent), kept with the
+// node --perf-basic-prof, python3.12 -X perf, java -XX:+DumpPerfMapAtExit), kept with the
 // results: copied at exit next to the process's results file (X.perf-map for X.cprof),
 // where the report reads it to name samples in JIT code (report/load/perf_map.h). Copied
 // by the process itself, so a later process with the same pid cannot be mistaken for it.
