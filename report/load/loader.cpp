@@ -312,6 +312,12 @@ std::string nothing_readable(const ResultsFile& file, const std::vector<std::str
          lines + " (" + where + ")";
 }
 
+// A file's modification time comes from the kernel's coarse clock, up to a scheduler tick
+// (4 ms at HZ=250, 10 ms at HZ=100) behind CLOCK_REALTIME: a map written in the process's
+// first milliseconds can look older than the process. Another process with the same pid
+// would have written its map long before (the pids go round 4 million).
+constexpr uint64_t kFileClockSlackNs = 50'000'000;
+
 // The perf map a JIT runtime keeps while it runs (/tmp/perf-PID.map), for a process of
 // this host whose sampler did not copy it (killed before its exit path); empty when there
 // is none, or when it is older than the process (another process had that pid).
@@ -323,7 +329,7 @@ fs::path runtime_perf_map(const format::ProcessRecord& process) {
   if (::stat(map.c_str(), &st) != 0) return {};
   const uint64_t modified_ns = static_cast<uint64_t>(st.st_mtim.tv_sec) * 1000000000ull +
                                static_cast<uint64_t>(st.st_mtim.tv_nsec);
-  return modified_ns >= process.start_realtime_ns ? map : fs::path{};
+  return modified_ns + kFileClockSlackNs >= process.start_realtime_ns ? map : fs::path{};
 }
 
 }  // namespace
