@@ -1,0 +1,314 @@
+// The calls that sleep, interposed for `--clock wall`. The wall timer's signal reaches a
+// thread while it sleeps, and these are the calls that SA_RESTART does not restart
+// (signal(7)): at the first sample they return EINTR, or the time left, or 0 from
+// sigsuspend/pause, so a program that does not loop on EINTR woke early. perl's
+// `select(undef, undef, undef, 0.3)` returned after about 20 ms under
+// `sample-run --clock wall`.
+//
+// For the call, the sampling signal is blocked in the calling thread, and added to any mask
+// the call installs for its duration. The wall timer keeps one signal pending meanwhile and
+// counts the other expirations as overruns. So when the call returns and the signal is
+// unblocked, one sample stands for the whole sleep (period x (1 + overrun), engine.h), taken
+// right here: on the interposer (named as the call it stands for) under the code that
+// called it. A signal of the program's still interrupts the call as it does unprofiled.
+// The CPU clock needs none of this (a sleeping thread uses no CPU time), so outside wall
+// sampling, or in a thread that is not sampled, each interposer only forwards.
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/epoll.h>
+#include <sys/select.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+
+#include "sampler/runtime/next_definition.h"
+#include "sampler/runtime/runtime.h"
+#include "sampler/runtime/signal_mask.h"
+#include "sampler/runtime/thread_registry.h"
+
+#define CPROF_EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace {
+
+namespace sampler = cprof::sampler;
+
+// Unblocks `set` in the calling thread with the system call itself, written out in each
+// interposer (a macro: an inlined function would name the sample's innermost frame), so that
+// the signal left pending is delivered at an instruction of the interposer: the sample is
+// then named after the call the program made, not after libc's pthread_sigmask.
+#if defined(__x86_64__)
+// rt_sigprocmask(how, set, old = null, size of the kernel's sigset = 8 bytes)
+#define CPROF_UNBLOCK_INLINE(set)                                                          \
+  do {                                                                                     \
+    long cprof_rc_ = SYS_rt_sigprocmask;                                                   \
+    register long cprof_size_ asm("r10") = 8;                                              \
+    asm volatile("syscall"                                                                 \
+                 : "+a"(cprof_rc_)                                                         \
+                 : "D"(static_cast<long>(SIG_UNBLOCK)), "S"(set), "d"(0L), "r"(cprof_size_) \
+                 : "rcx", "r11", "memory");                                                \
+  } while (0)
+#else
+#define CPROF_UNBLOCK_INLINE(set) ::syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, (set), nullptr, 8)
+#endif
+
+// Lets the sampling signal in again after the call, keeping the call's errno (the sampling
+// handler keeps it too).
+#define CPROF_RELEASE(held)                      \
+  do {                                           \
+    if ((held).held()) {                         \
+      const int cprof_errno_ = errno;            \
+      CPROF_UNBLOCK_INLINE((held).signal_set()); \
+      errno = cprof_errno_;                      \
+    }                                            \
+  } while (0)
+
+// Blocks the sampling signal in the calling thread, when wall-clock sampling runs and the
+// thread is sampled (and the signal was not blocked already); CPROF_RELEASE lets it in.
+class SamplingSignalHeld {
+ public:
+  SamplingSignalHeld() {
+    const sampler::Runtime* rt = sampler::Runtime::instance();
+    if (rt == nullptr || !rt->config().wall_clock || sampler::ThreadRegistry::current() == nullptr) {
+      return;
+    }
+    signal_ = rt->config().signal;
+    sigemptyset(&ours_);
+    sigaddset(&ours_, signal_);
+    sigset_t before;
+    held_ = sampler::real_pthread_sigmask(SIG_BLOCK, &ours_, &before) == 0 &&
+            sigismember(&before, signal_) == 0;
+  }
+  bool held() const { return held_; }
+  const sigset_t* signal_set() const { return &ours_; }
+  SamplingSignalHeld(const SamplingSignalHeld&) = delete;
+  SamplingSignalHeld& operator=(const SamplingSignalHeld&) = delete;
+
+  // A mask the call installs for its duration, with the sampling signal added (into
+  // `copy`); the mask itself when nothing is held.
+  const sigset_t* with_signal(const sigset_t* mask, sigset_t& copy) const {
+    if (!held_ || mask == nullptr) return mask;
+    copy = *mask;
+    sigaddset(&copy, signal_);
+    return &copy;
+  }
+
+ private:
+  sigset_t ours_{};
+  int signal_ = 0;
+  bool held_ = false;
+};
+
+bool zero(const timespec* t) { return t != nullptr && t->tv_sec == 0 && t->tv_nsec == 0; }
+bool zero(const timeval* t) { return t != nullptr && t->tv_sec == 0 && t->tv_usec == 0; }
+
+using NanosleepFn = int (*)(const timespec*, timespec*);
+using ClockNanosleepFn = int (*)(clockid_t, int, const timespec*, timespec*);
+using SleepFn = unsigned (*)(unsigned);
+using UsleepFn = int (*)(useconds_t);
+using SelectFn = int (*)(int, fd_set*, fd_set*, fd_set*, timeval*);
+using PselectFn = int (*)(int, fd_set*, fd_set*, fd_set*, const timespec*, const sigset_t*);
+using PollFn = int (*)(pollfd*, nfds_t, int);
+using PollChkFn = int (*)(pollfd*, nfds_t, int, size_t);
+using PpollFn = int (*)(pollfd*, nfds_t, const timespec*, const sigset_t*);
+using PpollChkFn = int (*)(pollfd*, nfds_t, const timespec*, const sigset_t*, size_t);
+using EpollWaitFn = int (*)(int, epoll_event*, int, int);
+using EpollPwaitFn = int (*)(int, epoll_event*, int, int, const sigset_t*);
+using SigsuspendFn = int (*)(const sigset_t*);
+using PauseFn = int (*)();
+using SigwaitinfoFn = int (*)(const sigset_t*, siginfo_t*);
+using SigtimedwaitFn = int (*)(const sigset_t*, siginfo_t*, const timespec*);
+
+std::atomic<NanosleepFn> g_nanosleep{nullptr};
+std::atomic<ClockNanosleepFn> g_clock_nanosleep{nullptr};
+std::atomic<SleepFn> g_sleep{nullptr};
+std::atomic<UsleepFn> g_usleep{nullptr};
+std::atomic<SelectFn> g_select{nullptr};
+std::atomic<PselectFn> g_pselect{nullptr};
+std::atomic<PollFn> g_poll{nullptr};
+std::atomic<PollChkFn> g_poll_chk{nullptr};
+std::atomic<PpollFn> g_ppoll{nullptr};
+std::atomic<PpollChkFn> g_ppoll_chk{nullptr};
+std::atomic<EpollWaitFn> g_epoll_wait{nullptr};
+std::atomic<EpollPwaitFn> g_epoll_pwait{nullptr};
+std::atomic<SigsuspendFn> g_sigsuspend{nullptr};
+std::atomic<PauseFn> g_pause{nullptr};
+std::atomic<SigwaitinfoFn> g_sigwaitinfo{nullptr};
+std::atomic<SigtimedwaitFn> g_sigtimedwait{nullptr};
+
+// At load: every next definition looked up, since a signal handler may call nanosleep,
+// sleep, usleep, pause, poll, ppoll, pselect, select or sigsuspend (all async-signal-safe)
+// before the program ever did, and dlsym is not async-signal-safe.
+__attribute__((constructor)) void resolve_sleeping_calls() {
+  sampler::next_definition(g_nanosleep, "nanosleep");
+  sampler::next_definition(g_clock_nanosleep, "clock_nanosleep");
+  sampler::next_definition(g_sleep, "sleep");
+  sampler::next_definition(g_usleep, "usleep");
+  sampler::next_definition(g_select, "select");
+  sampler::next_definition(g_pselect, "pselect");
+  sampler::next_definition(g_poll, "poll");
+  sampler::next_definition(g_poll_chk, "__poll_chk");
+  sampler::next_definition(g_ppoll, "ppoll");
+  sampler::next_definition(g_ppoll_chk, "__ppoll_chk");
+  sampler::next_definition(g_epoll_wait, "epoll_wait");
+  sampler::next_definition(g_epoll_pwait, "epoll_pwait");
+  sampler::next_definition(g_sigsuspend, "sigsuspend");
+  sampler::next_definition(g_pause, "pause");
+  sampler::next_definition(g_sigwaitinfo, "sigwaitinfo");
+  sampler::next_definition(g_sigtimedwait, "sigtimedwait");
+}
+
+}  // namespace
+
+CPROF_EXPORT int nanosleep(const timespec* request, timespec* remaining) {
+  const auto next = sampler::next_definition(g_nanosleep, "nanosleep");
+  if (zero(request)) return next(request, remaining);
+  const SamplingSignalHeld held;
+  const auto result = next(request, remaining);
+  CPROF_RELEASE(held);
+  return result;
+}
+
+CPROF_EXPORT int clock_nanosleep(clockid_t clock, int flags, const timespec* request,
+                                 timespec* remaining) {
+  const auto next = sampler::next_definition(g_clock_nanosleep, "clock_nanosleep");
+  const SamplingSignalHeld held;
+  const auto result = next(clock, flags, request, remaining);
+  CPROF_RELEASE(held);
+  return result;
+}
+
+CPROF_EXPORT unsigned sleep(unsigned seconds) {
+  const auto next = sampler::next_definition(g_sleep, "sleep");
+  if (seconds == 0) return next(seconds);
+  const SamplingSignalHeld held;
+  const auto result = next(seconds);
+  CPROF_RELEASE(held);
+  return result;
+}
+
+CPROF_EXPORT int usleep(useconds_t microseconds) {
+  const auto next = sampler::next_definition(g_usleep, "usleep");
+  if (microseconds == 0) return next(microseconds);
+  const SamplingSignalHeld held;
+  const auto result = next(microseconds);
+  CPROF_RELEASE(held);
+  return result;
+}
+
+CPROF_EXPORT int select(int n, fd_set* read, fd_set* write, fd_set* except, timeval* timeout) {
+  const auto next = sampler::next_definition(g_select, "select");
+  if (zero(timeout)) return next(n, read, write, except, timeout);
+  const SamplingSignalHeld held;
+  const auto result = next(n, read, write, except, timeout);
+  CPROF_RELEASE(held);
+  return result;
+}
+
+CPROF_EXPORT int pselect(int n, fd_set* read, fd_set* write, fd_set* except,
+                         const timespec* timeout, const sigset_t* mask) {
+  const auto next = sampler::next_definition(g_pselect, "pselect");
+  if (zero(timeout)) return next(n, read, write, except, timeout, mask);
+  const SamplingSignalHeld held;
+  sigset_t copy;
+  const auto result = next(n, read, write, except, timeout, held.with_signal(mask, copy));
+  CPROF_RELEASE(held);
+  return result;
+}
+
+CPROF_EXPORT int poll(pollfd* fds, nfds_t count, int timeout_ms) {
+  const auto next = sampler::next_definition(g_poll, "poll");
+  if (timeout_ms == 0) return next(fds, count, timeout_ms);
+  const SamplingSignalHeld held;
+  const auto result = next(fds, count, timeout_ms);
+  CPROF_RELEASE(held);
+  return result;
+}
+
+// _FORTIFY_SOURCE's poll and ppoll (glibc calls its own poll from these, past the PLT).
+CPROF_EXPORT int __poll_chk(pollfd* fds, nfds_t count, int timeout_ms, size_t fds_size) {
+  const auto next = sampler::next_definition(g_poll_chk, "__poll_chk");
+  if (timeout_ms == 0) return next(fds, count, timeout_ms, fds_size);
+  const SamplingSignalHeld held;
+  const auto result = next(fds, count, timeout_ms, fds_size);
+  CPROF_RELEASE(held);
+  return result;
+}
+
+CPROF_EXPORT int ppoll(pollfd* fds, nfds_t count, const timespec* timeout, const sigset_t* mask) {
+  const auto next = sampler::next_definition(g_ppoll, "ppoll");
+  if (zero(timeout)) return next(fds, count, timeout, mask);
+  const SamplingSignalHeld held;
+  sigset_t copy;
+  const auto result = next(fds, count, timeout, held.with_signal(mask, copy));
+  CPROF_RELEASE(held);
+  return result;
+}
+
+CPROF_EXPORT int __ppoll_chk(pollfd* fds, nfds_t count, const timespec* timeout,
+                             const sigset_t* mask, size_t fds_size) {
+  const auto next = sampler::next_definition(g_ppoll_chk, "__ppoll_chk");
+  if (zero(timeout)) return next(fds, count, timeout, mask, fds_size);
+  const SamplingSignalHeld held;
+  sigset_t copy;
+  const auto result = next(fds, count, timeout, held.with_signal(mask, copy), fds_size);
+  CPROF_RELEASE(held);
+  return result;
+}
+
+CPROF_EXPORT int epoll_wait(int epfd, epoll_event* events, int max, int timeout_ms) {
+  const auto next = sampler::next_definition(g_epoll_wait, "epoll_wait");
+  if (timeout_ms == 0) return next(epfd, events, max, timeout_ms);
+  const SamplingSignalHeld held;
+  const auto result = next(epfd, events, max, timeout_ms);
+  CPROF_RELEASE(held);
+  return result;
+}
+
+CPROF_EXPORT int epoll_pwait(int epfd, epoll_event* events, int max, int timeout_ms,
+                             const sigset_t* mask) {
+  const auto next = sampler::next_definition(g_epoll_pwait, "epoll_pwait");
+  if (timeout_ms == 0) return next(epfd, events, max, timeout_ms, mask);
+  const SamplingSignalHeld held;
+  sigset_t copy;
+  const auto result = next(epfd, events, max, timeout_ms, held.with_signal(mask, copy));
+  CPROF_RELEASE(held);
+  return result;
+}
+
+CPROF_EXPORT int sigsuspend(const sigset_t* mask) {
+  const auto next = sampler::next_definition(g_sigsuspend, "sigsuspend");
+  const SamplingSignalHeld held;
+  sigset_t copy;
+  const auto result = next(held.with_signal(mask, copy));
+  CPROF_RELEASE(held);
+  return result;
+}
+
+CPROF_EXPORT int pause() {
+  const auto next = sampler::next_definition(g_pause, "pause");
+  const SamplingSignalHeld held;
+  const auto result = next();
+  CPROF_RELEASE(held);
+  return result;
+}
+
+CPROF_EXPORT int sigwaitinfo(const sigset_t* set, siginfo_t* info) {
+  const auto next = sampler::next_definition(g_sigwaitinfo, "sigwaitinfo");
+  const SamplingSignalHeld held;
+  const auto result = next(set, info);
+  CPROF_RELEASE(held);
+  return result;
+}
+
+CPROF_EXPORT int sigtimedwait(const sigset_t* set, siginfo_t* info, const timespec* timeout) {
+  const auto next = sampler::next_definition(g_sigtimedwait, "sigtimedwait");
+  if (zero(timeout)) return next(set, info, timeout);
+  const SamplingSignalHeld held;
+  const auto result = next(set, info, timeout);
+  CPROF_RELEASE(held);
+  return result;
+}
