@@ -55,19 +55,23 @@ namespace sampler = cprof::sampler;
 #define CPROF_UNBLOCK_INLINE(set) ::syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, (set), nullptr, 8)
 #endif
 
-// Lets the sampling signal in again after the call, keeping the call's errno (the sampling
-// handler keeps it too).
-#define CPROF_RELEASE(held)                      \
-  do {                                           \
-    if ((held).held()) {                         \
-      const int cprof_errno_ = errno;            \
-      CPROF_UNBLOCK_INLINE((held).signal_set()); \
-      errno = cprof_errno_;                      \
-    }                                            \
+// Returns `call` (an expression that sleeps) made with the sampling signal held, then let
+// in again keeping the call's errno (the sampling handler keeps it too). `call` may name
+// `held`, the SamplingSignalHeld, for a mask it installs: held.with_signal(mask, copy).
+#define CPROF_RETURN_HELD(call)                   \
+  do {                                            \
+    const SamplingSignalHeld held;                \
+    const auto cprof_result_ = (call);            \
+    if (held.held()) {                            \
+      const int cprof_errno_ = errno;             \
+      CPROF_UNBLOCK_INLINE(held.signal_set());    \
+      errno = cprof_errno_;                       \
+    }                                             \
+    return cprof_result_;                         \
   } while (0)
 
 // Blocks the sampling signal in the calling thread, when wall-clock sampling runs and the
-// thread is sampled (and the signal was not blocked already); CPROF_RELEASE lets it in.
+// thread is sampled (and the signal was not blocked already); CPROF_RETURN_HELD lets it in.
 class SamplingSignalHeld {
  public:
   SamplingSignalHeld() {
@@ -166,149 +170,101 @@ __attribute__((constructor)) void resolve_sleeping_calls() {
 CPROF_EXPORT int nanosleep(const timespec* request, timespec* remaining) {
   const auto next = sampler::next_definition(g_nanosleep, "nanosleep");
   if (zero(request)) return next(request, remaining);
-  const SamplingSignalHeld held;
-  const auto result = next(request, remaining);
-  CPROF_RELEASE(held);
-  return result;
+  CPROF_RETURN_HELD(next(request, remaining));
 }
 
 CPROF_EXPORT int clock_nanosleep(clockid_t clock, int flags, const timespec* request,
                                  timespec* remaining) {
   const auto next = sampler::next_definition(g_clock_nanosleep, "clock_nanosleep");
-  const SamplingSignalHeld held;
-  const auto result = next(clock, flags, request, remaining);
-  CPROF_RELEASE(held);
-  return result;
+  CPROF_RETURN_HELD(next(clock, flags, request, remaining));
 }
 
 CPROF_EXPORT unsigned sleep(unsigned seconds) {
   const auto next = sampler::next_definition(g_sleep, "sleep");
   if (seconds == 0) return next(seconds);
-  const SamplingSignalHeld held;
-  const auto result = next(seconds);
-  CPROF_RELEASE(held);
-  return result;
+  CPROF_RETURN_HELD(next(seconds));
 }
 
 CPROF_EXPORT int usleep(useconds_t microseconds) {
   const auto next = sampler::next_definition(g_usleep, "usleep");
   if (microseconds == 0) return next(microseconds);
-  const SamplingSignalHeld held;
-  const auto result = next(microseconds);
-  CPROF_RELEASE(held);
-  return result;
+  CPROF_RETURN_HELD(next(microseconds));
 }
 
 CPROF_EXPORT int select(int n, fd_set* read, fd_set* write, fd_set* except, timeval* timeout) {
   const auto next = sampler::next_definition(g_select, "select");
   if (zero(timeout)) return next(n, read, write, except, timeout);
-  const SamplingSignalHeld held;
-  const auto result = next(n, read, write, except, timeout);
-  CPROF_RELEASE(held);
-  return result;
+  CPROF_RETURN_HELD(next(n, read, write, except, timeout));
 }
 
 CPROF_EXPORT int pselect(int n, fd_set* read, fd_set* write, fd_set* except,
                          const timespec* timeout, const sigset_t* mask) {
   const auto next = sampler::next_definition(g_pselect, "pselect");
   if (zero(timeout)) return next(n, read, write, except, timeout, mask);
-  const SamplingSignalHeld held;
   sigset_t copy;
-  const auto result = next(n, read, write, except, timeout, held.with_signal(mask, copy));
-  CPROF_RELEASE(held);
-  return result;
+  CPROF_RETURN_HELD(next(n, read, write, except, timeout, held.with_signal(mask, copy)));
 }
 
 CPROF_EXPORT int poll(pollfd* fds, nfds_t count, int timeout_ms) {
   const auto next = sampler::next_definition(g_poll, "poll");
   if (timeout_ms == 0) return next(fds, count, timeout_ms);
-  const SamplingSignalHeld held;
-  const auto result = next(fds, count, timeout_ms);
-  CPROF_RELEASE(held);
-  return result;
+  CPROF_RETURN_HELD(next(fds, count, timeout_ms));
 }
 
 // _FORTIFY_SOURCE's poll and ppoll (glibc calls its own poll from these, past the PLT).
 CPROF_EXPORT int __poll_chk(pollfd* fds, nfds_t count, int timeout_ms, size_t fds_size) {
   const auto next = sampler::next_definition(g_poll_chk, "__poll_chk");
   if (timeout_ms == 0) return next(fds, count, timeout_ms, fds_size);
-  const SamplingSignalHeld held;
-  const auto result = next(fds, count, timeout_ms, fds_size);
-  CPROF_RELEASE(held);
-  return result;
+  CPROF_RETURN_HELD(next(fds, count, timeout_ms, fds_size));
 }
 
 CPROF_EXPORT int ppoll(pollfd* fds, nfds_t count, const timespec* timeout, const sigset_t* mask) {
   const auto next = sampler::next_definition(g_ppoll, "ppoll");
   if (zero(timeout)) return next(fds, count, timeout, mask);
-  const SamplingSignalHeld held;
   sigset_t copy;
-  const auto result = next(fds, count, timeout, held.with_signal(mask, copy));
-  CPROF_RELEASE(held);
-  return result;
+  CPROF_RETURN_HELD(next(fds, count, timeout, held.with_signal(mask, copy)));
 }
 
 CPROF_EXPORT int __ppoll_chk(pollfd* fds, nfds_t count, const timespec* timeout,
                              const sigset_t* mask, size_t fds_size) {
   const auto next = sampler::next_definition(g_ppoll_chk, "__ppoll_chk");
   if (zero(timeout)) return next(fds, count, timeout, mask, fds_size);
-  const SamplingSignalHeld held;
   sigset_t copy;
-  const auto result = next(fds, count, timeout, held.with_signal(mask, copy), fds_size);
-  CPROF_RELEASE(held);
-  return result;
+  CPROF_RETURN_HELD(next(fds, count, timeout, held.with_signal(mask, copy), fds_size));
 }
 
 CPROF_EXPORT int epoll_wait(int epfd, epoll_event* events, int max, int timeout_ms) {
   const auto next = sampler::next_definition(g_epoll_wait, "epoll_wait");
   if (timeout_ms == 0) return next(epfd, events, max, timeout_ms);
-  const SamplingSignalHeld held;
-  const auto result = next(epfd, events, max, timeout_ms);
-  CPROF_RELEASE(held);
-  return result;
+  CPROF_RETURN_HELD(next(epfd, events, max, timeout_ms));
 }
 
 CPROF_EXPORT int epoll_pwait(int epfd, epoll_event* events, int max, int timeout_ms,
                              const sigset_t* mask) {
   const auto next = sampler::next_definition(g_epoll_pwait, "epoll_pwait");
   if (timeout_ms == 0) return next(epfd, events, max, timeout_ms, mask);
-  const SamplingSignalHeld held;
   sigset_t copy;
-  const auto result = next(epfd, events, max, timeout_ms, held.with_signal(mask, copy));
-  CPROF_RELEASE(held);
-  return result;
+  CPROF_RETURN_HELD(next(epfd, events, max, timeout_ms, held.with_signal(mask, copy)));
 }
 
 CPROF_EXPORT int sigsuspend(const sigset_t* mask) {
   const auto next = sampler::next_definition(g_sigsuspend, "sigsuspend");
-  const SamplingSignalHeld held;
   sigset_t copy;
-  const auto result = next(held.with_signal(mask, copy));
-  CPROF_RELEASE(held);
-  return result;
+  CPROF_RETURN_HELD(next(held.with_signal(mask, copy)));
 }
 
 CPROF_EXPORT int pause() {
   const auto next = sampler::next_definition(g_pause, "pause");
-  const SamplingSignalHeld held;
-  const auto result = next();
-  CPROF_RELEASE(held);
-  return result;
+  CPROF_RETURN_HELD(next());
 }
 
 CPROF_EXPORT int sigwaitinfo(const sigset_t* set, siginfo_t* info) {
   const auto next = sampler::next_definition(g_sigwaitinfo, "sigwaitinfo");
-  const SamplingSignalHeld held;
-  const auto result = next(set, info);
-  CPROF_RELEASE(held);
-  return result;
+  CPROF_RETURN_HELD(next(set, info));
 }
 
 CPROF_EXPORT int sigtimedwait(const sigset_t* set, siginfo_t* info, const timespec* timeout) {
   const auto next = sampler::next_definition(g_sigtimedwait, "sigtimedwait");
   if (zero(timeout)) return next(set, info, timeout);
-  const SamplingSignalHeld held;
-  const auto result = next(set, info, timeout);
-  CPROF_RELEASE(held);
-  return result;
+  CPROF_RETURN_HELD(next(set, info, timeout));
 }
