@@ -33,6 +33,18 @@ void wrapped(std::string& out, size_t width, std::string text) {
   add_line(out, width, text);
 }
 
+// The non-empty `lines` (one per process), up to kProcessLines, then `more` with how many
+// were left out.
+void per_process_lines(std::string& out, size_t width, const std::vector<std::string>& lines,
+                       fmt::format_string<size_t> more) {
+  size_t said = 0;
+  for (const auto& line : lines) {
+    if (line.empty()) continue;
+    if (said++ < kProcessLines) wrapped(out, width, line);
+  }
+  if (said > kProcessLines) add_line(out, width, fmt::format(more, said - kProcessLines));
+}
+
 std::string process_line(const ProcessProfile& p) {
   const auto& pr = p.process;
   std::string s = "  " + p.label();
@@ -95,30 +107,16 @@ void header(std::string& out, const Report& r, size_t width) {
     add_line(out, width, fmt::format("  ... and {} more processes, {}", r.processes.size() - kProcessLines,
                                      plural(rest_samples, "sample")));
   }
-  // Threads that ran unsampled, one line per process (every process, listed or not).
-  size_t flagged = 0;
-  for (size_t i = 0; i < r.processes.size() && i < r.coverage.size(); ++i) {
-    if (!r.coverage[i].flagged()) continue;
-    if (flagged++ < kProcessLines) {
-      wrapped(out, width, coverage_warning(r.processes[i], r.coverage[i]));
-    }
+  // Threads that ran unsampled, and much time in code of no file (JIT code without a perf
+  // map): a line per process that has it (every process, listed or not).
+  std::vector<std::string> unsampled, unnamed;
+  for (size_t i = 0; i < r.processes.size(); ++i) {
+    if (i < r.coverage.size()) unsampled.push_back(coverage_warning(r.processes[i], r.coverage[i]));
+    if (i < r.unnamed_code.size()) unnamed.push_back(unnamed_code_note(r.processes[i], r.unnamed_code[i]));
   }
-  if (flagged > kProcessLines) {
-    add_line(out, width,
-             fmt::format("warning: ... and {} more processes with threads that ran unsampled",
-                         flagged - kProcessLines));
-  }
-  // Much time in code of no file (JIT code without a perf map), one line per process.
-  size_t unnamed = 0;
-  for (size_t i = 0; i < r.processes.size() && i < r.unnamed_code.size(); ++i) {
-    if (!r.unnamed_code[i].flagged) continue;
-    if (unnamed++ < kProcessLines) wrapped(out, width, unnamed_code_note(r.processes[i], r.unnamed_code[i]));
-  }
-  if (unnamed > kProcessLines) {
-    add_line(out, width,
-             fmt::format("note: ... and {} more processes with samples in code outside every file",
-                         unnamed - kProcessLines));
-  }
+  per_process_lines(out, width, unsampled, "warning: ... and {} more processes with threads that ran unsampled");
+  per_process_lines(out, width, unnamed,
+                    "note: ... and {} more processes with samples in code outside every file");
 
   // The same event or message in many processes is said once, with how many.
   std::map<std::string, size_t> unavailable, zero, noted, messages;

@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <optional>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -16,11 +15,13 @@
 #include <thread>
 
 #include "format/reader.h"
+#include "tests/support/program_output.h"
 #include "tests/support/results_loader.h"
 
 namespace {
 
 using cprof::testing::fresh_directory;
+using cprof::testing::predicted_speedup;
 using cprof::testing::run_command;
 
 const std::string kRun = CAUSAL_RUN;
@@ -52,18 +53,6 @@ std::string report_json(const std::string& dir) {
   std::string out;
   EXPECT_EQ(run_command(kReport + " " + dir + " --format json", out), 0) << out;
   return out;
-}
-
-// program_speedup of the point at `speedup` in the first prediction for `location`.
-std::optional<double> predicted(const std::string& json, const std::string& location,
-                                const std::string& speedup) {
-  const size_t at = json.find("\"location\": \"" + location + "\"");
-  if (at == std::string::npos) return std::nullopt;
-  const std::regex point("\\{\"speedup\": " + speedup + ", \"program_speedup\": (-?[0-9.e+-]+)");
-  std::smatch m;
-  const std::string rest = json.substr(at);
-  if (!std::regex_search(rest, m, point)) return std::nullopt;
-  return std::stod(m[1]);
 }
 
 struct Run {
@@ -112,8 +101,8 @@ TEST(CausalRun, LinesPredictTheirShareOfTheTime) {
   EXPECT_NE(r.output.find("experiments on 2 locations"), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("too few experiments"), std::string::npos) << r.output;
   const std::string json = report_json(r.dir);
-  const auto sa = predicted(json, a, "0.5");
-  const auto sb = predicted(json, b, "0.5");
+  const auto sa = predicted_speedup(json, a, "0.5");
+  const auto sb = predicted_speedup(json, b, "0.5");
   ASSERT_TRUE(sa.has_value() && sb.has_value()) << json.substr(json.find("\"causal\""));
   EXPECT_GT(*sa, 0.12);  // 2/3 * 50% = 33% on an idle machine
   EXPECT_LE(*sa, 0.5);
@@ -133,7 +122,7 @@ TEST(CausalRun, ThreadThatBlocksEverySignalIsStillProfiled) {
                             kPrograms + "/causal_serial_masked 20000");
   ASSERT_EQ(r.status, 0) << r.output;
   const std::string json = report_json(r.dir);
-  const auto sa = predicted(json, a, "0.5");
+  const auto sa = predicted_speedup(json, a, "0.5");
   ASSERT_TRUE(sa.has_value()) << json.substr(json.find("\"causal\""));
   EXPECT_GT(*sa, 0.12);  // 2/3 * 50% = 33% on an idle machine
   EXPECT_LT(*sa, 0.45);
@@ -182,7 +171,7 @@ TEST(CausalRun, CozProgressPointsCountUnchanged) {
                       "\"source\": \"coz\""),
             std::string::npos)
       << json.substr(json.find("\"causal\""));
-  const auto s = predicted(json, "coz_serial.cpp:" + std::to_string(a), "0.5");
+  const auto s = predicted_speedup(json, "coz_serial.cpp:" + std::to_string(a), "0.5");
   ASSERT_TRUE(s.has_value()) << json.substr(json.find("\"causal\""));
   EXPECT_GT(*s, 0.12);
   EXPECT_LT(*s, 0.45);
@@ -217,7 +206,7 @@ TEST(CausalRun, EndToEndRunsOneExperimentPerRun) {
   }
   const std::string json = report_json(r.dir);
   EXPECT_NE(json.find("\"end_to_end_runs\": 3"), std::string::npos) << json.substr(json.find("\"causal\""));
-  const auto s = predicted(json, "serial.cpp:" + std::to_string(a), "0.5");
+  const auto s = predicted_speedup(json, "serial.cpp:" + std::to_string(a), "0.5");
   ASSERT_TRUE(s.has_value()) << json.substr(json.find("\"causal\""));
   EXPECT_LT(*s, 0.75);
   // A busy machine shrinks it further (down to 0.003 beside a build), and the run says so
@@ -264,7 +253,7 @@ TEST(CausalRun, HardwareBreakpointProgressPoint) {
   ASSERT_EQ(r.status, 0) << r.output;
   const std::string json = report_json(r.dir);
   EXPECT_NE(json.find("\"source\": \"breakpoint\""), std::string::npos);
-  const auto s = predicted(json, "serial.cpp:" + std::to_string(a), "0.5");
+  const auto s = predicted_speedup(json, "serial.cpp:" + std::to_string(a), "0.5");
   ASSERT_TRUE(s.has_value()) << json.substr(json.find("\"causal\""));
   // The point is what is tested here (LinesPredictTheirShareOfTheTime tests accuracy):
   // a prediction from the breakpoint's counts, in a band wide enough for a busy machine.
@@ -645,8 +634,8 @@ TEST(CausalRun, EndToEndGivesEveryLocationABaselineAndASpeedup) {
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("4 experiments on 2 locations"), std::string::npos) << r.output;
   const std::string json = report_json(r.dir);
-  EXPECT_TRUE(predicted(json, a, "0.5").has_value()) << json.substr(json.find("\"causal\""));
-  EXPECT_TRUE(predicted(json, b, "0.5").has_value()) << json.substr(json.find("\"causal\""));
+  EXPECT_TRUE(predicted_speedup(json, a, "0.5").has_value()) << json.substr(json.find("\"causal\""));
+  EXPECT_TRUE(predicted_speedup(json, b, "0.5").has_value()) << json.substr(json.find("\"causal\""));
   // Neither lacks a curve for want of a pair. (A curve may still be called noise: one
   // pair per location carries this VM's run-to-run drift whole, and a CI run measured
   // 53% for B, beyond the 50% a 50% speedup can give.)

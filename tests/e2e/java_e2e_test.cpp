@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/program_output.h"
 #include "tests/support/results_loader.h"
 
 namespace cprof::testing {
@@ -23,12 +24,6 @@ const std::string kClasses = JAVA_CLASSES;
 
 #define SKIP_WITHOUT_JAVA() \
   if (kJava.empty()) GTEST_SKIP() << "no JDK (java and javac) was found when the suite was configured"
-
-// The program's "checksum ..." line in `output`, or "" when there is none.
-std::string checksum_line(const std::string& output) {
-  std::smatch m;
-  return std::regex_search(output, m, std::regex("checksum [^\\n]*")) ? m.str() : "";
-}
 
 struct JavaRun {
   int status = -1;

@@ -7,10 +7,10 @@
 
 #include <fstream>
 #include <map>
-#include <optional>
 #include <regex>
 #include <string>
 
+#include "tests/support/program_output.h"
 #include "tests/support/results_loader.h"
 
 namespace cprof::testing {
@@ -34,12 +34,6 @@ std::string rust_line(const std::string& marker) {
   }
   ADD_FAILURE() << marker << " not found in " << kSource;
   return "";
-}
-
-// The program's "checksum ..." line in `output`, or "" when there is none.
-std::string checksum_line(const std::string& output) {
-  std::smatch m;
-  return std::regex_search(output, m, std::regex("checksum [^\\n]*")) ? m.str() : "";
 }
 
 TEST(RustProgram, SampledLikeAnyOtherWithItsBehaviourUnchanged) {
@@ -100,18 +94,6 @@ TEST(RustProgram, SampledLikeAnyOtherWithItsBehaviourUnchanged) {
   EXPECT_EQ(text.find("_ZN12rust_workers"), std::string::npos) << text;
 }
 
-// program_speedup at 50% in the first prediction for `location`.
-std::optional<double> predicted_at_half(const std::string& json, const std::string& location) {
-  const size_t at = json.find("\"location\": \"" + location + "\"");
-  if (at == std::string::npos) return std::nullopt;
-  std::smatch m;
-  const std::string rest = json.substr(at);
-  if (!std::regex_search(rest, m, std::regex("\\{\"speedup\": 0.5, \"program_speedup\": (-?[0-9.e+-]+)"))) {
-    return std::nullopt;
-  }
-  return std::stod(m[1]);
-}
-
 // Lines of Rust source as causal locations and as a hardware-breakpoint progress point:
 // line A does two thirds of each round's work, so at 50% the round would be about a third
 // shorter. The band is broad (a shared VM; see tests/causal/causal_run_e2e_test.cpp); what
@@ -132,7 +114,7 @@ TEST(RustProgram, CausalLinesAndABreakpointProgressPoint) {
   std::string json;
   ASSERT_EQ(run_command(kReport + " " + dir + " --format json", json), 0) << json;
   EXPECT_NE(json.find("\"source\": \"breakpoint\""), std::string::npos) << output;
-  const auto s = predicted_at_half(json, a);
+  const auto s = predicted_speedup(json, a, "0.5");
   ASSERT_TRUE(s.has_value()) << output << json.substr(json.find("\"causal\""));
   EXPECT_GT(*s, 0.05);  // 2/3 * 50% = 33% on an idle machine
   EXPECT_LE(*s, 0.5);

@@ -571,28 +571,13 @@ TEST(SampleRun, FramePointerUnwinderRuns) {
   EXPECT_GT(run.processes[0].self_samples("alpha_work") + run.processes[0].total_samples("alpha_work"), 100u);
 }
 
-// The summed weight of `p`'s wall-clock samples with `function` on the stack.
-uint64_t wall_time_ns(const LoadedProcess& p, const std::string& function) {
-  uint64_t ns = 0;
-  for (const auto& s : p.samples) {
-    if (s.clock != format::SampleClock::wall) continue;
-    for (const auto& f : s.functions) {
-      if (f == function) {
-        ns += s.weight_ns;
-        break;
-      }
-    }
-  }
-  return ns;
-}
-
 TEST(SampleRun, WallClockShowsSleepingWithoutShorteningIt) {
   const SampledRun run = sample("wall", "--clock wall -f 200", kPrograms + "/sleeper");
   ASSERT_EQ(run.status, 0) << run.output;
   ASSERT_EQ(run.processes.size(), 1u);
   // 400 ms asleep in nanosleep: one sample that stands for all of it, taken when the call
   // returns (sampler/runtime/sleep_interpose.cpp), under the function that slept.
-  EXPECT_GT(wall_time_ns(run.processes[0], "sleepy_wait"), 380'000'000u);
+  EXPECT_GT(run.processes[0].total_time_ns("sleepy_wait", format::SampleClock::wall), 380'000'000u);
   const auto pos = run.output.find("elapsed_ms ");
   ASSERT_NE(pos, std::string::npos);
   EXPECT_GE(std::stoi(run.output.substr(pos + 11)), 495);
@@ -614,7 +599,8 @@ TEST(SampleRun, WallClockLeavesTheProgramsSleepsWhole) {
   ASSERT_EQ(run.processes.size(), 1u);
   for (const char* function : {"in_nanosleep", "in_clock_nanosleep", "in_usleep", "in_select",
                                "in_pselect", "in_poll", "in_ppoll", "in_epoll_wait"}) {
-    EXPECT_GT(wall_time_ns(run.processes[0], function), 90'000'000u) << function;
+    EXPECT_GT(run.processes[0].total_time_ns(function, format::SampleClock::wall), 90'000'000u)
+        << function;
   }
 }
 

@@ -32,9 +32,11 @@ size_t LoadedProcess::total_samples(const std::string& function) const {
   return n;
 }
 
-uint64_t LoadedProcess::total_time_ns(const std::string& function) const {
+uint64_t LoadedProcess::total_time_ns(const std::string& function,
+                                      std::optional<format::SampleClock> clock) const {
   uint64_t sum = 0;
   for (const auto& s : samples) {
+    if (clock && s.clock != *clock) continue;
     for (const auto& f : s.functions) {
       if (f.find(function) != std::string::npos) {
         sum += s.weight_ns;

@@ -3,6 +3,7 @@
 // project's symbolizer, so end-to-end tests can assert on function names per thread.
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,8 +36,10 @@ struct LoadedProcess {
   size_t self_samples(const std::string& function) const;
   // Samples with `function` anywhere on the stack.
   size_t total_samples(const std::string& function) const;
-  // Sum of the weights of the samples with `function` anywhere on the stack.
-  uint64_t total_time_ns(const std::string& function) const;
+  // Sum of the weights of the samples with `function` anywhere on the stack; of one
+  // clock's samples only when `clock` is given.
+  uint64_t total_time_ns(const std::string& function,
+                         std::optional<format::SampleClock> clock = std::nullopt) const;
 };
 
 // Every *.cprof file of dir, symbolized. Throws on unreadable files.
