@@ -55,7 +55,14 @@ int program_mask_call(MaskFunction real, int how, const sigset_t* set, sigset_t*
   const int rc = real(how, set, old);
   if (rc != 0) return rc;
   t_program_blocks = blocks;
-  if (old != nullptr && blocked_before) sigaddset(old, signal);
+  // The program's view, whatever the kernel's mask holds: the runtime blocks the signal
+  // for a while itself (a sleeping call under --clock wall, sleep_interpose.cpp), and a
+  // handler of the program's that runs then would read that.
+  if (old != nullptr && blocked_before) {
+    sigaddset(old, signal);
+  } else if (old != nullptr) {
+    sigdelset(old, signal);
+  }
   return rc;
 }
 

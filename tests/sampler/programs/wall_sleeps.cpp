@@ -2,7 +2,8 @@
 // function of its own: under `sample-run --clock wall` none may return early
 // (sampler/runtime/sleep_interpose.cpp), and each function's wall time must be there. Then
 // a signal of the program's own must still interrupt poll() and end sigsuspend() as it
-// does unprofiled. Prints one line per call; the same lines with and without a profiler.
+// does unprofiled, and its handler must read the mask it would read unprofiled. Prints one
+// line per call; the same lines with and without a profiler.
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -90,7 +91,19 @@ __attribute__((noinline)) void in_epoll_wait() {
 
 namespace {
 
-void on_usr1(int) {}
+sigset_t g_handler_mask;  // what the SIGUSR1 handler read of its thread's mask
+
+void on_usr1(int) { pthread_sigmask(SIG_BLOCK, nullptr, &g_handler_mask); }
+
+// Whether the handler saw `during` (the mask while the call waited) with SIGUSR1 added, as
+// the kernel gives a handler: the profiler's holding of its own signal must not show.
+bool handler_saw(sigset_t during) {
+  sigaddset(&during, SIGUSR1);
+  for (int sig = 1; sig <= SIGRTMAX; ++sig) {
+    if (sigismember(&during, sig) != sigismember(&g_handler_mask, sig)) return false;
+  }
+  return true;
+}
 
 // Sends SIGUSR1 to `target` after 50 ms.
 void* send_usr1_later(void* target) {
@@ -101,7 +114,7 @@ void* send_usr1_later(void* target) {
 }
 
 template <typename Call>
-void interrupted_by_the_program(const char* name, Call call) {
+void interrupted_by_the_program(const char* name, const sigset_t& mask_during, Call call) {
   pthread_t self = pthread_self(), sender;
   pthread_create(&sender, nullptr, send_usr1_later, &self);
   const double start = now_ms();
@@ -110,9 +123,11 @@ void interrupted_by_the_program(const char* name, Call call) {
   const int error = errno;
   const double took = now_ms() - start;
   pthread_join(sender, nullptr);
-  std::printf("%s with SIGUSR1 at 50 ms: rc %ld, %s, %s\n", name, rc,
+  std::printf("%s with SIGUSR1 at 50 ms: rc %ld, %s, %s, %s\n", name, rc,
               error == EINTR ? "EINTR" : "no EINTR",
-              took >= 40 && took < 1000 ? "woke at the program's signal" : "woke at another time");
+              took >= 40 && took < 1000 ? "woke at the program's signal" : "woke at another time",
+              handler_saw(mask_during) ? "the handler saw the mask it would"
+                                       : "the handler saw another mask");
 }
 
 }  // namespace
@@ -130,10 +145,14 @@ int main() {
   struct sigaction sa {};
   sa.sa_handler = on_usr1;  // no SA_RESTART: the program wants its calls interrupted
   sigaction(SIGUSR1, &sa, nullptr);
-  interrupted_by_the_program("poll", [] { return static_cast<long>(poll(nullptr, 0, 2000)); });
+  sigset_t thread_mask;
+  pthread_sigmask(SIG_BLOCK, nullptr, &thread_mask);
+  interrupted_by_the_program("poll", thread_mask,
+                             [] { return static_cast<long>(poll(nullptr, 0, 2000)); });
   sigset_t usr1_unblocked;
   sigemptyset(&usr1_unblocked);
-  interrupted_by_the_program("sigsuspend", [&] { return static_cast<long>(sigsuspend(&usr1_unblocked)); });
+  interrupted_by_the_program("sigsuspend", usr1_unblocked,
+                             [&] { return static_cast<long>(sigsuspend(&usr1_unblocked)); });
   std::fflush(stdout);
   return 0;
 }
