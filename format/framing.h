@@ -16,7 +16,7 @@ namespace cprof::format {
 
 inline constexpr char kFileMagic[8] = {'C', 'P', 'R', 'O', 'F', 'R', 'E', 'S'};
 inline constexpr uint16_t kMajorVersion = 1;
-inline constexpr uint16_t kMinorVersion = 4;  // 1: causal (16-18); 2: GPU (32-34); 3: region spans (19); 4: GPU trace windows (35)
+inline constexpr uint16_t kMinorVersion = 5;  // 1: causal (16-18); 2: GPU (32-34); 3: region spans (19); 4: GPU trace windows (35); 5: thread names (9)
 inline constexpr size_t kFileHeaderSize = 16;
 
 inline constexpr uint32_t kChunkMagic = 0x4B4E4843;  // "CHNK" little-endian

@@ -25,6 +25,7 @@ inline bool is_known_record_type(uint32_t type) {
     case RecordType::sample:
     case RecordType::metric:
     case RecordType::message:
+    case RecordType::thread_name:
     case RecordType::experiment:
     case RecordType::progress_point:
     case RecordType::region:

@@ -68,6 +68,12 @@ void encode_payload(const ThreadEndRecord& r, Encoder& e) {
   e.varint(r.dropped_samples);
 }
 
+void encode_payload(const ThreadNameRecord& r, Encoder& e) {
+  e.svarint(r.tid);
+  e.varint(r.time_ns);
+  e.str(r.name);
+}
+
 void encode_payload(const EventRecord& r, Encoder& e) {
   e.varint(r.index);
   e.str(r.name);
@@ -203,6 +209,7 @@ template <> constexpr RecordType type_of<ProcessRecord>() { return RecordType::p
 template <> constexpr RecordType type_of<ModuleRecord>() { return RecordType::module; }
 template <> constexpr RecordType type_of<ThreadRecord>() { return RecordType::thread; }
 template <> constexpr RecordType type_of<ThreadEndRecord>() { return RecordType::thread_end; }
+template <> constexpr RecordType type_of<ThreadNameRecord>() { return RecordType::thread_name; }
 template <> constexpr RecordType type_of<EventRecord>() { return RecordType::event; }
 template <> constexpr RecordType type_of<SampleRecord>() { return RecordType::sample; }
 template <> constexpr RecordType type_of<MetricRecord>() { return RecordType::metric; }
@@ -293,6 +300,14 @@ std::optional<Record> decode_record(uint32_t type, std::span<const uint8_t> payl
       r.samples = d.varint();
       r.dropped_samples = d.varint();
       out = r;
+      break;
+    }
+    case RecordType::thread_name: {
+      ThreadNameRecord r;
+      r.tid = d.svarint();
+      r.time_ns = d.varint();
+      r.name = d.str();
+      out = std::move(r);
       break;
     }
     case RecordType::event: {

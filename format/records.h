@@ -19,6 +19,7 @@ enum class RecordType : uint32_t {
   sample = 6,      // one call stack with its weight and counter deltas
   metric = 7,      // process-level metrics at one moment
   message = 8,     // a diagnostic the run wants the report to show
+  thread_name = 9,  // a thread's name changed after its thread record was written
   // 16..31 causal experiments (docs/causal.md):
   experiment = 16,      // one causal experiment: location, speedup, time, delay, progress
   progress_point = 17,  // a progress point was registered
@@ -76,6 +77,14 @@ struct ThreadEndRecord {
   uint64_t cpu_time_ns = 0;
   uint64_t samples = 0;
   uint64_t dropped_samples = 0;  // could not be stored (buffer full), counted not waited for
+};
+
+// A thread renamed itself (pthread_setname_np, prctl) after its thread record was
+// written: a JVM names its threads once they run. The last one for a tid wins.
+struct ThreadNameRecord {
+  int64_t tid = 0;
+  uint64_t time_ns = 0;  // when the new name was seen
+  std::string name;
 };
 
 enum class EventStatus : uint8_t { ok = 0, unavailable = 1, counted_zero = 2 };
@@ -247,7 +256,7 @@ using Record = std::variant<ProcessRecord, ModuleRecord, ThreadRecord, ThreadEnd
                             EventRecord, SampleRecord, MetricRecord, MessageRecord,
                             ExperimentRecord, ProgressPointRecord, RegionRecord, KernelRecord,
                             CopyRecord, GpuDeviceRecord, RegionSpansRecord,
-                            GpuTraceWindowRecord>;
+                            GpuTraceWindowRecord, ThreadNameRecord>;
 
 // Appends one framed record (type, length, payload) to out.
 void encode_record(const Record& record, std::vector<uint8_t>& out);

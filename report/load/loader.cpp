@@ -149,6 +149,10 @@ class Builder {
     t.existed_before_start = r.existed_before_start;
     t.seen_record = true;
   }
+  void add(format::ThreadNameRecord&& r) {
+    saw_time(r.time_ns);
+    p_.threads[thread_index(r.tid)].name = std::move(r.name);
+  }
   void add(format::ThreadEndRecord&& r) {
     saw_time(r.time_ns);
     auto& t = p_.threads[thread_index(r.tid)];

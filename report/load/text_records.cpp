@@ -9,13 +9,14 @@ namespace cprof::report {
 
 namespace {
 
-const std::array<RowSchema, 10>& schemas() {
-  static const std::array<RowSchema, 10> s{{
+const std::array<RowSchema, 11>& schemas() {
+  static const std::array<RowSchema, 11> s{{
       {"process", {"pid", "ppid", "rank", "hostname", "executable", "start_realtime_ns",
                    "start_monotonic_ns", "engine", "clock", "frequency_hz", "period_ns"}},
       {"module", {"id", "path", "build_id", "load_bias", "start", "end"}},
       {"thread", {"tid", "name", "time_ns"}},
       {"thread_end", {"tid", "time_ns", "cpu_time_ns", "samples", "dropped_samples"}},
+      {"thread_name", {"tid", "time_ns", "name"}},
       {"sample", {"tid", "time_ns", "weight_ns", "frames"}},
       {"experiment", {"time_ns", "location", "speedup", "duration_ns", "delay_ns", "period_ns",
                       "selected_samples", "mode"}},
@@ -132,6 +133,8 @@ void RecordAssembler::add(const RowSchema& schema, const RowFields& f) {
                              .end = f.u64("end")};
   } else if (t == "thread") {
     r = format::ThreadRecord{.tid = f.i64("tid"), .name = f.str("name"), .time_ns = f.u64("time_ns")};
+  } else if (t == "thread_name") {
+    r = format::ThreadNameRecord{.tid = f.i64("tid"), .time_ns = f.u64("time_ns"), .name = f.str("name")};
   } else if (t == "thread_end") {
     r = format::ThreadEndRecord{.tid = f.i64("tid"),
                                 .time_ns = f.u64("time_ns"),

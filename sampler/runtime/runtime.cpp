@@ -463,25 +463,33 @@ void Runtime::write_new_modules_locked() {
   module_recorder_.write_new(modules_.snapshot(), writer_, monotonic_ns());
 }
 
+namespace {
+
+// The thread's name now: the one it saved on its way out, or its comm while it runs.
+void read_thread_name(const ThreadState& ts, char (&out)[16]) {
+  out[0] = '\0';
+  if (ts.exited.load(std::memory_order_acquire)) {
+    std::memcpy(out, ts.name, sizeof out);
+    out[sizeof out - 1] = '\0';
+    return;
+  }
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/self/task/%d/comm", ts.tid);
+  if (const OwnedFile f = fopen_owned(path); f.file != nullptr) {
+    if (std::fgets(out, sizeof out, f.file) != nullptr) out[std::strcspn(out, "\n")] = '\0';
+    fclose_owned(f);
+  }
+}
+
+}  // namespace
+
 void Runtime::write_thread_start_locked(ThreadState& ts) {
   format::ThreadRecord r;
   r.tid = ts.tid;
   r.time_ns = ts.start_ns;
   r.existed_before_start = ts.existed_before_start;
-  if (ts.exited.load(std::memory_order_acquire)) {
-    r.name = ts.name;
-  } else {
-    char path[64];
-    std::snprintf(path, sizeof path, "/proc/self/task/%d/comm", ts.tid);
-    if (const OwnedFile f = fopen_owned(path); f.file != nullptr) {
-      char name[32] = {};
-      if (std::fgets(name, sizeof name, f.file) != nullptr) {
-        name[std::strcspn(name, "\n")] = '\0';
-        r.name = name;
-      }
-      fclose_owned(f);
-    }
-  }
+  read_thread_name(ts, ts.announced_name);
+  r.name = ts.announced_name;
   writer_.add(r);
   ts.announced.store(true, std::memory_order_relaxed);
 }
@@ -491,6 +499,13 @@ void Runtime::write_thread_end_locked(ThreadState& ts) {
   format::ThreadEndRecord r;
   r.tid = ts.tid;
   r.time_ns = ts.end_ns != 0 ? ts.end_ns : monotonic_ns();
+  // Named after it began (a JVM names its threads once they run): the report shows the
+  // name it ended with.
+  char name[16];
+  read_thread_name(ts, name);
+  if (name[0] != '\0' && std::strcmp(name, ts.announced_name) != 0) {
+    writer_.add(format::ThreadNameRecord{.tid = ts.tid, .time_ns = r.time_ns, .name = name});
+  }
   r.cpu_time_ns = ts.cpu_time_ns;
   r.samples = ts.samples.load(std::memory_order_relaxed);
   r.dropped_samples = ts.dropped.load(std::memory_order_relaxed);

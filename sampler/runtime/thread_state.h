@@ -43,6 +43,9 @@ struct ThreadState {
 
   CounterGroup counters;
 
+  // The name its ThreadRecord gave (the writer's): a later one gets a ThreadNameRecord.
+  char announced_name[16] = {};
+
   // Filled when the thread exits (on the thread itself, not in a handler).
   char name[16] = {};
   uint64_t end_ns = 0;

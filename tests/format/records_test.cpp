@@ -41,11 +41,12 @@ TEST(Records, RoundTripEveryType) {
                       .minor_faults = 14, .major_faults = 15, .voluntary_switches = 16,
                       .involuntary_switches = 17, .threads = 18, .cpu_frequency_khz = 2400000};
   MessageRecord message{.time_ns = 19, .level = MessageLevel::warning, .text = "héllo"};
+  ThreadNameRecord renamed{.tid = 43, .time_ns = 20, .name = "C2 CompilerThre"};
   {
     ResultsWriter writer;
     ASSERT_EQ(writer.open(path), "");
     for (const Record& r : std::vector<Record>{process, module, thread, end, event, sample,
-                                                 metric, message}) {
+                                                 metric, message, renamed}) {
       writer.add(r);
     }
     writer.close();
@@ -54,7 +55,7 @@ TEST(Records, RoundTripEveryType) {
   const auto summary = read_results_file(path, [&](Record&& r) { got.push_back(std::move(r)); });
   std::filesystem::remove(path);
   EXPECT_TRUE(summary.issues.empty());
-  ASSERT_EQ(got.size(), 8u);
+  ASSERT_EQ(got.size(), 9u);
   const auto& p = std::get<ProcessRecord>(got[0]);
   EXPECT_EQ(p.rank, 3);
   EXPECT_EQ(p.command_line, process.command_line);
@@ -72,6 +73,9 @@ TEST(Records, RoundTripEveryType) {
   EXPECT_TRUE(s.truncated);
   EXPECT_EQ(std::get<MetricRecord>(got[6]).cpu_frequency_khz, 2400000u);
   EXPECT_EQ(std::get<MessageRecord>(got[7]).text, "héllo");
+  EXPECT_EQ(std::get<ThreadNameRecord>(got[8]).tid, 43);
+  EXPECT_EQ(std::get<ThreadNameRecord>(got[8]).time_ns, 20u);
+  EXPECT_EQ(std::get<ThreadNameRecord>(got[8]).name, "C2 CompilerThre");
 }
 
 // The causal records (types 16-18) survive a round trip too.
@@ -272,8 +276,8 @@ TEST(Records, RegionSpansWithImpossibleCountIsMalformed) {
 
 // Known types are not one contiguous range: the gaps between the parts are unknown.
 TEST(Records, KnownTypesAreExactlyTheDefinedOnes) {
-  for (uint32_t t : {1u, 2u, 8u, 16u, 18u, 19u, 32u, 33u, 34u, 35u}) EXPECT_TRUE(is_known_record_type(t)) << t;
-  for (uint32_t t : {0u, 9u, 15u, 20u, 31u, 36u, 47u, 48u}) EXPECT_FALSE(is_known_record_type(t)) << t;
+  for (uint32_t t : {1u, 2u, 8u, 9u, 16u, 18u, 19u, 32u, 33u, 34u, 35u}) EXPECT_TRUE(is_known_record_type(t)) << t;
+  for (uint32_t t : {0u, 10u, 15u, 20u, 31u, 36u, 47u, 48u}) EXPECT_FALSE(is_known_record_type(t)) << t;
 }
 
 TEST(Records, ManyChunksKeepOrder) {

@@ -75,6 +75,35 @@ TEST(Loader, FoldsSamplesIntoStackCountsPerThread) {
   EXPECT_EQ(p.label(), "app[5]");
 }
 
+// A thread renamed after its thread record carries its last name; binary and TSV alike.
+TEST(Loader, AThreadNameRecordRenamesTheThread) {
+  TempDir dir;
+  {
+    ProcessWriter w(dir.path() / "app.host.5.cprof", 5);
+    w.thread(1, "main");
+    w.thread(2, "java");
+    w.sample(2, {0x1000}, 10);
+    w.add(format::ThreadNameRecord{.tid = 2, .time_ns = 20, .name = "beta"});
+    w.add(format::ThreadNameRecord{.tid = 2, .time_ns = 30, .name = "gamma"});
+  }
+  write_text(dir.path() / "run.tsv",
+             "process\t6\t1\t-1\th\t/bin/app\t0\t0\ttimer\tcpu\t1000\t1000000\n"
+             "thread\t3\tjava\t5\nthread_name\t3\t9\talpha\n");
+  const auto loaded = load_results(find_results_files(dir.path()));
+  ASSERT_EQ(loaded.processes.size(), 2u);
+  for (const auto& p : loaded.processes) {
+    if (p.process.pid == 5) {
+      ASSERT_EQ(p.threads.size(), 2u);
+      EXPECT_EQ(p.threads[0].name, "main");
+      EXPECT_EQ(p.threads[1].name, "gamma");
+      EXPECT_EQ(p.threads[1].samples, 1u);
+    } else {
+      ASSERT_EQ(p.threads.size(), 1u);
+      EXPECT_EQ(p.threads[0].name, "alpha");
+    }
+  }
+}
+
 TEST(Loader, TruncatedFileKeepsItsIntactChunksAndNamesTheFile) {
   TempDir dir;
   const auto file = dir.path() / "app.host.9.cprof";

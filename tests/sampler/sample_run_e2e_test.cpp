@@ -92,6 +92,24 @@ TEST(SampleRun, EachThreadsSamplesComeFromItsOwnCode) {
   EXPECT_GT(p.metrics.back().cpu_user_ns + p.metrics.back().cpu_system_ns, 500000000u);
 }
 
+// A thread that renames itself after the writer has written its thread record (a JVM
+// names its threads once they run) ends with the name it last had, whether it ended
+// before the process or was still running at exit; a thread that kept its name gets no
+// second record.
+TEST(SampleRun, ThreadsRenamedAfterTheyStartKeepTheirLastName) {
+  const SampledRun run = sample("renamed", "-f 1000", kPrograms + "/renamed_threads");
+  ASSERT_EQ(run.status, 0) << run.output;
+  ASSERT_EQ(run.processes.size(), 1u) << run.output;
+  const auto& p = run.processes[0];
+  std::multiset<std::string> names;
+  for (const auto& t : p.threads) names.insert(t.name);
+  EXPECT_EQ(names, (std::multiset<std::string>{"late-name", "main-renamed", "renamed_threads",
+                                               "still-running"}))
+      << run.output;
+  // Renamed 300 ms after they began, long after the writer's first look (every 50 ms).
+  EXPECT_EQ(p.thread_names.size(), 3u) << run.output;
+}
+
 // Threads that block every signal are sampled all the same, and read back the mask they
 // set (sampler/runtime/signal_mask.h); plain, the program prints the same.
 TEST(SampleRun, ThreadsThatBlockEverySignalAreSampled) {

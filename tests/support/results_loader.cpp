@@ -108,6 +108,12 @@ std::vector<LoadedProcess> load_results(const std::string& dir) {
             if constexpr (std::is_same_v<T, format::ModuleRecord>) p.modules.push_back(rec);
             if constexpr (std::is_same_v<T, format::ThreadRecord>) p.threads.push_back(rec);
             if constexpr (std::is_same_v<T, format::ThreadEndRecord>) p.thread_ends.push_back(rec);
+            if constexpr (std::is_same_v<T, format::ThreadNameRecord>) {
+              p.thread_names.push_back(rec);
+              for (auto& t : p.threads) {
+                if (t.tid == rec.tid) t.name = rec.name;
+              }
+            }
             if constexpr (std::is_same_v<T, format::EventRecord>) p.events.push_back(rec);
             if constexpr (std::is_same_v<T, format::MetricRecord>) p.metrics.push_back(rec);
             if constexpr (std::is_same_v<T, format::MessageRecord>) p.messages.push_back(rec);

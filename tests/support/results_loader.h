@@ -26,6 +26,7 @@ struct LoadedProcess {
   std::vector<format::ModuleRecord> modules;
   std::vector<format::ThreadRecord> threads;
   std::vector<format::ThreadEndRecord> thread_ends;
+  std::vector<format::ThreadNameRecord> thread_names;  // also applied to `threads`
   std::vector<format::EventRecord> events;
   std::vector<format::MetricRecord> metrics;
   std::vector<format::MessageRecord> messages;
