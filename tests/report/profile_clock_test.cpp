@@ -164,5 +164,21 @@ TEST(ReportProfileClock, CpuOnlyProcessKeepsItsCpuProfile) {
   EXPECT_NE(render_json(plain, {}).find("\"profile_clock\": \"cpu\""), std::string::npos);
 }
 
+// Under --clock wall a whole sleep is one sample weighing every period it slept; the
+// folded output counts periods, so the flame graph shows the 300 ms sleep 300 wide, not 1.
+TEST(ReportProfileClock, FoldedCountsASleepsPeriodsNotItsOneSample) {
+  TempDir dir;
+  {
+    ProcessWriter w(dir.path() / "app.host.13.cprof", 13, -1, "cpu+wall");
+    w.thread(1, "main");
+    w.sample(1, {0x2010, 0x3010}, SampleClock::wall, {}, 300 * kMs);
+    for (int i = 0; i < 20; ++i) w.sample(1, {0x1010, 0x3010}, SampleClock::wall);
+    w.sample(1, {0x1010}, SampleClock::wall, {}, kMs / 4);  // a fraction still shows: 1
+    w.close();
+  }
+  const std::string folded = render_folded(report(dir.path(), ClockChoice::automatic));
+  EXPECT_EQ(folded, "main;nap 300\nmain;work 20\nwork 1\n");
+}
+
 }  // namespace
 }  // namespace cprof::report
