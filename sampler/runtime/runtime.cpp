@@ -612,8 +612,49 @@ void Runtime::silence_sources() {
   });
 }
 
+void Runtime::write_held_calls_locked() {
+  if (!config_.wall_clock) return;
+  constexpr size_t kFrameCapacity = 1025;
+  uint64_t frames[kFrameCapacity];
+  const size_t want = std::min<size_t>(config_.max_depth + 1, kFrameCapacity);
+  threads_.for_each([&](ThreadState& ts) {
+    if (ts.exited.load(std::memory_order_acquire)) return;
+    const uint64_t since = ts.held_since_ns.load(std::memory_order_acquire);
+    if (since == 0) return;
+    const HeldCallRegisters& regs = ts.held_registers;
+    ucontext_t uc{};
+    greg_t* g = uc.uc_mcontext.gregs;
+    g[REG_RIP] = static_cast<greg_t>(regs.pc);
+    g[REG_RSP] = static_cast<greg_t>(regs.sp);
+    g[REG_RBP] = static_cast<greg_t>(regs.fp);
+    g[REG_RBX] = static_cast<greg_t>(regs.rbx);
+    g[REG_R12] = static_cast<greg_t>(regs.r12);
+    g[REG_R13] = static_cast<greg_t>(regs.r13);
+    g[REG_R14] = static_cast<greg_t>(regs.r14);
+    g[REG_R15] = static_cast<greg_t>(regs.r15);
+    // The thread sleeps in the call, its frames above `sp` as they were; should it wake
+    // now and run on, every read is still checked against its stack's bounds.
+    const StackBounds stack = ts.stack.empty() ? threads_.mapping_containing(regs.sp) : ts.stack;
+    size_t depth = unwind(unwind_method_, &uc, stack.live_part(regs.sp), frames, want);
+    format::SampleRecord s;
+    if (depth > config_.max_depth) {
+      depth = config_.max_depth;
+      s.truncated = true;
+    }
+    const uint64_t end = ts.end_ns != 0 ? ts.end_ns : monotonic_ns();
+    s.tid = ts.tid;
+    s.time_ns = end;
+    s.weight_ns = end > since ? end - since : 0;
+    s.clock = format::SampleClock::wall;
+    s.frames.assign(frames, frames + depth);
+    writer_.add(s);
+    ts.samples.fetch_add(1, std::memory_order_relaxed);
+  });
+}
+
 void Runtime::write_final_records_locked() {
   drain_locked(false);
+  write_held_calls_locked();
   threads_.for_each([&](ThreadState& ts) {
     if (!ts.exited.load(std::memory_order_acquire)) write_thread_end_locked(ts);
   });

@@ -97,6 +97,9 @@ class Runtime {
   void write_new_modules_locked();
   void write_thread_start_locked(ThreadState& state);
   void write_thread_end_locked(ThreadState& state);
+  // At exit: a sample for each thread still asleep in a call that holds the sampling
+  // signal (--clock wall), weighing the call so far, from its registers at the call.
+  void write_held_calls_locked();
   void message(format::MessageLevel level, const std::string& text);
   void warn_if_timer_rate_low_locked();
   // The end, shared by stop() and the writer's last act before a signal ends the process:

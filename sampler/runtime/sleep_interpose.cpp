@@ -25,6 +25,7 @@
 #include <atomic>
 #include <cerrno>
 
+#include "common/monotonic.h"
 #include "sampler/runtime/next_definition.h"
 #include "sampler/runtime/runtime.h"
 #include "sampler/runtime/signal_mask.h"
@@ -55,19 +56,48 @@ namespace sampler = cprof::sampler;
 #define CPROF_UNBLOCK_INLINE(set) ::syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, (set), nullptr, 8)
 #endif
 
+// Saves the registers an unwinder starts from into `regs` (a HeldCallRegisters*), here in
+// the interposer's own frame (a macro, like the unblock: a called function's frame would be
+// gone by the time anyone unwinds from it). The PC is the next instruction's.
+#if defined(__x86_64__)
+#define CPROF_SAVE_REGISTERS(regs)                                           \
+  asm volatile("leaq 0(%%rip), %%rax\n\t"                                   \
+               "movq %%rax, 0(%0)\n\t"                                      \
+               "movq %%rsp, 8(%0)\n\t"                                      \
+               "movq %%rbp, 16(%0)\n\t"                                     \
+               "movq %%rbx, 24(%0)\n\t"                                     \
+               "movq %%r12, 32(%0)\n\t"                                     \
+               "movq %%r13, 40(%0)\n\t"                                     \
+               "movq %%r14, 48(%0)\n\t"                                     \
+               "movq %%r15, 56(%0)"                                          \
+               :                                                             \
+               : "r"(regs)                                                   \
+               : "rax", "memory")
+#else
+#define CPROF_SAVE_REGISTERS(regs) ((void)(regs))
+#endif
+
 // Returns `call` (an expression that sleeps) made with the sampling signal held, then let
 // in again keeping the call's errno (the sampling handler keeps it too). `call` may name
 // `held`, the SamplingSignalHeld, for a mask it installs: held.with_signal(mask, copy).
-#define CPROF_RETURN_HELD(call)                   \
-  do {                                            \
-    const SamplingSignalHeld held;                \
-    const auto cprof_result_ = (call);            \
-    if (held.held()) {                            \
-      const int cprof_errno_ = errno;             \
-      CPROF_UNBLOCK_INLINE(held.signal_set());    \
-      errno = cprof_errno_;                       \
-    }                                             \
-    return cprof_result_;                         \
+// While it sleeps the thread's state says since when and from where, so that the exit
+// path can write the sample of a call the process ends in (Runtime::write_held_calls_locked).
+#define CPROF_RETURN_HELD(call)                                       \
+  do {                                                                \
+    const SamplingSignalHeld held;                                    \
+    if (held.held()) {                                                \
+      CPROF_SAVE_REGISTERS(&held.state()->held_registers);            \
+      held.state()->held_since_ns.store(cprof::monotonic_ns(),      \
+                                        std::memory_order_release);   \
+    }                                                                 \
+    const auto cprof_result_ = (call);                                \
+    if (held.held()) {                                                \
+      const int cprof_errno_ = errno;                                 \
+      held.state()->held_since_ns.store(0, std::memory_order_relaxed); \
+      CPROF_UNBLOCK_INLINE(held.signal_set());                        \
+      errno = cprof_errno_;                                           \
+    }                                                                 \
+    return cprof_result_;                                             \
   } while (0)
 
 // Blocks the sampling signal in the calling thread, when wall-clock sampling runs and the
@@ -76,7 +106,8 @@ class SamplingSignalHeld {
  public:
   SamplingSignalHeld() {
     const sampler::Runtime* rt = sampler::Runtime::instance();
-    if (rt == nullptr || !rt->config().wall_clock || sampler::ThreadRegistry::current() == nullptr) {
+    state_ = sampler::ThreadRegistry::current();
+    if (rt == nullptr || !rt->config().wall_clock || state_ == nullptr) {
       return;
     }
     signal_ = rt->config().signal;
@@ -87,6 +118,7 @@ class SamplingSignalHeld {
             sigismember(&before, signal_) == 0;
   }
   bool held() const { return held_; }
+  sampler::ThreadState* state() const { return state_; }
   const sigset_t* signal_set() const { return &ours_; }
   SamplingSignalHeld(const SamplingSignalHeld&) = delete;
   SamplingSignalHeld& operator=(const SamplingSignalHeld&) = delete;
@@ -102,6 +134,7 @@ class SamplingSignalHeld {
 
  private:
   sigset_t ours_{};
+  sampler::ThreadState* state_ = nullptr;
   int signal_ = 0;
   bool held_ = false;
 };

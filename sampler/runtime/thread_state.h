@@ -16,6 +16,20 @@
 
 namespace cprof::sampler {
 
+// A thread's registers as a sleeping call that holds the sampling signal began (--clock
+// wall, sleep_interpose.cpp): what its stack is unwound from if the process ends while
+// the call still sleeps, since that call's sample would have come only as it returned.
+struct HeldCallRegisters {
+  uint64_t pc = 0;
+  uint64_t sp = 0;
+  uint64_t fp = 0;
+  uint64_t rbx = 0;
+  uint64_t r12 = 0;
+  uint64_t r13 = 0;
+  uint64_t r14 = 0;
+  uint64_t r15 = 0;
+};
+
 struct ThreadState {
   pid_t tid = 0;
   StackBounds stack;
@@ -42,6 +56,11 @@ struct ThreadState {
   bool has_wall_timer = false;
 
   CounterGroup counters;
+
+  // In a sleeping call with the sampling signal held: when it began (0: not in one), and
+  // where (stored before the time, with release; read at exit after it, with acquire).
+  std::atomic<uint64_t> held_since_ns{0};
+  HeldCallRegisters held_registers;
 
   // The name its ThreadRecord gave (the writer's): a later one gets a ThreadNameRecord.
   char announced_name[16] = {};

@@ -622,6 +622,26 @@ TEST(SampleRun, WallClockLeavesTheProgramsSleepsWhole) {
   }
 }
 
+// A thread asleep in a call that holds the sampling signal when the process exits has its
+// sample written by the exit path: the whole sleep so far, under the code that called it.
+TEST(SampleRun, WallClockKeepsASleepThatTheProcessEndsIn) {
+  const SampledRun run = sample("asleep-at-exit", "--clock wall -f 200", kPrograms + "/asleep_at_exit");
+  ASSERT_EQ(run.status, 0) << run.output;
+  ASSERT_EQ(run.processes.size(), 1u);
+  const auto& p = run.processes[0];
+  // 400 ms asleep from shortly after the thread started until exit.
+  EXPECT_GT(p.total_time_ns("wait_forever_in_poll", format::SampleClock::wall), 300'000'000u)
+      << run.output;
+  bool named = false;
+  for (const auto& s : p.samples) {
+    if (s.functions.size() < 3 || s.functions[1] != "wait_forever_in_poll") continue;
+    named = true;
+    EXPECT_EQ(s.functions[0], "poll");  // the interposer stands for the call
+    EXPECT_EQ(s.functions[2], "idle_loop(void*)");
+  }
+  EXPECT_TRUE(named) << run.output;
+}
+
 TEST(SampleRun, SoftwareCountersAreAttributedToSamples) {
   const SampledRun run = sample("counters", "-f 1000 -e page-faults,context-switches",
                          kPrograms + "/memory_toucher");
