@@ -294,6 +294,9 @@ void Runtime::on_signal(const siginfo_t* info, void* ucontext) {
     return;
   }
   ts->in_handler = 1;
+  // Delivered, so not inside a call that holds the signal: one the program left by a
+  // longjmp from its own handler must not be written at exit as a sleep.
+  ts->held_since_ns.store(0, std::memory_order_relaxed);
   uint64_t weight = 0;
   uint8_t flags = 0;
   if (engine_->weigh(*ts, info, weight)) {
