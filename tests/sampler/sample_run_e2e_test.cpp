@@ -642,6 +642,21 @@ TEST(SampleRun, WallClockKeepsASleepThatTheProcessEndsIn) {
   EXPECT_TRUE(named) << run.output;
 }
 
+// A sleeping call the program leaves by siglongjmp from its own handler never returns
+// through the interposer; the samples taken after the jump tell the exit path that the
+// thread no longer sleeps, so no stale 300 ms "sleep" is written under it.
+TEST(SampleRun, WallClockForgetsASleepLeftByLongjmp) {
+  const SampledRun run =
+      sample("left-by-longjmp", "--clock wall -f 200", kPrograms + "/asleep_at_exit longjmp");
+  ASSERT_EQ(run.status, 0) << run.output;
+  EXPECT_NE(run.output.find("left nanosleep by longjmp"), std::string::npos) << run.output;
+  ASSERT_EQ(run.processes.size(), 1u);
+  const auto& p = run.processes[0];
+  EXPECT_GT(p.total_time_ns("spin_after_the_jump", format::SampleClock::wall), 200'000'000u);
+  // The jump came 50 ms into the call; a stale sample would be ~350 ms on the interposer.
+  EXPECT_LT(p.total_time_ns("nanosleep", format::SampleClock::wall), 150'000'000u);
+}
+
 TEST(SampleRun, SoftwareCountersAreAttributedToSamples) {
   const SampledRun run = sample("counters", "-f 1000 -e page-faults,context-switches",
                          kPrograms + "/memory_toucher");
