@@ -106,8 +106,9 @@ class SamplingSignalHeld {
  public:
   SamplingSignalHeld() {
     const sampler::Runtime* rt = sampler::Runtime::instance();
+    if (rt == nullptr || !rt->config().wall_clock) return;
     state_ = sampler::ThreadRegistry::current();
-    if (rt == nullptr || !rt->config().wall_clock || state_ == nullptr) {
+    if (state_ == nullptr) {
       return;
     }
     signal_ = rt->config().signal;
