@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -11,6 +12,7 @@
 #include <map>
 #include <optional>
 
+#include "report/load/thread_filter.h"
 #include "report/render/render.h"
 
 namespace cprof::report {
@@ -37,6 +39,29 @@ std::string render_format(const std::string& format, const Report& r, const Rend
   return render_text(r, o);
 }
 
+// What there is to choose from, for the error when a filter keeps nothing: the pids and
+// the distinct thread names, the first few of each.
+std::string thread_names_for_error(const LoadResult& loaded) {
+  constexpr size_t kShown = 8;
+  std::vector<std::string> pids;
+  std::vector<std::string> names;
+  for (const auto& p : loaded.processes) {
+    if (pids.size() < kShown) pids.push_back(std::to_string(p.process.pid));
+    for (const auto& t : p.threads) {
+      if (names.size() < kShown && !t.name.empty() &&
+          std::find(names.begin(), names.end(), t.name) == names.end())
+        names.push_back(t.name);
+    }
+  }
+  const auto join = [](const std::vector<std::string>& v) {
+    std::string s;
+    for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+    return s;
+  };
+  return "pids: " + join(pids) + (loaded.processes.size() > pids.size() ? ", ..." : "") +
+         "; thread names: " + (names.empty() ? "none" : join(names));
+}
+
 }  // namespace
 
 int run_causal_report(int argc, char** argv) {
@@ -52,6 +77,7 @@ int run_causal_report(int argc, char** argv) {
   std::string symbols = "dwarf";
   bool quiet = false;
   ClockChoice clock = ClockChoice::automatic;
+  ThreadFilter filter;
   app.add_option("DIR", dir,
                  "results directory written by sample-run or causal-run (also read: *.coz, "
                  "*.tsv, *.jsonl), or one such file")
@@ -87,6 +113,12 @@ int run_causal_report(int argc, char** argv) {
                  "wall, cpu for the others")
       ->transform(CLI::CheckedTransformer(
           std::map<std::string, ClockChoice>{{"cpu", ClockChoice::cpu}, {"wall", ClockChoice::wall}}));
+  app.add_option("--pid", filter.pids, "profile only these processes (repeat or comma-separate)")
+      ->delimiter(',');
+  app.add_option("--thread", filter.threads,
+                 "profile only these threads: a tid, or a name pattern such as 'worker-*' "
+                 "(repeat or comma-separate)")
+      ->delimiter(',');
   app.add_flag("-q,--quiet", quiet, "no warnings or progress on standard error");
   try {
     app.parse(argc, argv);
@@ -132,6 +164,14 @@ int run_causal_report(int argc, char** argv) {
   }
   if (!quiet) {
     for (const auto& w : loaded.warnings) std::cerr << "causal-report: warning: " << w << '\n';
+  }
+  if (!filter.empty()) {
+    const std::string names = thread_names_for_error(loaded);
+    loaded.filter = apply_thread_filter(loaded, filter);
+    if (loaded.processes.empty()) {
+      return fail(kBadInput, loaded.filter.substr(0, loaded.filter.find(": ")) +
+                                 ": no process or thread of the results matches (" + names + ")");
+    }
   }
 
   const auto source =

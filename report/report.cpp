@@ -41,6 +41,7 @@ Report build_report(LoadResult loaded, SymbolSource& source, const BuildOptions&
   r.warnings = std::move(loaded.warnings);
   r.files_found = loaded.files_found;
   r.files_failed = loaded.files_failed;
+  r.filter = std::move(loaded.filter);
   for (const auto& p : r.processes) r.coverage.push_back(check_sampling_coverage(p));
   r.symbols = symbolize_profiles(r.processes, source);
   for (auto& w : r.symbols.warnings) r.warnings.push_back(w);

@@ -34,6 +34,7 @@ struct Report {
   std::vector<std::string> warnings;  // load and symbolization warnings, in order
   size_t files_found = 0;
   size_t files_failed = 0;
+  std::string filter;  // LoadResult::filter: the profile is of these processes and threads only
 
   uint64_t samples() const;  // every sample of the profiles' clocks, attributed or not
   // Which clock the profile is, said where a process was sampled on the wall clock

@@ -51,6 +51,7 @@ struct LoadResult {
   size_t files_found = 0;
   size_t files_failed = 0;    // not loadable at all: one warning each, "FILE: why"
   std::string first_failure;  // the first of those warnings (in file order), "" when none
+  std::string filter;  // what --pid/--thread kept (apply_thread_filter), "" for everything
 };
 
 LoadResult load_results(const std::vector<ResultsFile>& files, const LoadOptions& options = {});

@@ -303,6 +303,7 @@ std::string render_html(const Report& r, const RenderOptions& o) {
       with_commas(r.threads()), with_commas(r.samples()), human_duration(r.flat.all.time_ns),
       r.clock_summary().empty() ? "" : " (" + esc(r.clock_summary()) + ")",
       esc(r.symbols.table.source));
+  if (!r.filter.empty()) out += fmt::format("<p id=\"filter\">only {}</p>\n", esc(r.filter));
   // The causal profile: one SVG plot per location and progress point with its
   // confidence band. Kept first, because it is the answer when experiments exist.
   html_causal_section(out, r.causal);

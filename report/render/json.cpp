@@ -136,6 +136,7 @@ std::string render_json(const Report& r, const RenderOptions& o) {
       .field("threads", r.threads())
       .field("samples", r.samples())
       .field("profile_clock", r.clock_kind())
+      .field("filter", r.filter)
       .field("symbols", table.source)
       .end_object();
   processes(j, r);

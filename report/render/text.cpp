@@ -89,6 +89,7 @@ void header(std::string& out, const Report& r, size_t width) {
                    plural(r.threads(), "thread"), plural(r.samples(), "sample"),
                    human_duration(r.flat.all.time_ns),
                    clock.empty() ? "" : " (" + clock + ")", r.symbols.table.source));
+  if (!r.filter.empty()) add_line(out, width, "  only " + r.filter);
   // More processes than lines (a shell script's helpers, a build): the ones with the most
   // samples, in that order, so that the program that did the work is not among the rest.
   std::vector<size_t> listed(r.processes.size());

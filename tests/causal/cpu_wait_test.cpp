@@ -3,6 +3,7 @@
 #include "causal/runtime/cpu_wait.h"
 
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -66,8 +67,14 @@ TEST(CpuWait, AThreadThatEndsInTheWindowCountsWhatItReadAsItEnded) {
   EXPECT_TRUE(tally.window_open());
   std::optional<CpuTimes> own;
   std::thread worker([&] {
-    const auto start = std::chrono::steady_clock::now();
-    while (std::chrono::steady_clock::now() - start < std::chrono::milliseconds(30)) {
+    // 30 ms of its own CPU time, however long a loaded machine takes to give them.
+    const auto cpu_ns = [] {
+      timespec t{};
+      clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+      return static_cast<uint64_t>(t.tv_sec) * 1'000'000'000u + static_cast<uint64_t>(t.tv_nsec);
+    };
+    const uint64_t end = cpu_ns() + 30'000'000u;
+    while (cpu_ns() < end) {
     }
     own = read_own_cpu_times();
     tally.thread_ended(static_cast<pid_t>(::syscall(SYS_gettid)), *own);

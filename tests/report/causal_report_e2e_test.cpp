@@ -174,12 +174,32 @@ TEST(CausalReport, UsageErrorsExitOne) {
                                  "--view graph /nonexistent",
                                  "--top -3 /nonexistent", "--top x /nonexistent",
                                  "--symbols elf /nonexistent", "--no-such-option /nonexistent",
+                                 "--pid x /nonexistent", "--pid 1,y /nonexistent",
                                  "/nonexistent /nonexistent"}) {
     const auto r = run(args);
     EXPECT_EQ(r.status, 1) << args << ": " << r.err;
     EXPECT_EQ(r.err.rfind("causal-report: ", 0), 0u) << args << ": " << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
   }
+}
+
+// --pid and --thread keep some processes and threads; one that matches nothing is one
+// error naming what there is to choose from, and the exit status of bad input.
+TEST(CausalReport, PidAndThreadFiltersOnTheCommandLine) {
+  TempDir dir;
+  write_results(dir.path());
+  auto r = run("-q --pid 201,202 --thread 2 " + dir.path().string());
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("causal-report: 2 processes, 2 threads, 20 samples"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("  only --pid 201 --pid 202 --thread '2': 2 of 3 processes, 2 of 6 "
+                       "threads, 20 of 180 samples"),
+            std::string::npos)
+      << r.out;
+  r = run("-q --thread 'work*' " + dir.path().string());
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "causal-report: --thread 'work*': no process or thread of the results "
+                   "matches (pids: 200, 201, 202; thread names: none)\n");
 }
 
 TEST(CausalReport, HelpExitsZero) {
