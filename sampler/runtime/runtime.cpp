@@ -426,8 +426,15 @@ void Runtime::drain_locked(bool flush_file) {
   uint64_t counters[kMaxCounters];
   const ModuleSnapshot* snapshot = modules_.snapshot();
   bool outside_modules = false;  // a sample's PC in no module: remapped code? (below)
+  // Renames are rare (a thread names itself as it starts): only after one does the
+  // writer read every running thread's name again.
+  const bool renamed = names_changed_.exchange(false, std::memory_order_acq_rel);
   threads_.for_each([&](ThreadState& ts) {
-    if (!ts.announced.load(std::memory_order_relaxed)) write_thread_start_locked(ts);
+    if (!ts.announced.load(std::memory_order_relaxed)) {
+      write_thread_start_locked(ts);
+    } else if (renamed && !ts.exited.load(std::memory_order_acquire)) {
+      write_name_change_locked(ts, now);
+    }
     SampleHeader h{};
     while (ts.ring.pop(h, counters, kMaxCounters, frames, 1024)) {
       format::SampleRecord s;
@@ -497,6 +504,14 @@ void Runtime::write_thread_start_locked(ThreadState& ts) {
   ts.announced.store(true, std::memory_order_relaxed);
 }
 
+void Runtime::write_name_change_locked(ThreadState& ts, uint64_t time_ns) {
+  char name[16];
+  read_thread_name(ts, name);
+  if (name[0] == '\0' || std::strcmp(name, ts.announced_name) == 0) return;
+  writer_.add(format::ThreadNameRecord{.tid = ts.tid, .time_ns = time_ns, .name = name});
+  std::memcpy(ts.announced_name, name, sizeof name);
+}
+
 void Runtime::write_thread_end_locked(ThreadState& ts) {
   if (!ts.announced.load(std::memory_order_relaxed)) write_thread_start_locked(ts);
   format::ThreadEndRecord r;
@@ -504,11 +519,7 @@ void Runtime::write_thread_end_locked(ThreadState& ts) {
   r.time_ns = ts.end_ns != 0 ? ts.end_ns : monotonic_ns();
   // Named after it began (a JVM names its threads once they run): the report shows the
   // name it ended with.
-  char name[16];
-  read_thread_name(ts, name);
-  if (name[0] != '\0' && std::strcmp(name, ts.announced_name) != 0) {
-    writer_.add(format::ThreadNameRecord{.tid = ts.tid, .time_ns = r.time_ns, .name = name});
-  }
+  write_name_change_locked(ts, r.time_ns);
   r.cpu_time_ns = ts.cpu_time_ns;
   r.samples = ts.samples.load(std::memory_order_relaxed);
   r.dropped_samples = ts.dropped.load(std::memory_order_relaxed);

@@ -69,6 +69,9 @@ class Runtime {
   void after_failed_exec();
   // After dlopen/dlclose: the module table is rebuilt and new modules are recorded.
   void modules_changed();
+  // A thread was renamed (pthread_setname_np): the writer's next drain writes the new
+  // name, so that a program killed later still has it. Async-signal-safe.
+  void thread_renamed() noexcept { names_changed_.store(true, std::memory_order_release); }
 
   // The sampling signal handler's body.
   void on_signal(const siginfo_t* info, void* ucontext);
@@ -97,6 +100,8 @@ class Runtime {
   void write_new_modules_locked();
   void write_thread_start_locked(ThreadState& state);
   void write_thread_end_locked(ThreadState& state);
+  // A thread_name record for `state` when its name is no longer the one last written.
+  void write_name_change_locked(ThreadState& state, uint64_t time_ns);
   // At exit: a sample for each thread still asleep in a call that holds the sampling
   // signal (--clock wall), weighing the call so far, from its registers at the call.
   void write_held_calls_locked();
@@ -149,6 +154,7 @@ class Runtime {
   FutexWord writer_wake_;
   std::atomic<bool> stop_requested_{false};
   std::atomic<bool> stopped_{false};
+  std::atomic<bool> names_changed_{false};  // thread_renamed() since the last drain
   // write_before_dying: 0, 1 asked (by the signal in dying_signal_, 0 for _exit), 2 written.
   FutexWord dying_;
   std::atomic<int> dying_signal_{0};

@@ -62,7 +62,8 @@ struct ThreadState {
   std::atomic<uint64_t> held_since_ns{0};
   HeldCallRegisters held_registers;
 
-  // The name its ThreadRecord gave (the writer's): a later one gets a ThreadNameRecord.
+  // The name last written for it (ThreadRecord, then ThreadNameRecord; the writer's): a
+  // different one gets a ThreadNameRecord.
   char announced_name[16] = {};
 
   // Filled when the thread exits (on the thread itself, not in a handler).

@@ -110,6 +110,18 @@ TEST(SampleRun, ThreadsRenamedAfterTheyStartKeepTheirLastName) {
   EXPECT_EQ(p.thread_names.size(), 3u) << run.output;
 }
 
+// pthread_setname_np is interposed: the writer writes a new name at its next drain, so a
+// program SIGKILLed later (no exit path) still shows its threads' last names.
+TEST(SampleRun, ThreadRenamesSurviveASigkill) {
+  const SampledRun run = sample("renamed-killed", "-f 1000", kPrograms + "/renamed_threads kill");
+  ASSERT_EQ(run.processes.size(), 1u) << run.output;
+  std::set<std::string> names;
+  for (const auto& t : run.processes[0].threads) names.insert(t.name);
+  EXPECT_EQ(names.count("still-running"), 1u) << run.output;
+  EXPECT_EQ(names.count("main-renamed"), 1u) << run.output;
+  EXPECT_EQ(names.count("late-name"), 1u) << run.output;
+}
+
 // Threads that block every signal are sampled all the same, and read back the mask they
 // set (sampler/runtime/signal_mask.h); plain, the program prints the same.
 TEST(SampleRun, ThreadsThatBlockEverySignalAreSampled) {
@@ -320,7 +332,9 @@ TEST(SampleRun, RuntimeExportsOnlyTheFunctionsItInterposes) {
       // the calls that sleep (sleep_interpose.cpp, for --clock wall)
       "nanosleep", "clock_nanosleep", "sleep", "usleep", "select", "pselect", "poll", "__poll_chk",
       "ppoll", "__ppoll_chk", "epoll_wait", "epoll_pwait", "sigsuspend", "pause", "sigwaitinfo",
-      "sigtimedwait"};
+      "sigtimedwait",
+      // thread renames, written at the next drain (thread_name_interpose.cpp)
+      "pthread_setname_np"};
   EXPECT_EQ(exported, expected) << out;
 }
 

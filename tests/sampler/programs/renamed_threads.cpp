@@ -4,11 +4,16 @@
 //   "still-running"  renames itself after 300 ms and is still blocked when the process exits
 //   (plain)          never renames itself: keeps the program's name
 //   main             renames itself "main-renamed" just before it returns
+// With "kill": after the renames main sleeps 300 ms and SIGKILLs the process, so no exit
+// path runs: only what the writer wrote while it ran is left.
 #include <pthread.h>
 #include <unistd.h>
 
+#include <signal.h>
+
 #include <atomic>
 #include <cstdio>
+#include <cstring>
 
 #include "spin.h"
 
@@ -33,7 +38,7 @@ static void* plain(void*) {
   return nullptr;
 }
 
-int main() {
+int main(int argc, char** argv) {
   pthread_t a;
   pthread_t b;
   pthread_t c;
@@ -44,6 +49,10 @@ int main() {
   pthread_join(c, nullptr);
   while (!lingerer_renamed.load()) usleep(1000);
   pthread_setname_np(pthread_self(), "main-renamed");
+  if (argc > 1 && std::strcmp(argv[1], "kill") == 0) {
+    usleep(300'000);
+    raise(SIGKILL);
+  }
   std::printf("done\n");
   return 0;
 }
