@@ -286,6 +286,15 @@ void Runtime::adopt_existing_threads() {
   closedir(dir);
 }
 
+size_t Runtime::unwind_stack(const ucontext_t* uc, const StackBounds& stack,
+                             uint64_t (&frames)[kFrameCapacity], bool& truncated) const noexcept {
+  const size_t want = std::min<size_t>(config_.max_depth + 1, kFrameCapacity);
+  const StackBounds live = stack.live_part(static_cast<uint64_t>(uc->uc_mcontext.gregs[REG_RSP]));
+  const size_t depth = unwind(unwind_method_, uc, live, frames, want);
+  truncated = depth > config_.max_depth;
+  return truncated ? config_.max_depth : depth;
+}
+
 void Runtime::on_signal(const siginfo_t* info, void* ucontext) {
   ThreadState* ts = ThreadRegistry::current();
   if (ts == nullptr) return;
@@ -316,15 +325,10 @@ void Runtime::on_signal(const siginfo_t* info, void* ucontext) {
     // An adopted thread: its stack is the writable mapping that holds its stack pointer.
     ts->stack = threads_.mapping_containing(static_cast<uint64_t>(uc->uc_mcontext.gregs[REG_RSP]));
   }
-  constexpr size_t kFrameCapacity = 1025;
   uint64_t frames[kFrameCapacity];
-  const size_t want = std::min<size_t>(config_.max_depth + 1, kFrameCapacity);
-  const StackBounds live = ts->stack.live_part(static_cast<uint64_t>(uc->uc_mcontext.gregs[REG_RSP]));
-  size_t depth = unwind(unwind_method_, uc, live, frames, want);
-  if (depth > config_.max_depth) {
-    depth = config_.max_depth;
-    flags |= SampleRing::kTruncatedFlag;
-  }
+  bool truncated = false;
+  const size_t depth = unwind_stack(uc, ts->stack, frames, truncated);
+  if (truncated) flags |= SampleRing::kTruncatedFlag;
   uint64_t deltas[kMaxCounters] = {};
   const size_t ncounters = ts->counters.size();
   if (ncounters > 0 && (flags & SampleRing::kWallFlag) == 0) ts->counters.read_deltas(deltas);
@@ -628,9 +632,7 @@ void Runtime::silence_sources() {
 
 void Runtime::write_held_calls_locked() {
   if (!config_.wall_clock) return;
-  constexpr size_t kFrameCapacity = 1025;
   uint64_t frames[kFrameCapacity];
-  const size_t want = std::min<size_t>(config_.max_depth + 1, kFrameCapacity);
   threads_.for_each([&](ThreadState& ts) {
     if (ts.exited.load(std::memory_order_acquire)) return;
     const uint64_t since = ts.held_since_ns.load(std::memory_order_acquire);
@@ -649,12 +651,8 @@ void Runtime::write_held_calls_locked() {
     // The thread sleeps in the call, its frames above `sp` as they were; should it wake
     // now and run on, every read is still checked against its stack's bounds.
     const StackBounds stack = ts.stack.empty() ? threads_.mapping_containing(regs.sp) : ts.stack;
-    size_t depth = unwind(unwind_method_, &uc, stack.live_part(regs.sp), frames, want);
     format::SampleRecord s;
-    if (depth > config_.max_depth) {
-      depth = config_.max_depth;
-      s.truncated = true;
-    }
+    const size_t depth = unwind_stack(&uc, stack, frames, s.truncated);
     const uint64_t end = ts.end_ns != 0 ? ts.end_ns : monotonic_ns();
     s.tid = ts.tid;
     s.time_ns = end;

@@ -102,6 +102,12 @@ class Runtime {
   void write_thread_end_locked(ThreadState& state);
   // A thread_name record for `state` when its name is no longer the one last written.
   void write_name_change_locked(ThreadState& state, uint64_t time_ns);
+  // The most frames a stack is unwound into: the deepest --depth and the PC.
+  static constexpr size_t kFrameCapacity = 1025;
+  // Unwinds from `uc` within `stack` (its part above the SP) into `frames`, keeping at
+  // most config_.max_depth; `truncated` when there were more. Async-signal-safe.
+  size_t unwind_stack(const ucontext_t* uc, const StackBounds& stack,
+                      uint64_t (&frames)[kFrameCapacity], bool& truncated) const noexcept;
   // At exit: a sample for each thread still asleep in a call that holds the sampling
   // signal (--clock wall), weighing the call so far, from its registers at the call.
   void write_held_calls_locked();
