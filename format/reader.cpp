@@ -7,6 +7,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <optional>
+#include <set>
 #include <string_view>
 
 #include "format/encoding.h"
@@ -46,6 +48,11 @@ bool read_chunk_records(std::span<const uint8_t> payload, uint32_t expected, Rea
       return false;
     }
     ++seen;
+    if (type == kChunkSequenceType) continue;  // read before the chunk (chunk_sequence())
+    if (type == kFileEndType) {
+      summary.ended = true;
+      continue;
+    }
     if (!is_known_record_type(type)) {
       ++summary.unknown_records;
       continue;
@@ -78,6 +85,33 @@ bool read_chunk_records(std::span<const uint8_t> payload, uint32_t expected, Rea
   return true;
 }
 
+// The number a chunk's payload begins with (its chunk_sequence record), if it has one.
+std::optional<uint64_t> chunk_sequence(std::span<const uint8_t> payload) {
+  Decoder d(payload);
+  if (d.at_end() || d.varint() != kChunkSequenceType) return std::nullopt;
+  const uint64_t length = d.varint();
+  Decoder body(d.bytes(length));
+  const uint64_t number = body.varint();
+  if (!d.ok() || !body.ok()) return std::nullopt;
+  return number;
+}
+
+// After the last chunk: the numbers never seen below the highest, as one issue, less the
+// chunks found damaged (each of those has its issue already).
+void report_missing_chunks(const std::set<uint64_t>& seen, uint64_t damaged, ReadSummary& summary) {
+  if (seen.empty()) return;
+  const uint64_t highest = *seen.rbegin();
+  const uint64_t gap = highest + 1 - seen.size();
+  summary.missing_chunks = gap > damaged ? gap - damaged : 0;
+  if (summary.missing_chunks == 0) return;
+  uint64_t first = 0;
+  while (seen.count(first) != 0) ++first;
+  summary.issues.push_back({0, std::to_string(summary.missing_chunks) + " of " +
+                                   std::to_string(highest + 1) +
+                                   " chunks missing (the first: number " + std::to_string(first) +
+                                   "): their records are lost"});
+}
+
 }  // namespace
 
 ReadSummary read_results_bytes(std::span<const uint8_t> bytes, const std::string& name,
@@ -97,8 +131,15 @@ ReadSummary read_results_bytes(std::span<const uint8_t> bytes, const std::string
                       "; use a newer causal-report");
   }
 
+  summary.framed = version >= (kMajorVersion | (uint32_t{6} << 16));
+  std::set<uint64_t> sequences;  // the chunk numbers read
+  uint64_t damaged_chunks = 0;   // chunks skipped for a bad length or checksum
   size_t pos = kFileHeaderSize;
   while (pos < bytes.size()) {
+    // A file is complete when its last chunk holds the end record: anything after that
+    // chunk, damage included, makes it cut again.
+    const bool ended_before = summary.ended;
+    summary.ended = false;
     const size_t left = bytes.size() - pos;
     if (left < kChunkHeaderSize || load_u32(bytes.data() + pos) != kChunkMagic) {
       if (left < kChunkHeaderSize && load_u32(bytes.data() + pos) == kChunkMagic) {
@@ -118,6 +159,7 @@ ReadSummary read_results_bytes(std::span<const uint8_t> bytes, const std::string
     const uint32_t crc = load_u32(bytes.data() + pos + 12);
     if (size > kMaxChunkPayload) {
       const size_t next = find_next_chunk(bytes, pos + 1);
+      ++damaged_chunks;
       summary.issues.push_back({pos, "chunk length " + std::to_string(size) + " is corrupt"});
       summary.skipped_bytes += next - pos;
       pos = next;
@@ -127,6 +169,7 @@ ReadSummary read_results_bytes(std::span<const uint8_t> bytes, const std::string
       // Either the file was cut while this chunk was written, or its length field is
       // damaged and a later chunk is intact: look for one before giving up.
       const size_t next = find_next_chunk(bytes, pos + 1);
+      if (next != bytes.size()) ++damaged_chunks;
       summary.issues.push_back(
           {pos, next == bytes.size()
                     ? "truncated chunk at the end of the file (torn tail): " +
@@ -140,10 +183,21 @@ ReadSummary read_results_bytes(std::span<const uint8_t> bytes, const std::string
     const auto payload = bytes.subspan(pos + kChunkHeaderSize, size);
     if (chunk_checksum(size, count, payload) != crc) {
       const size_t next = find_next_chunk(bytes, pos + 1);
+      ++damaged_chunks;
       summary.issues.push_back({pos, "chunk checksum mismatch; " + std::to_string(next - pos) +
                                          " bytes skipped"});
       summary.skipped_bytes += next - pos;
       pos = next;
+      continue;
+    }
+    const std::optional<uint64_t> number = chunk_sequence(payload);
+    if (number && !sequences.insert(*number).second) {
+      // The same chunk again (a file or a part of it copied twice): counted once.
+      ++summary.duplicate_chunks;
+      summary.issues.push_back({pos, "chunk number " + std::to_string(*number) +
+                                         " repeated (a copy of an earlier chunk): skipped"});
+      summary.ended = ended_before;
+      pos += kChunkHeaderSize + size;
       continue;
     }
     std::string problem;
@@ -153,18 +207,38 @@ ReadSummary read_results_bytes(std::span<const uint8_t> bytes, const std::string
     ++summary.chunks;
     pos += kChunkHeaderSize + size;
   }
+  report_missing_chunks(sequences, damaged_chunks, summary);
   return summary;
 }
 
+namespace {
+
+const char* file_kind_name(mode_t mode) {
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a plain file";
+}
+
+}  // namespace
+
 ReadSummary read_results_file(const std::filesystem::path& path, const RecordVisitor& visit,
                               const SampleViewVisitor& samples) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: a FIFO under a results file's name must not block the report.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) throw FormatError(path.string() + ": cannot open: " + std::strerror(errno));
   struct stat st {};
   if (::fstat(fd, &st) != 0) {
     const int err = errno;
     ::close(fd);
     throw FormatError(path.string() + ": cannot stat: " + std::strerror(err));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw FormatError(path.string() + ": not a regular file (" + file_kind_name(st.st_mode) +
+                      "), skipped");
   }
   const auto size = static_cast<size_t>(st.st_size);
   if (size == 0) {
@@ -184,8 +258,13 @@ ReadSummary read_results_file(const std::filesystem::path& path, const RecordVis
 }
 
 bool looks_like_results_file(const std::filesystem::path& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return false;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return false;
+  }
   char head[sizeof kFileMagic] = {};
   const ssize_t n = ::read(fd, head, sizeof head);
   ::close(fd);

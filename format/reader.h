@@ -34,6 +34,13 @@ struct ReadSummary {
   uint64_t records = 0;
   uint64_t unknown_records = 0;  // types from a newer minor version, skipped
   uint64_t skipped_bytes = 0;    // bytes of damaged chunks or garbage
+  // Framing records (format 1.6 on, framing.h): whether the file has them; whether its
+  // last chunk holds the end record (else the writer never ended it: killed, or the file
+  // was cut); chunks read twice (skipped) and chunk numbers never read.
+  bool framed = false;
+  bool ended = false;
+  uint64_t duplicate_chunks = 0;
+  uint64_t missing_chunks = 0;
   std::vector<ReadIssue> issues;
 };
 

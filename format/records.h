@@ -11,24 +11,25 @@
 namespace cprof::format {
 
 enum class RecordType : uint32_t {
-  process = 1,     // once per file, first record: who wrote it and how it sampled
-  module = 2,      // a loaded ELF image (at start, and at every dlopen)
-  thread = 3,      // a thread began (or was found running when the runtime loaded)
-  thread_end = 4,  // a thread ended: its totals
-  event = 5,       // a counter requested with -e: opened, unavailable, or counted nothing
-  sample = 6,      // one call stack with its weight and counter deltas
-  metric = 7,      // process-level metrics at one moment
-  message = 8,     // a diagnostic the run wants the report to show
+  process = 1,      // once per file, first record: who wrote it and how it sampled
+  module = 2,       // a loaded ELF image (at start, and at every dlopen)
+  thread = 3,       // a thread began (or was found running when the runtime loaded)
+  thread_end = 4,   // a thread ended: its totals
+  event = 5,        // a counter requested with -e: opened, unavailable, or counted nothing
+  sample = 6,       // one call stack with its weight and counter deltas
+  metric = 7,       // process-level metrics at one moment
+  message = 8,      // a diagnostic the run wants the report to show
   thread_name = 9,  // a thread's name changed after its thread record was written
+  // 10, 11: framing records (chunk_sequence, file_end), the reader's own (framing.h)
   // 16..31 causal experiments (docs/causal.md):
   experiment = 16,      // one causal experiment: location, speedup, time, delay, progress
   progress_point = 17,  // a progress point was registered
   region = 18,          // per-call durations of a latency point (timed region), at exit
   region_spans = 19,    // a batch of one timed region's calls: thread, begin, end
   // 32..47 GPU activity (docs/gpu.md):
-  kernel = 32,      // one GPU kernel execution: when, where, what, and who launched it
-  gpu_copy = 33,    // one asynchronous memory copy between agents
-  gpu_device = 34,  // a GPU or CPU agent that kernel and copy records name by id
+  kernel = 32,            // one GPU kernel execution: when, where, what, and who launched it
+  gpu_copy = 33,          // one asynchronous memory copy between agents
+  gpu_device = 34,        // a GPU or CPU agent that kernel and copy records name by id
   gpu_trace_window = 35,  // the hooks traced GPU activity only inside windows: one of them
 };
 

@@ -1,6 +1,7 @@
 #include "format/writer.h"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -12,17 +13,65 @@
 namespace cprof::format {
 namespace {
 constexpr size_t kChunkTarget = size_t{256} * 1024;
+// Kept free below RLIMIT_FSIZE for the note that says the results were cut there.
+constexpr uint64_t kLimitNoteReserve = 512;
+
+int create_new_file(const std::string& path) {
+  // O_EXCL|O_NOFOLLOW: a name planted in the results directory (a link to a file of the
+  // program's user, a dangling link, a FIFO) is never opened through; the caller picks
+  // another name on EEXIST (docs/results-format.md, "Threat model").
+  return ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_APPEND | O_CLOEXEC,
+                0644);
 }
+
+// A chunk: its header (magic, payload size, record count, checksum), then the payload.
+void frame_chunk(const std::vector<uint8_t>& payload, uint32_t records, std::vector<uint8_t>& out) {
+  const auto size = static_cast<uint32_t>(payload.size());
+  Encoder e(out);
+  e.u32_fixed(kChunkMagic);
+  e.u32_fixed(size);
+  e.u32_fixed(records);
+  e.u32_fixed(chunk_checksum(size, records, payload));
+  out.insert(out.end(), payload.begin(), payload.end());
+}
+
+size_t varint_size(uint64_t v) {
+  size_t n = 1;
+  for (; v >= 0x80; v >>= 7) ++n;
+  return n;
+}
+
+}  // namespace
 
 ResultsWriter::~ResultsWriter() { close(); }
 
 std::string ResultsWriter::open(const std::string& path) {
   close();
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+  const int fd = create_new_file(path);
   if (fd < 0) return path + ": cannot create results file: " + std::strerror(errno);
+  return adopt_and_start(fd, path);
+}
+
+std::string ResultsWriter::open_unique(const std::string& stem) {
+  close();
+  std::string path = stem + ".cprof";
+  int fd = create_new_file(path);
+  // A pid can repeat across runs written into the same directory: never overwrite.
+  for (int n = 1; fd < 0 && errno == EEXIST && n < 100000; ++n) {
+    path = stem + "." + std::to_string(n) + ".cprof";
+    fd = create_new_file(path);
+  }
+  if (fd < 0) return path + ": cannot create results file: " + std::strerror(errno);
+  return adopt_and_start(fd, path);
+}
+
+std::string ResultsWriter::adopt_and_start(int fd, const std::string& path) {
   fd_ = keeper_.adopt != nullptr ? keeper_.adopt(fd, &ticket_) : fd;
   if (fd_ < 0) return path + ": cannot keep results file open: " + std::strerror(errno);
   path_ = path;
+  bytes_written_ = 0;  // a new file: the offset the size limit is checked against
+  next_sequence_ = 0;
+  cut_by_limit_ = false;
   std::vector<uint8_t> header;
   Encoder e(header);
   for (char c : kFileMagic) e.u8(static_cast<uint8_t>(c));
@@ -44,22 +93,35 @@ void ResultsWriter::add(const Record& record) {
 
 bool ResultsWriter::flush() {
   if (fd_ < 0 || pending_records_ == 0) return fd_ >= 0;
-  const auto size = static_cast<uint32_t>(pending_.size());
+  // The chunk's number first (framing.h): the reader tells a copied chunk from a lost one.
+  framed_.clear();
+  Encoder e(framed_);
+  e.varint(kChunkSequenceType);
+  e.varint(varint_size(next_sequence_));
+  e.varint(next_sequence_);
+  framed_.insert(framed_.end(), pending_.begin(), pending_.end());
   chunk_.clear();
-  Encoder e(chunk_);
-  e.u32_fixed(kChunkMagic);
-  e.u32_fixed(size);
-  e.u32_fixed(pending_records_);
-  e.u32_fixed(chunk_checksum(size, pending_records_, pending_));
-  chunk_.insert(chunk_.end(), pending_.begin(), pending_.end());
+  frame_chunk(framed_, pending_records_ + 1, chunk_);
   pending_.clear();
   pending_records_ = 0;
+  ++next_sequence_;
   return write_all(chunk_.data(), chunk_.size());
+}
+
+bool ResultsWriter::finish() {
+  if (fd_ < 0) return false;
+  // The number of chunks with this one: the end record is in the last chunk.
+  Encoder e(pending_);
+  e.varint(kFileEndType);
+  e.varint(varint_size(next_sequence_ + 1));
+  e.varint(next_sequence_ + 1);
+  ++pending_records_;
+  return flush();
 }
 
 void ResultsWriter::close() {
   if (fd_ < 0) return;
-  flush();
+  finish();
   release_descriptor();
 }
 
@@ -84,7 +146,7 @@ int ResultsWriter::descriptor() {
   // The number is the program's now (its dup2 replaced it, closing our description):
   // append to the file again through a descriptor of our own. fd_ stays as it was when
   // that fails, to try again at the next write.
-  const int fd = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  const int fd = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) return -1;
   uint32_t ticket = 0;
   const int kept = keeper_.adopt(fd, &ticket);
@@ -94,7 +156,36 @@ int ResultsWriter::descriptor() {
   return fd_;
 }
 
+bool ResultsWriter::within_file_size_limit(size_t size) {
+  if (cut_by_limit_) return false;
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_FSIZE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return true;
+  const uint64_t max = limit.rlim_cur;
+  if (bytes_written_ + size + kLimitNoteReserve <= max) return true;
+  // Past the limit the write would raise SIGXFSZ, whose default action ends the program:
+  // stop here, and say so in the room kept for it.
+  cut_by_limit_ = true;
+  std::vector<uint8_t> payload;
+  encode_record(MessageRecord{0, MessageLevel::warning,
+                              kResultsCutAt + std::to_string(bytes_written_) +
+                                  " bytes: the file size limit (RLIMIT_FSIZE, ulimit -f) of " +
+                                  std::to_string(max) + " bytes would have been passed"},
+                payload);
+  std::vector<uint8_t> note;
+  frame_chunk(payload, 1, note);
+  if (bytes_written_ + note.size() <= max) write_bytes(note.data(), note.size());
+  return false;
+}
+
 bool ResultsWriter::write_all(const uint8_t* data, size_t size) {
+  if (!within_file_size_limit(size)) {
+    errno = EFBIG;
+    return false;
+  }
+  return write_bytes(data, size);
+}
+
+bool ResultsWriter::write_bytes(const uint8_t* data, size_t size) {
   const int fd = descriptor();
   if (fd < 0) return false;
   while (size > 0) {

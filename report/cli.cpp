@@ -12,6 +12,7 @@
 #include <map>
 #include <optional>
 
+#include "format/utf8.h"
 #include "report/load/thread_filter.h"
 #include "report/render/render.h"
 
@@ -23,20 +24,24 @@ constexpr int kUsage = 1;
 constexpr int kBadInput = 2;
 
 int fail(int code, const std::string& message) {
-  std::cerr << "causal-report: " << message << '\n';
+  std::cerr << "causal-report: " << format::printable_text(message) << '\n';
   return code;
 }
 
 // Every format but sqlite (which writes its own file) renders to one string.
+// Names in the results are whatever bytes a program chose (docs/report.md, "Text
+// encoding"): the text report escapes control characters and bytes that are not UTF-8;
+// every other textual format holds UTF-8 only (JsonWriter, pprof's string table and
+// SQLite's TEXT columns do the same on their own).
 std::string render_format(const std::string& format, const Report& r, const RenderOptions& o) {
   if (format == "json") return render_json(r, o);
-  if (format == "html") return render_html(r, o);
-  if (format == "folded") return render_folded(r);
+  if (format == "html") return format::valid_utf8(render_html(r, o));
+  if (format == "folded") return format::valid_utf8(render_folded(r));
   if (format == "speedscope") return render_speedscope(r);
   if (format == "pprof") return render_pprof(r);
   if (format == "chrome") return render_chrome(r);
-  if (format == "coz") return render_coz(r);
-  return render_text(r, o);
+  if (format == "coz") return format::valid_utf8(render_coz(r));
+  return format::printable_text(render_text(r, o), /*keep_newlines=*/true);
 }
 
 // What there is to choose from, for the error when a filter keeps nothing: the pids and
@@ -152,7 +157,8 @@ int run_causal_report(int argc, char** argv) {
     // Nothing to report: one error giving the first file's reason, the others' warned.
     if (!quiet) {
       for (const auto& w : loaded.warnings) {
-        if (w != loaded.first_failure) std::cerr << "causal-report: warning: " << w << '\n';
+        if (w != loaded.first_failure)
+          std::cerr << "causal-report: warning: " << format::printable_text(w) << '\n';
       }
     }
     if (files.size() == 1 && files[0].path == dir) return fail(kBadInput, loaded.first_failure);
@@ -163,7 +169,8 @@ int run_causal_report(int argc, char** argv) {
                           " results files could be read (first: " + loaded.first_failure + ")");
   }
   if (!quiet) {
-    for (const auto& w : loaded.warnings) std::cerr << "causal-report: warning: " << w << '\n';
+    for (const auto& w : loaded.warnings)
+      std::cerr << "causal-report: warning: " << format::printable_text(w) << '\n';
   }
   if (!filter.empty()) {
     const std::string names = thread_names_for_error(loaded);

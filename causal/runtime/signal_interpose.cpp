@@ -14,6 +14,7 @@
 #include "causal/runtime/real_calls.h"
 #include "causal/runtime/syscall_dispatch.h"
 #include "sampler/runtime/next_definition.h"
+#include "sampler/runtime/sampling_signal.h"
 #include "sampler/runtime/signal_mask.h"
 #include "sampler/runtime/terminating_signals.h"
 
@@ -52,7 +53,10 @@ namespace dispatch = cprof::causal::dispatch;
 #define CPROF_EXPORT extern "C" __attribute__((visibility("default")))
 
 CPROF_EXPORT int sigaction(int sig, const struct sigaction* action, struct sigaction* old) {
-  if (int result = 0; sampler::terminating_sigaction(sig, action, old, result)) return result;
+  if (int result = 0; sampler::terminating_sigaction(sig, action, old, result) ||
+                      sampler::sampling_sigaction(sig, action, old, result)) {
+    return result;
+  }
   if (sig == SIGSYS && dispatch::active()) {
     // Ours stays installed; the program's is what it sees and what chain() runs.
     if (old != nullptr) dispatch::program_action(old);
@@ -70,7 +74,8 @@ CPROF_EXPORT int sigaction(int sig, const struct sigaction* action, struct sigac
 }
 
 CPROF_EXPORT sighandler_t signal(int sig, sighandler_t handler) {
-  if (sighandler_t previous = SIG_DFL; sampler::terminating_signal(sig, handler, previous)) {
+  if (sighandler_t previous = SIG_DFL; sampler::terminating_signal(sig, handler, previous) ||
+                                       sampler::sampling_signal_handler(sig, handler, previous)) {
     return previous;
   }
   if (sig != SIGSYS || !dispatch::active()) {

@@ -19,8 +19,8 @@ std::string output_dir_from_environment() {
   return dir != nullptr && *dir != '\0' ? std::string(dir) : std::string("results");
 }
 
-std::string gpu_results_path(const std::string& dir) {
-  return sampler::results_file_path(dir, sampler::current_process_identity(), "gpu");
+std::string gpu_results_stem(const std::string& dir) {
+  return sampler::results_file_stem(dir, sampler::current_process_identity(), "gpu");
 }
 
 std::pair<uint64_t, uint64_t> loader_counters() noexcept {
@@ -37,12 +37,12 @@ std::pair<uint64_t, uint64_t> loader_counters() noexcept {
   return out;
 }
 
-std::string GpuResultsFile::open(const std::string& path, const std::string& engine) {
+std::string GpuResultsFile::open(const std::string& stem, const std::string& engine) {
   std::unique_lock lock(mutex_);
-  if (writer_.is_open()) return path + ": already open";
+  if (writer_.is_open()) return writer_.path() + ": already open";
   std::error_code ec;
-  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
-  if (std::string err = writer_.open(path); !err.empty()) return err;
+  std::filesystem::create_directories(std::filesystem::path(stem).parent_path(), ec);
+  if (std::string err = writer_.open_unique(stem); !err.empty()) return err;
   if (const char* ms = std::getenv("CPROF_FLUSH_MS"); ms != nullptr && std::atoi(ms) > 0) {
     flush_ms_ = static_cast<uint32_t>(std::atoi(ms));
   }

@@ -32,8 +32,9 @@ using cprof::monotonic_ns;  // common/monotonic.h
 // Results directory from CPROF_OUTPUT_DIR, or "results" when unset.
 std::string output_dir_from_environment();
 
-// "<dir>/<exe>.<host>.<pid>[.rank<N>].gpu[.<k>].cprof", never an existing file's name.
-std::string gpu_results_path(const std::string& dir);
+// "<dir>/<exe>.<host>.<pid>[.rank<N>].gpu": open() creates "<stem>[.<k>].cprof", never
+// an existing file's name.
+std::string gpu_results_stem(const std::string& dir);
 
 class GpuResultsFile {
  public:
@@ -46,7 +47,7 @@ class GpuResultsFile {
   // Creates the file (the directory too, when missing), writes the process and module
   // records and starts the flush thread. `engine` names the writer ("hsa", "cupti").
   // Returns "" or one line naming the file and the reason.
-  std::string open(const std::string& path, const std::string& engine);
+  std::string open(const std::string& stem, const std::string& engine);
   bool is_open() const;
   std::string path() const;
 

@@ -100,7 +100,7 @@ std::string CuptiTracer::start() {
   }
   // The file last: no results file is left behind when CUPTI refuses. Nothing can be
   // recorded before it opens: this runs inside cuInit, before any launch.
-  if (err.empty()) err = file_.open(gpu_results_path(output_dir_from_environment()), "cupti");
+  if (err.empty()) err = file_.open(gpu_results_stem(output_dir_from_environment()), "cupti");
   if (!err.empty()) {
     cuptiActivityDisable(kKernelKind);
     cuptiActivityDisable(kCopyKind);

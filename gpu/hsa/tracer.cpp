@@ -119,7 +119,7 @@ std::string Tracer::start() {
   std::string err;
   const auto duty = trace_duty_from_environment(err);
   if (!duty) return err;
-  if (err = file_.open(gpu_results_path(output_dir_from_environment()), "hsa"); !err.empty()) {
+  if (err = file_.open(gpu_results_stem(output_dir_from_environment()), "hsa"); !err.empty()) {
     return err;
   }
   if (duty->windowed()) {

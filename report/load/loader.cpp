@@ -9,11 +9,13 @@
 #include <cstdio>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <span>
 #include <stdexcept>
 #include <system_error>
+#include <tuple>
 #include <unordered_map>
 
 #include "format/reader.h"
@@ -59,15 +61,19 @@ std::vector<ResultsFile> find_results_files(const fs::path& dir, int max_depth) 
       if (it.depth() >= max_depth) it.disable_recursion_pending();
       continue;
     }
-    if (!it->is_regular_file(ec)) continue;
+    // Something else named like a results file (a FIFO, a link that loops or dangles) is
+    // listed too: loading it says what it is instead of skipping it in silence.
+    const bool regular = it->is_regular_file(ec);
+    if (!regular && !named_like_results_file(it->path())) continue;
     const InputKind kind = input_kind_of(it->path());
-    if (!is_results_file(it->path(), kind)) continue;
+    if (regular && !is_results_file(it->path(), kind)) continue;
     ResultsFile f;
     f.path = it->path();
     f.kind = kind;
     const auto parent = it->path().parent_path().lexically_relative(dir);
     f.run = parent == "." ? "" : parent.string();
-    f.bytes = it->file_size(ec);
+    f.bytes = regular ? it->file_size(ec) : 0;
+    if (ec) f.bytes = 0;
     files.push_back(std::move(f));
   }
   std::sort(files.begin(), files.end(),
@@ -76,6 +82,10 @@ std::vector<ResultsFile> find_results_files(const fs::path& dir, int max_depth) 
 }
 
 namespace {
+
+// 2^50 ns, 13 days: more than any one sample can weigh, small enough that 2^13 of them
+// still sum without wrapping.
+constexpr uint64_t kMaxSampleWeightNs = uint64_t{1} << 50;
 
 // Folds records into a ProcessProfile as they are read.
 class Builder {
@@ -97,6 +107,8 @@ class Builder {
     add_sample(v.tid, v.time_ns, v.weight_ns, v.truncated, v.clock, v.frame_count > 0,
                [&] { return encoded_.intern(v); }, v.counter_deltas);
   }
+
+  uint64_t implausible_weights() const { return implausible_weights_; }
 
   void finish() {
     if (!clock_decided_) decide_clock();  // no sample: still the clock it was sampled on
@@ -209,6 +221,12 @@ class Builder {
   void add_sample(int64_t tid, uint64_t time_ns, uint64_t weight_ns, bool truncated,
                   format::SampleClock clock, bool has_frames, Intern&& intern,
                   std::span<const uint64_t> counter_deltas) {
+    // No sample stands for more than kMaxSampleWeightNs: a larger weight is damage (a
+    // flipped bit, a crafted file), and summed it would wrap the totals.
+    if (weight_ns > kMaxSampleWeightNs) {
+      weight_ns = kMaxSampleWeightNs;
+      ++implausible_weights_;
+    }
     saw_time(time_ns);
     if (!clock_decided_) decide_clock();
     p_.wall_clock_samples += clock == format::SampleClock::wall;
@@ -280,6 +298,7 @@ class Builder {
   uint32_t last_thread_ = ~uint32_t{0};
   ClockChoice choice_ = ClockChoice::automatic;
   bool clock_decided_ = false;
+  uint64_t implausible_weights_ = 0;
   bool every_sample_ = false;
   IndexMap counts_;
   IndexMap other_counts_;  // other_clock_counts by (thread, stack)
@@ -387,6 +406,17 @@ ProcessProfile load_process_file(const ResultsFile& file, std::vector<std::strin
     warnings.push_back(file.path.string() + ": offset " + std::to_string(issue.offset) + ": " +
                        issue.message);
   }
+  if (const uint64_t n = builder.implausible_weights(); n > 0) {
+    warnings.push_back(file.path.string() + ": " + std::to_string(n) +
+                       " samples weigh more than 13 days each (damaged?): counted as 13 days");
+  }
+  p.cut = summary.framed && !summary.ended;
+  if (p.cut) {
+    warnings.push_back(file.path.string() +
+                       ": no end record: the process was killed (SIGKILL), is still running, "
+                       "or the file was cut (a full disk, a partial copy); it holds what was "
+                       "written before");
+  }
   if (!p.has_process_record) {
     warnings.push_back(file.path.string() +
                        ": no process record (damaged start?); pid and settings unknown");
@@ -396,7 +426,7 @@ ProcessProfile load_process_file(const ResultsFile& file, std::vector<std::strin
   fs::path map = fs::path(file.path).replace_extension(".perf-map");
   const bool copied = fs::exists(map, ec);
   if (!copied && p.has_process_record) map = runtime_perf_map(p.process);
-  if (!map.empty()) {
+  if (!map.empty() && fs::is_regular_file(map, ec)) {  // a FIFO would block the read
     std::ifstream in(map);
     p.jit_symbols = parse_perf_map(in);
     if (!p.jit_symbols.empty()) {
@@ -409,6 +439,43 @@ ProcessProfile load_process_file(const ResultsFile& file, std::vector<std::strin
   }
   return p;
 }
+
+namespace {
+
+// A results file copied under another name (or into another run's folder) holds the same
+// process, started at the same instant, and the same bytes: counted once, the first in
+// path order, with a warning for each copy. (A process may write two files of one
+// engine, the GPU hooks' opened twice: their contents differ.)
+void drop_copied_files(LoadResult& result) {
+  using Key = std::tuple<std::string, int64_t, uint64_t, uint64_t, std::string, uint64_t, uint64_t,
+                         uint64_t>;
+  std::map<Key, std::string> first;
+  std::vector<ProcessProfile> kept;
+  kept.reserve(result.processes.size());
+  for (auto& p : result.processes) {
+    if (p.has_process_record && p.process.start_realtime_ns != 0) {
+      Key key{p.process.hostname,
+              p.process.pid,
+              p.process.start_realtime_ns,
+              p.process.start_monotonic_ns,
+              p.process.engine,
+              p.file_bytes,
+              p.samples,
+              p.weight_ns};
+      const auto [it, inserted] = first.try_emplace(std::move(key), p.file.string());
+      if (!inserted) {
+        result.warnings.push_back(p.file.string() + ": the same process as " + it->second +
+                                  " (pid " + std::to_string(p.process.pid) +
+                                  ", same start): a copy, not counted again");
+        continue;
+      }
+    }
+    kept.push_back(std::move(p));
+  }
+  result.processes = std::move(kept);
+}
+
+}  // namespace
 
 LoadResult load_results(const std::vector<ResultsFile>& files, const LoadOptions& options) {
   struct Slot {
@@ -459,6 +526,7 @@ LoadResult load_results(const std::vector<ResultsFile>& files, const LoadOptions
       }
     }
   }
+  drop_copied_files(result);
   merge_gpu_companions(result.processes);  // a .gpu.cprof file is its sampler's process
   return result;
 }

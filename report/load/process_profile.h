@@ -110,6 +110,9 @@ struct ProcessProfile {
   uint64_t file_bytes = 0;
   uint64_t unknown_records = 0;
   uint64_t skipped_bytes = 0;
+  // The writer never ended the file (format 1.6 on, format/framing.h): the process was
+  // killed (SIGKILL), is still running, or the file was cut (a full disk, a copy).
+  bool cut = false;
 
   // Wall time from the runtime's start to the last thing it recorded.
   uint64_t duration_ns() const;

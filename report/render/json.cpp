@@ -55,6 +55,7 @@ void processes(JsonWriter& j, const Report& r) {
     const auto& pr = p.process;
     j.begin_object()
         .field("file", p.file.string())
+        .field("complete", !p.cut)
         .field("run", p.run)
         .field("pid", pr.pid)
         .field("ppid", pr.ppid)

@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "format/utf8.h"
+
 namespace cprof::report {
 
 void JsonWriter::newline() {
@@ -70,6 +72,10 @@ JsonWriter& JsonWriter::key(std::string_view k) {
 JsonWriter& JsonWriter::value(std::string_view s) {
   before_value();
   out_ += '"';
+  // Strict readers refuse a string that is not UTF-8: a byte outside a well-formed
+  // sequence becomes U+FFFD (format/utf8.h).
+  const std::string checked = format::is_valid_utf8(s) ? std::string() : format::valid_utf8(s);
+  if (!checked.empty()) s = checked;
   for (const char c : s) {
     switch (c) {
       case '"': out_ += "\\\""; break;

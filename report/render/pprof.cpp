@@ -10,6 +10,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "format/utf8.h"
 #include "report/render/render.h"
 
 namespace cprof::report {
@@ -61,7 +62,7 @@ class Strings {
   Strings() { index(""); }  // string_table[0] must be ""
   uint64_t index(const std::string& s) {
     auto [it, inserted] = ids_.try_emplace(s, table_.size());
-    if (inserted) table_.push_back(s);
+    if (inserted) table_.push_back(format::valid_utf8(s));  // proto3 strings are UTF-8
     return it->second;
   }
   const std::vector<std::string>& table() const { return table_; }

@@ -10,6 +10,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "format/utf8.h"
+
 namespace cprof::report {
 
 class Db {
@@ -56,12 +58,16 @@ class Db {
   }
 
  private:
+  // TEXT is UTF-8 for SQLite's readers: bytes that are not become U+FFFD.
   static void bind(sqlite3_stmt* s, int i, const std::string& v) {
+    if (!format::is_valid_utf8(v)) {
+      const std::string checked = format::valid_utf8(v);
+      sqlite3_bind_text(s, i, checked.data(), static_cast<int>(checked.size()), SQLITE_TRANSIENT);
+      return;
+    }
     sqlite3_bind_text(s, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
   }
-  static void bind(sqlite3_stmt* s, int i, const char* v) {
-    sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT);
-  }
+  static void bind(sqlite3_stmt* s, int i, const char* v) { bind(s, i, std::string(v)); }
   static void bind(sqlite3_stmt* s, int i, double v) { sqlite3_bind_double(s, i, v); }
   static void bind(sqlite3_stmt* s, int i, std::nullptr_t) { sqlite3_bind_null(s, i); }
   static void bind(sqlite3_stmt* s, int i, const std::optional<double>& v) {

@@ -70,6 +70,7 @@ std::string process_line(const ProcessProfile& p) {
                    plural(p.threads.size(), "thread"), plural(p.samples, "sample"));
   if (p.truncated_samples) s += fmt::format(", {} truncated", with_commas(p.truncated_samples));
   if (const auto d = p.dropped_samples()) s += fmt::format(", {} dropped", with_commas(d));
+  if (p.cut) s += ", cut short (no end record: killed, or the file was cut)";
   std::string metrics;
   if (const auto rss = p.peak_rss_bytes()) {
     metrics = fmt::format("peak RSS {:.1f} MB", static_cast<double>(rss) / 1e6);

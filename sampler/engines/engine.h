@@ -42,4 +42,13 @@ std::unique_ptr<Engine> make_wall_timer_engine(const EngineSettings& settings);
 inline constexpr int kCpuTimerTag = 0x43505531;   // "CPU1"
 inline constexpr int kWallTimerTag = 0x57414c31;  // "WAL1"
 
+// Whether a signal that no engine weighed as a sample may still be an engine's (a perf
+// event's or a timer's of a thread disarmed since it was queued): never the program's.
+inline bool may_be_engine_signal(const siginfo_t* info) {
+  if (info == nullptr) return false;
+  if (info->si_code == POLL_IN) return true;  // perf_event's F_SETSIG delivery
+  return info->si_code == SI_TIMER &&
+         (info->si_value.sival_int == kCpuTimerTag || info->si_value.sival_int == kWallTimerTag);
+}
+
 }  // namespace cprof::sampler

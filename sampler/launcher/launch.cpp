@@ -97,6 +97,15 @@ std::string check_program(const std::string& program, std::string& resolved) {
     return "program '" + candidate +
            "' is statically linked: preloading the profiler cannot work; link it dynamically";
   }
+  // Set-user-ID or set-group-ID to someone else: the kernel runs it in secure mode, where
+  // the dynamic loader ignores LD_PRELOAD.
+  if (((st.st_mode & S_ISUID) != 0 && st.st_uid != ::geteuid()) ||
+      ((st.st_mode & S_ISGID) != 0 && st.st_gid != ::getegid())) {
+    return "program '" + candidate + "' is set-" +
+           ((st.st_mode & S_ISUID) != 0 ? "user" : "group") +
+           "-ID: the dynamic loader ignores LD_PRELOAD for it, so it cannot be profiled; "
+           "profile a copy without that bit";
+  }
   resolved = candidate;
   return {};
 }

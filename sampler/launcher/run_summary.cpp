@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,6 +18,8 @@
 #include <tuple>
 
 #include "format/reader.h"
+#include "format/utf8.h"
+#include "format/writer.h"
 #include "sampler/runtime/terminating_signals.h"
 
 namespace cprof::launch {
@@ -146,6 +149,7 @@ RunSummary summarize_new_results(const std::string& dir, const std::set<std::str
     ++s.files;
     FileProcess file;
     bool gpu_engine = false;
+    bool cut_by_limit = false;  // its writer stopped at RLIMIT_FSIZE and said so
     uint64_t samples = 0;
     try {
       const auto read = format::read_results_file(path, [&](format::Record&& r) {
@@ -153,6 +157,8 @@ RunSummary summarize_new_results(const std::string& dir, const std::set<std::str
           ++samples;
         } else if (std::holds_alternative<format::ThreadRecord>(r)) {
           ++s.threads;
+        } else if (const auto* end = std::get_if<format::ThreadEndRecord>(&r)) {
+          s.dropped += end->dropped_samples;
         } else if (std::holds_alternative<format::KernelRecord>(r)) {
           ++s.kernels;
         } else if (std::holds_alternative<format::CopyRecord>(r)) {
@@ -175,6 +181,7 @@ RunSummary summarize_new_results(const std::string& dir, const std::set<std::str
               m->text == sampler::kWrittenAfterAbortHandler) {
             ++s.written_after_abort_handler;
           }
+          if (m->text.starts_with(format::kResultsCutAt)) cut_by_limit = true;
           if (m->level != format::MessageLevel::info &&
               std::find(s.warnings.begin(), s.warnings.end(), m->text) == s.warnings.end()) {
             s.warnings.push_back(m->text);
@@ -187,6 +194,7 @@ RunSummary summarize_new_results(const std::string& dir, const std::set<std::str
         for (const auto& issue : read.issues) {
           s.problems.push_back(fmt::format("{}: offset {}: {}", path, issue.offset, issue.message));
         }
+        if (read.framed && !read.ended && !cut_by_limit) ++s.cut_files;
       }
     } catch (const format::FormatError& e) {
       s.problems.emplace_back(e.what());
@@ -224,14 +232,66 @@ std::string signal_name(int sig) {
   return abbrev != nullptr ? std::string("SIG") + abbrev : fmt::format("signal {}", sig);
 }
 
+namespace {
+
+// Bytes free to an unprivileged writer on the file system that holds `dir`; -1 unknown.
+int64_t free_bytes(const std::string& dir) {
+  struct statvfs fs {};
+  if (::statvfs(dir.c_str(), &fs) != 0) return -1;
+  return static_cast<int64_t>(fs.f_bavail) * static_cast<int64_t>(fs.f_frsize);
+}
+
+// Why results may be missing or short, where the run's files say it.
+void print_losses(FILE* out, const char* tool, const std::string& dir, const RunSummary& s,
+                  const ProgramEnd& end) {
+  if ((s.cut_files > 0 || !s.problems.empty())) {
+    if (const int64_t left = free_bytes(dir); left >= 0 && left < (int64_t{1} << 20)) {
+      fmt::print(out,
+                 "{}: warning: the file system of {} is full ({} bytes free): the results "
+                 "were cut where it filled (No space left on device)\n",
+                 tool, dir, left);
+    } else if (s.cut_files > 0 && end.term_signal == 0) {
+      fmt::print(out,
+                 "{}: warning: {} of the run end without their end record: a process was "
+                 "killed (SIGKILL) or its writing stopped; they hold what was written before\n",
+                 tool, plural(s.cut_files, "results file"));
+    }
+  }
+  const uint64_t taken = s.samples + s.dropped;
+  if (s.dropped > 0 && s.dropped * 100 >= taken) {
+    fmt::print(out,
+               "{}: warning: {} of {} taken ({:.1f}%) were dropped: the threads' buffers "
+               "had no room (the process line of causal-report counts them per process); the "
+               "times shown are low by that much\n",
+               tool, plural(s.dropped, "sample"), taken,
+               100.0 * static_cast<double>(s.dropped) / static_cast<double>(taken));
+  }
+}
+
+}  // namespace
+
 void print_run_summary(FILE* out, const char* tool, const std::string& dir, const RunSummary& s,
                        const ProgramEnd& end) {
-  for (const auto& w : s.warnings) fmt::print(out, "{}: warning: {}\n", tool, w);
-  for (const auto& p : s.problems) fmt::print(out, "{}: warning: {}\n", tool, p);
+  // The runtime's messages can carry a program's names (any bytes): escaped for the terminal.
+  for (const auto& w : s.warnings) {
+    fmt::print(out, "{}: warning: {}\n", tool, format::printable_text(w));
+  }
+  for (const auto& p : s.problems) {
+    fmt::print(out, "{}: warning: {}\n", tool, format::printable_text(p));
+  }
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) {
+    fmt::print(out,
+               "{}: warning: the results directory {} was removed during the run: its "
+               "results are lost\n",
+               tool, dir);
+    return;
+  }
   if (s.files == 0) {
     fmt::print(out, "{}: no results were written to {} (was the program started?)\n", tool, dir);
     return;
   }
+  print_losses(out, tool, dir, s, end);
   fmt::print(out, "{}: {} from {} in {} written to {}\n", tool, plural(s.samples, "sample"),
              plural(s.threads, "thread"), plural(s.processes, "process", "processes"), dir);
   if (s.still_running > 0) {

@@ -58,6 +58,10 @@ struct RunSummary {
   uint64_t gpu_windows = 0;
   uint64_t gpu_traced_ns = 0;  // summed window length
   double gpu_duty = 0;         // of the last window seen
+  uint64_t dropped = 0;        // samples the threads' buffers had no room for
+  // Files of processes that ended whose writer never ended them (no end record,
+  // format/framing.h): killed, or writing stopped (a full disk).
+  size_t cut_files = 0;
   std::vector<std::string> warnings;  // distinct, in order of appearance
   std::vector<std::string> problems;  // files that could not be read fully
 };

@@ -17,5 +17,8 @@ std::string jit_map_path_for(const std::string& results_path);
 // Copies /tmp/perf-<pid>.map, if this process has one, to jit_map_path_for(results_path).
 // Returns false only when a map exists and could not be copied.
 bool copy_jit_map(int pid, const std::string& results_path);
+// The same from `source`. The copy is a new file: an existing file or link under its name
+// is left as it is, and the copy fails.
+bool copy_jit_map_from(const std::string& source, const std::string& results_path);
 
 }  // namespace cprof::sampler

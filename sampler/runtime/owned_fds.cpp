@@ -99,10 +99,39 @@ int owned_fd_floor() noexcept {
   rlimit limit{};
   rlim_t soft = kHighest;
   if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+    // Room above the soft limit (the hard one is higher): the runtime's descriptors go
+    // there, and the program keeps every number its limit gives it.
+    if (limit.rlim_cur < kHighest && limit.rlim_max > limit.rlim_cur) {
+      return static_cast<int>(limit.rlim_cur);
+    }
     soft = std::min(limit.rlim_cur, kHighest);
   }
   return static_cast<int>(soft / 4 * 3);
 }
+
+namespace {
+
+// F_DUPFD to the first free number at or above `floor`. F_DUPFD takes no number at or
+// above the soft RLIMIT_NOFILE: where `floor` is there, the soft limit is raised (within
+// the hard one) for that one call and put back at once.
+int dup_at_or_above(int fd, int floor) noexcept {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
+      static_cast<rlim_t>(floor) >= limit.rlim_cur && limit.rlim_max > limit.rlim_cur) {
+    rlimit raised = limit;
+    raised.rlim_cur = std::min<rlim_t>(limit.rlim_max, static_cast<rlim_t>(floor) + 256);
+    if (::setrlimit(RLIMIT_NOFILE, &raised) == 0) {
+      const int moved = ::fcntl(fd, F_DUPFD_CLOEXEC, floor);
+      const int saved = errno;
+      ::setrlimit(RLIMIT_NOFILE, &limit);
+      errno = saved;
+      return moved;
+    }
+  }
+  return ::fcntl(fd, F_DUPFD_CLOEXEC, floor);
+}
+
+}  // namespace
 
 OwnedFd adopt_fd(int fd) noexcept {
   if (fd < 0) return {fd, 0};
@@ -113,7 +142,7 @@ OwnedFd adopt_fd(int fd) noexcept {
   // The program may dup2 onto the number F_DUPFD just chose before it is owned: then the
   // number is the program's, and another is chosen.
   for (int attempt = 0; attempt < 4 && fd < floor && kept.fd == fd; ++attempt) {
-    const int moved = ::fcntl(fd, F_DUPFD_CLOEXEC, floor);
+    const int moved = dup_at_or_above(fd, floor);
     if (!tracked(moved)) {
       if (moved >= 0) close_fd_raw(moved);
       break;

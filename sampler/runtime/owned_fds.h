@@ -70,8 +70,10 @@ void reown_fd(int fd, uint32_t ticket) noexcept;
 // Closes the descriptor if its holder still owns it (a number the program took, or that
 // now holds another runtime descriptor, is left alone).
 void close_owned(OwnedFd owned) noexcept;
-// The first number adopt_fd tries: three quarters of the way to the soft RLIMIT_NOFILE,
-// at most 3072 (so the kernel's descriptor table stays small).
+// The first number adopt_fd tries: the soft RLIMIT_NOFILE itself where the hard limit is
+// higher (above every number the program can open: adopt_fd raises the soft limit for
+// the one fcntl call that moves a descriptor there), else three quarters of the way to
+// it; at most 3072 (so the kernel's descriptor table stays small).
 int owned_fd_floor() noexcept;
 
 // The lowest owned descriptor in [from, last], or -1: close_range() steps around them.

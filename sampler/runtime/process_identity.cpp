@@ -42,7 +42,7 @@ ProcessIdentity current_process_identity() {
   return id;
 }
 
-std::string results_file_path(const std::string& dir, const ProcessIdentity& id,
+std::string results_file_stem(const std::string& dir, const ProcessIdentity& id,
                               const std::string& kind) {
   std::string exe = id.executable;
   if (const auto slash = exe.rfind('/'); slash != std::string::npos) exe = exe.substr(slash + 1);
@@ -51,12 +51,7 @@ std::string results_file_path(const std::string& dir, const ProcessIdentity& id,
                      std::to_string(getpid());
   if (id.rank >= 0) base += ".rank" + std::to_string(id.rank);
   if (!kind.empty()) base += "." + kind;
-  // A pid can repeat across runs written into the same directory: never overwrite.
-  std::string path = base + ".cprof";
-  for (int n = 1; access(path.c_str(), F_OK) == 0; ++n) {
-    path = base + "." + std::to_string(n) + ".cprof";
-  }
-  return path;
+  return base;
 }
 
 format::ProcessRecord process_record_now(const ProcessIdentity& id) {

@@ -23,8 +23,10 @@ ProcessIdentity current_process_identity();
 // Reads the rank variables of MPI launchers and Slurm; -1 when none is set.
 int64_t rank_from_environment();
 
+// The name of this process's results file without ".cprof": ResultsWriter::open_unique
+// creates the first of "<stem>.cprof", "<stem>.1.cprof", ... that does not exist yet.
 // `kind` names a file written beside the sampler's ("gpu" for the GPU hooks'); "" for it.
-std::string results_file_path(const std::string& dir, const ProcessIdentity& id,
+std::string results_file_stem(const std::string& dir, const ProcessIdentity& id,
                               const std::string& kind = "");
 
 // The identity, pid, parent and start times (realtime and CLOCK_MONOTONIC, now) of a

@@ -18,6 +18,7 @@
 #include "sampler/runtime/hooks.h"
 #include "sampler/runtime/jit_map.h"
 #include "sampler/runtime/process_identity.h"
+#include "sampler/runtime/sampling_signal.h"
 #include "sampler/runtime/sanitizer_stack.h"
 #include "sampler/runtime/signal_mask.h"
 #include "sampler/runtime/terminating_signals.h"
@@ -30,10 +31,14 @@ std::atomic<const RuntimeHooks*> g_hooks{nullptr};
 
 pid_t gettid_raw() { return static_cast<pid_t>(::syscall(SYS_gettid)); }
 
-void signal_entry(int /*sig*/, siginfo_t* info, void* ucontext) {
+void signal_entry(int sig, siginfo_t* info, void* ucontext) {
   unpoison_signal_frame(info, ucontext);
   const int saved_errno = errno;
-  if (Runtime* rt = g_runtime.load(std::memory_order_acquire)) rt->on_signal(info, ucontext);
+  Runtime* rt = g_runtime.load(std::memory_order_acquire);
+  const bool sample = rt != nullptr && rt->on_signal(info, ucontext);
+  // The program's own use of the signal (sampling_signal.h); never a late signal of an
+  // engine's (a timer or perf event of a thread that has just been disarmed).
+  if (!sample && !may_be_engine_signal(info)) forward_to_program(sig, info, ucontext);
   errno = saved_errno;
 }
 
@@ -77,7 +82,9 @@ Runtime* Runtime::start(RuntimeConfig config, std::vector<std::string> problems,
   rt->real_pthread_create_ = real_pthread_create;
   rt->pending_messages_ = std::move(problems);
   rt->period_ns_ = rt->config_.period_ns();
-  const int signal = rt->config_.signal != 0 ? rt->config_.signal : SIGRTMAX - 2;
+  // A signal the process does not handle yet; one it claims later stays the program's too
+  // (sampling_signal.h).
+  const int signal = rt->config_.signal != 0 ? rt->config_.signal : choose_sampling_signal();
   rt->config_.signal = signal;
 
   const EngineSettings settings{signal, rt->period_ns_};
@@ -127,11 +134,7 @@ Runtime* Runtime::start(RuntimeConfig config, std::vector<std::string> problems,
     std::fprintf(stderr, "sample-run: no pthread key left; this process is not profiled\n");
     return nullptr;
   }
-  struct sigaction sa {};
-  sa.sa_sigaction = signal_entry;
-  sa.sa_flags = SA_SIGINFO | SA_RESTART;
-  sigemptyset(&sa.sa_mask);
-  sigaction(signal, &sa, nullptr);
+  install_sampling_handler(signal, signal_entry);
 
   // A sample at most: the header, a counter delta per event, the stack to the depth
   // bound plus the frame that marks it truncated.
@@ -152,8 +155,7 @@ Runtime* Runtime::start(RuntimeConfig config, std::vector<std::string> problems,
 
 bool Runtime::open_results_file(std::string& error) {
   const ProcessIdentity id = current_process_identity();
-  const std::string path = results_file_path(config_.output_dir, id);
-  error = writer_.open(path);
+  error = writer_.open_unique(results_file_stem(config_.output_dir, id));
   return error.empty();
 }
 
@@ -295,12 +297,12 @@ size_t Runtime::unwind_stack(const ucontext_t* uc, const StackBounds& stack,
   return truncated ? config_.max_depth : depth;
 }
 
-void Runtime::on_signal(const siginfo_t* info, void* ucontext) {
+bool Runtime::on_signal(const siginfo_t* info, void* ucontext) {
   ThreadState* ts = ThreadRegistry::current();
-  if (ts == nullptr) return;
+  if (ts == nullptr) return false;
   if (ts->in_handler != 0) {
     ts->dropped.fetch_add(1, std::memory_order_relaxed);
-    return;
+    return true;
   }
   ts->in_handler = 1;
   // Delivered, so not inside a call that holds the signal: one the program left by a
@@ -314,11 +316,11 @@ void Runtime::on_signal(const siginfo_t* info, void* ucontext) {
     flags = SampleRing::kWallFlag;
   } else {
     ts->in_handler = 0;
-    return;
+    return false;  // not a sample: the program's signal
   }
   if (!ts->active.load(std::memory_order_acquire)) {
     ts->in_handler = 0;
-    return;
+    return true;
   }
   const auto* uc = static_cast<const ucontext_t*>(ucontext);
   if (ts->stack.empty()) {
@@ -353,6 +355,7 @@ void Runtime::on_signal(const siginfo_t* info, void* ucontext) {
     h->on_sample(*ts, frames, depth, weight);
   }
   ts->in_handler = 0;
+  return true;
 }
 
 void Runtime::start_writer_thread() {
@@ -609,6 +612,10 @@ void Runtime::write_before_dying_on_writer() {
     std::lock_guard lock(io_mutex_);
     if (hooks->on_drain) hooks->on_drain(writer_);
     writer_.flush();
+  }
+  {
+    std::lock_guard lock(io_mutex_);
+    writer_.finish();  // the end record: the file is whole (format/framing.h)
   }
   dying_.store(2);
   dying_.wake_all();

@@ -73,8 +73,9 @@ class Runtime {
   // name, so that a program killed later still has it. Async-signal-safe.
   void thread_renamed() noexcept { names_changed_.store(true, std::memory_order_release); }
 
-  // The sampling signal handler's body.
-  void on_signal(const siginfo_t* info, void* ucontext);
+  // The sampling signal handler's body. false: the signal is not one of the engines'
+  // (the program's own, sampling_signal.h).
+  bool on_signal(const siginfo_t* info, void* ucontext);
 
   const RuntimeConfig& config() const { return config_; }
   pid_t pid() const { return pid_; }

@@ -95,6 +95,10 @@ void Runtime::before_exec() {
   }
   real_pthread_sigmask(SIG_SETMASK, &old, nullptr);
   drain(true);
+  // The new image writes a file of its own: this one ends here, unless exec fails (then
+  // the records that follow make it read as cut until the process ends).
+  std::lock_guard lock(io_mutex_);
+  writer_.finish();
 }
 
 void Runtime::after_failed_exec() {

@@ -4,6 +4,7 @@
 
 #include "sampler/runtime/next_definition.h"
 #include "sampler/runtime/runtime.h"
+#include "sampler/runtime/sampling_signal.h"
 #include "sampler/runtime/thread_registry.h"
 
 namespace cprof::sampler {
@@ -55,6 +56,8 @@ int program_mask_call(MaskFunction real, int how, const sigset_t* set, sigset_t*
   const int rc = real(how, set, old);
   if (rc != 0) return rc;
   t_program_blocks = blocks;
+  // A signal of the program's held while it blocked the signal (sampling_signal.h).
+  if (blocked_before && !blocks) deliver_deferred_signal();
   // The program's view, whatever the kernel's mask holds: the runtime blocks the signal
   // for a while itself (a sleeping call under --clock wall, sleep_interpose.cpp), and a
   // handler of the program's that runs then would read that.

@@ -1,15 +1,46 @@
 #include "symbolize/dwarf/dwarf_index.h"
 
 #include <dwarf.h>
-
 #include <unistd.h>
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
 namespace cprof::symbolize {
 namespace {
 
 std::string dw_error() { return dwarf_errmsg(-1); }
+
+const char* string_attribute(Dwarf_Die* die, unsigned name, unsigned gnu_name) {
+  Dwarf_Attribute attr;
+  if (dwarf_attr(die, name, &attr) == nullptr &&
+      (gnu_name == 0 || dwarf_attr(die, gnu_name, &attr) == nullptr)) {
+    return nullptr;
+  }
+  return dwarf_formstring(&attr);
+}
+
+// The places libdw opens a skeleton unit's .dwo from (its name as written, joined to the
+// compilation directory, and beside the file read): the first that is there and is not a
+// regular file (a FIFO would block libdw's open forever), or "".
+std::string dwo_that_is_not_a_file(Dwarf_Die* cu_die, const std::string& file_path) {
+  const char* dwo = string_attribute(cu_die, DW_AT_dwo_name, DW_AT_GNU_dwo_name);
+  if (dwo == nullptr || *dwo == '\0') return "";
+  std::vector<std::string> candidates{dwo};
+  if (dwo[0] != '/') {
+    if (const char* dir = string_attribute(cu_die, DW_AT_comp_dir, 0); dir != nullptr) {
+      candidates.push_back(std::string(dir) + "/" + dwo);
+    }
+    const size_t slash = file_path.rfind('/');
+    candidates.push_back(
+        (slash == std::string::npos ? std::string(".") : file_path.substr(0, slash)) + "/" + dwo);
+  }
+  for (const auto& path : candidates) {
+    if (exists_but_not_regular(path)) return path;
+  }
+  return "";
+}
 
 }  // namespace
 
@@ -98,6 +129,12 @@ void DwarfIndex::load_detail(Unit& unit) {
 
   Dwarf_Die scope_die = unit.cu_die;
   if (unit.skeleton) {
+    if (const std::string odd = dwo_that_is_not_a_file(&unit.cu_die, path_); !odd.empty()) {
+      note(where + ": split DWARF file " + odd +
+           " is not a regular file: not read, no function names or inline frames from it");
+      d.split_missing = true;
+      return;
+    }
     Dwarf_Die sub{};
     if (dwarf_cu_info(unit.cu, nullptr, nullptr, nullptr, &sub, nullptr, nullptr, nullptr) != 0 ||
         sub.cu == nullptr) {

@@ -31,15 +31,34 @@ ElfFile::~ElfFile() {
   if (fd_ >= 0) close(fd_);
 }
 
-Result<std::unique_ptr<ElfFile>> ElfFile::open(const std::string& path) {
-  init_libelf();
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Error{path + ": " + std::strerror(errno)};
+int open_regular_file(const std::string& path, std::string* why) {
+  // O_NONBLOCK: open() of a FIFO without a writer would wait forever for one.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    if (why != nullptr) *why = std::strerror(errno);
+    return -1;
+  }
   struct stat st {};
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     close(fd);
-    return Error{path + ": not a regular file"};
+    if (why != nullptr) *why = "not a regular file";
+    return -1;
   }
+  const int flags = fcntl(fd, F_GETFL);
+  if (flags >= 0) fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+  return fd;
+}
+
+bool exists_but_not_regular(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
+}
+
+Result<std::unique_ptr<ElfFile>> ElfFile::open(const std::string& path) {
+  init_libelf();
+  std::string why;
+  const int fd = open_regular_file(path, &why);
+  if (fd < 0) return Error{path + ": " + why};
   Elf* elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
   if (elf == nullptr) {
     std::string msg = path + ": cannot read ELF: " + elf_error();
@@ -136,7 +155,7 @@ bool ElfFile::is_executable_address(uint64_t addr) const {
 }
 
 std::optional<uint32_t> file_crc32(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  const int fd = open_regular_file(path, nullptr);
   if (fd < 0) return std::nullopt;
   uLong crc = crc32(0L, Z_NULL, 0);
   std::vector<unsigned char> buf(1 << 20);

@@ -58,7 +58,15 @@ class ElfFile {
   std::vector<AddressRange> exec_;
 };
 
-// CRC32 of a whole file as .gnu_debuglink stores it (zlib's crc32); nullopt if unreadable.
+// Opens `path` for reading if it is a regular file (following links), without ever
+// blocking: a FIFO, a device or a directory is refused. -1 and `why` (when given) else.
+int open_regular_file(const std::string& path, std::string* why);
+// Whether `path` names something that is not a regular file (a FIFO, a directory, ...):
+// a file libdw would open itself (a split DWARF .dwo) is checked with this first.
+bool exists_but_not_regular(const std::string& path);
+
+// CRC32 of a whole file as .gnu_debuglink stores it (zlib's crc32); nullopt if unreadable
+// or not a regular file.
 std::optional<uint32_t> file_crc32(const std::string& path);
 
 }  // namespace cprof::symbolize

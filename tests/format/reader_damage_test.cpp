@@ -14,7 +14,8 @@
 namespace cprof::format {
 namespace {
 
-// Three chunks of 100 samples each; returns the file's bytes and the chunk offsets.
+// Three chunks of 100 samples each, then the chunk with the end record; returns the
+// file's bytes and the four chunk offsets.
 std::vector<uint8_t> three_chunk_file(std::vector<size_t>& chunk_offsets) {
   const auto path = std::filesystem::temp_directory_path() /
                     ("damage." + std::to_string(getpid()) + ".cprof");
@@ -26,6 +27,7 @@ std::vector<uint8_t> three_chunk_file(std::vector<size_t>& chunk_offsets) {
       for (int i = 0; i < 100; ++i) writer.add(SampleRecord{.tid = c, .frames = {1, 2, 3}});
       writer.flush();
     }
+    chunk_offsets.push_back(writer.bytes_written());  // the last chunk: the end record
   }
   std::ifstream in(path, std::ios::binary);
   std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), {});
@@ -43,7 +45,7 @@ std::vector<int64_t> tids_read(std::span<const uint8_t> bytes, ReadSummary& summ
 TEST(ReaderDamage, EveryTruncationKeepsTheWholeChunksBeforeIt) {
   std::vector<size_t> offsets;
   const auto bytes = three_chunk_file(offsets);
-  for (size_t cut = offsets[2] + 1; cut < bytes.size(); ++cut) {
+  for (size_t cut = offsets[2] + 1; cut < offsets[3]; ++cut) {
     ReadSummary summary;
     const auto tids = tids_read(std::span(bytes).first(cut), summary);
     ASSERT_EQ(tids.size(), 200u) << "cut at " << cut;
@@ -151,6 +153,55 @@ TEST(ReaderDamage, UnknownRecordTypeFromNewerMinorVersionIsSkipped) {
   EXPECT_EQ(tids, std::vector<int64_t>{5});
   EXPECT_EQ(summary.unknown_records, 1u);
   EXPECT_TRUE(summary.issues.empty());
+}
+
+// Format 1.6 framing records (framing.h): a file is whole only with its end record, a
+// chunk copied twice counts once, and a chunk lost is said.
+TEST(ReaderDamage, OnlyAFileWithItsEndRecordReadsAsComplete) {
+  std::vector<size_t> offsets;
+  const auto bytes = three_chunk_file(offsets);
+  ReadSummary whole;
+  EXPECT_EQ(tids_read(bytes, whole).size(), 300u);
+  EXPECT_TRUE(whole.framed);
+  EXPECT_TRUE(whole.ended);
+  EXPECT_TRUE(whole.issues.empty());
+  // Cut exactly at a chunk edge (what a SIGKILL or a full disk leaves): nothing is torn,
+  // but the end is missing.
+  for (const size_t edge : {offsets[1], offsets[2], offsets[3]}) {
+    ReadSummary cut;
+    tids_read(std::span(bytes).first(edge), cut);
+    EXPECT_FALSE(cut.ended) << "cut at " << edge;
+    EXPECT_TRUE(cut.issues.empty()) << "cut at " << edge;
+  }
+}
+
+TEST(ReaderDamage, AChunkCopiedTwiceIsCountedOnce) {
+  std::vector<size_t> offsets;
+  const auto bytes = three_chunk_file(offsets);
+  std::vector<uint8_t> doubled(bytes.begin(), bytes.begin() + static_cast<long>(offsets[2]));
+  doubled.insert(doubled.end(), bytes.begin() + static_cast<long>(offsets[1]),
+                 bytes.begin() + static_cast<long>(offsets[2]));  // chunk 1 again
+  doubled.insert(doubled.end(), bytes.begin() + static_cast<long>(offsets[2]), bytes.end());
+  ReadSummary summary;
+  const auto tids = tids_read(doubled, summary);
+  EXPECT_EQ(tids.size(), 300u);
+  EXPECT_EQ(summary.duplicate_chunks, 1u);
+  ASSERT_EQ(summary.issues.size(), 1u);
+  EXPECT_NE(summary.issues[0].message.find("repeated"), std::string::npos);
+  EXPECT_TRUE(summary.ended);
+}
+
+TEST(ReaderDamage, AChunkCutOutIsNamedAsMissing) {
+  std::vector<size_t> offsets;
+  const auto bytes = three_chunk_file(offsets);
+  std::vector<uint8_t> holed(bytes.begin(), bytes.begin() + static_cast<long>(offsets[1]));
+  holed.insert(holed.end(), bytes.begin() + static_cast<long>(offsets[2]), bytes.end());
+  ReadSummary summary;
+  EXPECT_EQ(tids_read(holed, summary).size(), 200u);
+  EXPECT_EQ(summary.missing_chunks, 1u);
+  ASSERT_EQ(summary.issues.size(), 1u);
+  EXPECT_NE(summary.issues[0].message.find("1 of 4 chunks missing"), std::string::npos)
+      << summary.issues[0].message;
 }
 
 }  // namespace

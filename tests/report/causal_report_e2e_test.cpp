@@ -301,8 +301,12 @@ TEST(CausalReport, DamagedFileWarnsAndStillReports) {
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.err.find("causal-report: warning: " + victim.string() + ": offset "), std::string::npos)
       << r.err;
-  EXPECT_NE(r.out.find("1 warning while reading (on stderr); 3 of 3 files loaded"), std::string::npos)
+  // The torn chunk held the end record too: the file is also said to be cut short.
+  EXPECT_NE(r.err.find(victim.string() + ": no end record"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("2 warnings while reading (on stderr); 3 of 3 files loaded"),
+            std::string::npos)
       << r.out;
+  EXPECT_NE(r.out.find("cut short (no end record"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("170 samples"), std::string::npos) << r.out;  // 180 less the lost 10
 }
 
@@ -344,6 +348,46 @@ TEST(CausalReport, FileOfNoKnownKindIsBadInput) {
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.err, "causal-report: " + file.string() +
                        ": not a results, Coz, TSV or JSON-lines file\n");
+}
+
+// A program's names are any bytes: a thread named with an escape sequence retitled and
+// cleared the terminal of whoever read the text report, and bytes that are not UTF-8 made
+// the JSON, speedscope and chrome files and SQLite's TEXT unreadable by strict readers.
+TEST(CausalReport, NamesThatAreNotTextStayOutOfEveryOutput) {
+  TempDir dir;
+  {
+    ProcessWriter w(dir.path() / "app.host.300.cprof", 300);
+    w.thread(1, "evil\x1b]0;pwned\x07\x1b[2J\xff\xfe");
+    for (int i = 0; i < 20; ++i) w.sample(1, {0x1010, 0x3011});
+  }
+  const auto text = run(dir.path().string() + " --by thread");
+  EXPECT_EQ(text.status, 0) << text.err;
+  EXPECT_EQ(text.out.find('\x1b'), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("evil\\x1b]0;pwned\\x07\\x1b[2J\\xff\\xfe"), std::string::npos)
+      << text.out;
+  if (!testing::have_tool("python3")) GTEST_SKIP() << "python3 not installed: outputs not read";
+  for (const char* format : {"json", "speedscope", "chrome"}) {
+    SCOPED_TRACE(format);
+    const auto out = dir.path() / (std::string("out.") + format);
+    const auto r = run(dir.path().string() + " --format " + format + " -o " + out.string());
+    ASSERT_EQ(r.status, 0) << r.err;
+    // Python reads the bytes strictly: UTF-8 or an error.
+    const auto parsed = testing::run_shell(
+        "python3 -c 'import json,sys; d=json.loads(open(sys.argv[1],\"rb\").read()); "
+        "print(\"\\ufffd\" in json.dumps(d, ensure_ascii=False))' " +
+        out.string() + " 2>&1");
+    EXPECT_EQ(parsed.status, 0) << parsed.out;
+    EXPECT_EQ(parsed.out, "True\n");  // the bytes that were not UTF-8, replaced
+  }
+  if (!testing::have_tool("sqlite3")) GTEST_SKIP() << "sqlite3 not installed: TEXT not read";
+  const auto db = dir.path() / "out.db";
+  ASSERT_EQ(run(dir.path().string() + " --format sqlite -o " + db.string()).status, 0);
+  const auto names = testing::run_shell(
+      "python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); "
+      "print([r[0] for r in c.execute(\"SELECT name FROM threads\")])' " +
+      db.string() + " 2>&1");
+  EXPECT_EQ(names.status, 0) << names.out;  // Python's sqlite3 decodes TEXT as UTF-8
+  EXPECT_NE(names.out.find("evil"), std::string::npos) << names.out;
 }
 
 }  // namespace

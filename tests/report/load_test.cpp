@@ -2,6 +2,7 @@
 // subdirectories), samples folded into interned stacks, damage reported with the file
 // and offset while the intact chunks still count, unreadable files one warning each.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <fstream>
 
@@ -108,6 +109,7 @@ TEST(Loader, TruncatedFileKeepsItsIntactChunksAndNamesTheFile) {
   TempDir dir;
   const auto file = dir.path() / "app.host.9.cprof";
   uint64_t last_chunk = 0;
+  uint64_t end_chunk = 0;  // the chunk with the end record, written as the writer closes
   {
     ProcessWriter w(file, 9);
     for (int chunk = 0; chunk < 3; ++chunk) {
@@ -115,15 +117,104 @@ TEST(Loader, TruncatedFileKeepsItsIntactChunksAndNamesTheFile) {
       for (int i = 0; i < 100; ++i) w.sample(1, {0x1000 + static_cast<uint64_t>(chunk)});
       w.flush();
     }
+    end_chunk = w.bytes_written();
   }
-  std::filesystem::resize_file(file, std::filesystem::file_size(file) - 7);
+  std::filesystem::resize_file(file, end_chunk - 7);
   const auto loaded = load_results(find_results_files(dir.path()));
   ASSERT_EQ(loaded.processes.size(), 1u);
   EXPECT_EQ(loaded.processes[0].samples, 200u);
-  ASSERT_EQ(loaded.warnings.size(), 1u);
-  const auto& w = loaded.warnings[0];
+  EXPECT_TRUE(loaded.processes[0].cut);
+  ASSERT_EQ(loaded.warnings.size(), 2u);
+  const bool torn_first = loaded.warnings[0].find("torn tail") != std::string::npos;
+  const auto& w = loaded.warnings[torn_first ? 0 : 1];
   EXPECT_EQ(w.rfind(file.string() + ": offset " + std::to_string(last_chunk) + ": ", 0), 0u) << w;
   EXPECT_NE(w.find("torn tail"), std::string::npos) << w;
+  const auto& end = loaded.warnings[torn_first ? 1 : 0];
+  EXPECT_NE(end.find("no end record"), std::string::npos) << end;
+}
+
+// A process killed by SIGKILL leaves whole chunks and no end record: its file read as
+// complete. Now it is marked cut, with a warning, and a file ended by its writer is not.
+TEST(Loader, AFileWithoutItsEndRecordIsMarkedCut) {
+  TempDir dir;
+  const auto killed = dir.path() / "app.host.9.cprof";
+  const auto ended = dir.path() / "app.host.10.cprof";
+  uint64_t end_chunk = 0;
+  {
+    ProcessWriter w(killed, 9);
+    w.sample(1, {0x1000});
+    w.flush();
+    end_chunk = w.bytes_written();
+  }
+  std::filesystem::resize_file(killed, end_chunk);  // cut exactly at a chunk edge
+  {
+    ProcessWriter w(ended, 10);
+    w.sample(1, {0x1000});
+  }
+  const auto loaded = load_results(find_results_files(dir.path()));
+  ASSERT_EQ(loaded.processes.size(), 2u);
+  for (const auto& p : loaded.processes) EXPECT_EQ(p.cut, p.process.pid == 9) << p.file;
+  ASSERT_EQ(loaded.warnings.size(), 1u);
+  EXPECT_NE(loaded.warnings[0].find(killed.string() + ": no end record"), std::string::npos)
+      << loaded.warnings[0];
+}
+
+// A results file copied (into another run's folder, or under another name) was counted
+// twice: the same process now counts once, and the copy is named.
+TEST(Loader, ACopiedFileCountsOnce) {
+  TempDir dir;
+  const auto file = dir.path() / "app.host.9.cprof";
+  {
+    ProcessWriter w(file, 9);
+    for (int i = 0; i < 10; ++i) w.sample(1, {0x1000});
+  }
+  std::filesystem::create_directories(dir.path() / "again");
+  std::filesystem::copy_file(file, dir.path() / "again" / "app.host.9.cprof");
+  const auto loaded = load_results(find_results_files(dir.path()));
+  ASSERT_EQ(loaded.processes.size(), 1u);
+  EXPECT_EQ(loaded.processes[0].samples, 10u);
+  ASSERT_EQ(loaded.warnings.size(), 1u);
+  EXPECT_NE(loaded.warnings[0].find("a copy, not counted again"), std::string::npos)
+      << loaded.warnings[0];
+}
+
+// A FIFO or a symbolic link loop named like a results file was skipped in silence (and a
+// FIFO opened for reading would have blocked the report): each is a warning now.
+TEST(Loader, AFifoOrALinkLoopNamedLikeAResultsFileIsAWarning) {
+  TempDir dir;
+  {
+    ProcessWriter w(dir.path() / "app.host.9.cprof", 9);
+    w.sample(1, {0x1000});
+  }
+  const auto fifo = dir.path() / "fifo.cprof";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const auto loop = dir.path() / "loop.cprof";
+  std::filesystem::create_symlink(loop, loop);
+  const auto loaded = load_results(find_results_files(dir.path()));
+  ASSERT_EQ(loaded.processes.size(), 1u);
+  ASSERT_EQ(loaded.warnings.size(), 2u);
+  EXPECT_NE(loaded.warnings[0].find(fifo.string() + ": not a regular file (a FIFO)"),
+            std::string::npos)
+      << loaded.warnings[0];
+  EXPECT_NE(loaded.warnings[1].find(loop.string() + ": cannot open"), std::string::npos)
+      << loaded.warnings[1];
+}
+
+// A sample's weight of 2^64-1 (a flipped bit, a crafted file) wrapped the totals.
+TEST(Loader, AnImplausibleWeightIsCappedAndSaid) {
+  TempDir dir;
+  {
+    ProcessWriter w(dir.path() / "app.host.9.cprof", 9);
+    w.sample(1, {0x1000}, ~uint64_t{0});
+    w.sample(1, {0x1000}, ~uint64_t{0});
+    w.sample(1, {0x1000});
+  }
+  const auto loaded = load_results(find_results_files(dir.path()));
+  ASSERT_EQ(loaded.processes.size(), 1u);
+  EXPECT_GT(loaded.processes[0].weight_ns, uint64_t{1} << 50);  // not wrapped to ~1 ms
+  ASSERT_EQ(loaded.warnings.size(), 1u);
+  EXPECT_NE(loaded.warnings[0].find("2 samples weigh more than 13 days"), std::string::npos)
+      << loaded.warnings[0];
 }
 
 TEST(Loader, NewerVersionIsAWarningAndTheOtherFilesLoad) {

@@ -7,6 +7,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include "format/writer.h"
+#include "sampler/runtime/jit_map.h"
+
 namespace cprof::sampler {
 namespace {
 
@@ -28,18 +31,59 @@ TEST(ProcessIdentity, RankComesFromTheLaunchersVariables) {
 
 TEST(ProcessIdentity, FileNameHasHostPidRankAndNeverOverwrites) {
   const auto dir = std::filesystem::temp_directory_path() / ("ident-" + std::to_string(getpid()));
+  std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   ProcessIdentity id;
   id.executable = "/usr/bin/app";
   id.hostname = "node1";
   id.rank = 5;
-  const std::string first = results_file_path(dir, id);
-  EXPECT_EQ(std::filesystem::path(first).filename(),
-            "app.node1." + std::to_string(getpid()) + ".rank5.cprof");
-  std::ofstream(first) << "x";
-  const std::string second = results_file_path(dir, id);
-  EXPECT_NE(first, second);
+  const std::string stem = results_file_stem(dir, id);
+  EXPECT_EQ(std::filesystem::path(stem).filename(),
+            "app.node1." + std::to_string(getpid()) + ".rank5");
+  format::ResultsWriter first;
+  ASSERT_EQ(first.open_unique(stem), "");
+  EXPECT_EQ(first.path(), stem + ".cprof");
+  format::ResultsWriter second;
+  ASSERT_EQ(second.open_unique(stem), "");
+  EXPECT_EQ(second.path(), stem + ".1.cprof");
   std::filesystem::remove_all(dir);
+}
+
+// Another user who can write the results directory plants links under the names the
+// runtime will pick: a dangling one (the runtime would create its file at the target)
+// and one to a file of the profiled program's user (it would be truncated).
+TEST(ProcessIdentity, PlantedLinksAreNeverOpenedThrough) {
+  namespace fs = std::filesystem;
+  const auto dir = fs::temp_directory_path() / ("ident-links-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "victim");
+  std::ofstream(dir / "victim" / "precious") << "keep me";
+  ProcessIdentity id;
+  id.executable = "/usr/bin/app";
+  id.hostname = "vm";
+  const std::string stem = results_file_stem(dir, id);
+  fs::create_symlink(dir / "victim" / "created-here", stem + ".cprof");
+  fs::create_symlink(dir / "victim" / "precious", stem + ".1.cprof");
+  format::ResultsWriter writer;
+  ASSERT_EQ(writer.open_unique(stem), "");
+  EXPECT_EQ(writer.path(), stem + ".2.cprof");
+  writer.close();
+  EXPECT_FALSE(fs::exists(dir / "victim" / "created-here"));
+  std::ifstream in(dir / "victim" / "precious");
+  std::string text;
+  std::getline(in, text);
+  EXPECT_EQ(text, "keep me");
+  EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(writer.path())));
+
+  // The JIT map copied beside the results: a link planted under its name is left alone.
+  const std::string map = jit_map_path_for(writer.path());
+  fs::create_symlink(dir / "victim" / "precious", map);
+  { std::ofstream(dir / ("perf-map-source")) << "1000 10 f\n"; }
+  EXPECT_FALSE(copy_jit_map_from((dir / "perf-map-source").string(), writer.path()));
+  std::ifstream again(dir / "victim" / "precious");
+  std::getline(again, text);
+  EXPECT_EQ(text, "keep me");
+  fs::remove_all(dir);
 }
 
 }  // namespace

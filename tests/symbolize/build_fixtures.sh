@@ -41,6 +41,12 @@ split gcc_dwp "$cxx" -O2 -gdwarf-4 -gsplit-dwarf
 split split_missing "$cxx" -O2 -g -gsplit-dwarf
 rm "$out/split_missing/prog.dwo"
 
+# Files that are FIFOs where debug files are looked for: opening one to read waits for a
+# writer that never comes. A .dwo, and a module itself.
+split split_fifo "$cxx" -O2 -g -gsplit-dwarf
+rm "$out/split_fifo/prog.dwo" && mkfifo "$out/split_fifo/prog.dwo"
+mkdir -p "$out/fifo_module" && mkfifo "$out/fifo_module/prog"
+
 mkdir -p "$out/gcc_so"
 (cd "$out/gcc_so" && "$cxx" -O2 -g -shared -fPIC "${inc[@]}" "$prog" -o libprog.so -Wl,--build-id)
 
@@ -62,6 +68,11 @@ copy() { mkdir -p "$out/$1" && cp "$out/gcc_O2/prog" "$out/$1/prog"; }
 copy debuglink
 (cd "$out/debuglink" && objcopy --only-keep-debug prog prog.debug && strip --strip-all prog &&
   objcopy --add-gnu-debuglink=prog.debug prog)
+# ... whose .gnu_debuglink target is a FIFO.
+copy debuglink_fifo
+(cd "$out/debuglink_fifo" && objcopy --only-keep-debug prog prog.debug &&
+  strip --strip-all prog && objcopy --add-gnu-debuglink=prog.debug prog && rm prog.debug &&
+  mkfifo prog.debug)
 
 copy buildid
 (cd "$out/buildid" && objcopy --only-keep-debug prog prog.debug && strip --strip-all prog)

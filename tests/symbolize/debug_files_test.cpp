@@ -148,6 +148,42 @@ TEST(DebugFiles, MissingDwoGivesLinesAndSaysWhatIsMissing) {
   EXPECT_NE(notes.back().find("prog.dwo not found"), std::string::npos) << notes.back();
 }
 
+// A FIFO where a file is read (a module, a .dwo, a .gnu_debuglink target) blocked the
+// symbolizer in open() for ever; each is now refused as not a regular file. (ctest's
+// timeout fails these tests if a read blocks.)
+TEST(DebugFiles, AFifoModuleIsRefusedNotWaitedOn) {
+  Symbolizer s;
+  const ModuleRef m{fixture("fifo_module"), ""};
+  auto out = s.symbolize(m, std::vector<uint64_t>{0x1000});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_NE(out[0].reason, Reason::ok);
+  bool said = false;
+  for (const auto& note : s.diagnostics(m))
+    said |= note.find("not a regular file") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
+TEST(DebugFiles, AFifoDwoIsRefusedNotWaitedOn) {
+  std::string bin = fixture("split_fifo");
+  Symbolizer s;
+  auto addr = symbol_address(bin, "fx_outer");
+  ASSERT_TRUE(addr);
+  auto sym = one(s, {bin, ""}, *addr);
+  ASSERT_FALSE(sym.frames.empty()) << describe(sym);
+  EXPECT_EQ(sym.frames.back().function, "fx_outer");
+  EXPECT_EQ(sym.reason, Reason::missing_split_dwarf);
+  auto notes = s.diagnostics({bin, ""});
+  ASSERT_FALSE(notes.empty());
+  EXPECT_NE(notes.back().find("is not a regular file"), std::string::npos) << notes.back();
+}
+
+TEST(DebugFiles, AFifoDebuglinkTargetIsRefusedNotWaitedOn) {
+  std::string bin = fixture("debuglink_fifo");
+  Symbolizer s;
+  auto sym = one(s, {bin, ""}, 0x1000);
+  EXPECT_NE(sym.reason, Reason::ok);  // answered, whatever it found
+}
+
 // A module loaded with dlopen: runtime address - load bias = ELF address, as the sampler
 // records it.
 TEST(DebugFiles, DlopenedLibrary) {
