@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <optional>
@@ -142,7 +143,11 @@ ReadSummary read_results_bytes(std::span<const uint8_t> bytes, const std::string
     summary.ended = false;
     const size_t left = bytes.size() - pos;
     if (left < kChunkHeaderSize || load_u32(bytes.data() + pos) != kChunkMagic) {
-      if (left < kChunkHeaderSize && load_u32(bytes.data() + pos) == kChunkMagic) {
+      // A tail shorter than a chunk header that begins as one is a torn header; read no
+      // more of it than is there (a 4-byte load past the end was found by fuzzing).
+      const uint8_t magic[4] = {'C', 'H', 'N', 'K'};
+      if (left < kChunkHeaderSize &&
+          std::memcmp(bytes.data() + pos, magic, std::min<size_t>(left, sizeof magic)) == 0) {
         summary.issues.push_back({pos, "truncated chunk header at the end of the file (torn tail)"});
         summary.skipped_bytes += left;
         break;

@@ -36,8 +36,12 @@ uint64_t count_field(const Fields& f, std::string_view key) {
   const std::string s = field(f, key);
   const double v = parse_f64_field(key, s);
   if (v < 0) throw RowError(std::string(key) + ": negative: '" + s + "'");
-  return s.find_first_of(".eE") == std::string::npos ? parse_u64_field(key, s)
-                                                     : static_cast<uint64_t>(v);
+  if (s.find_first_of(".eE") == std::string::npos) return parse_u64_field(key, s);
+  // 2^64 and above do not convert (undefined behaviour, found by fuzz_text_inputs).
+  if (!(v < 18446744073709551616.0)) {
+    throw RowError(std::string(key) + ": too large for a count: '" + s + "'");
+  }
+  return static_cast<uint64_t>(v);
 }
 
 // One line as its type and fields, from either spelling.

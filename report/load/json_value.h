@@ -10,16 +10,25 @@
 
 namespace cprof::report {
 
+struct JsonMember;
+
 struct JsonValue {
   enum class Kind { null, boolean, number, string, array, object };
   Kind kind = Kind::null;
   bool boolean = false;
   std::string text;  // a string's value, or a number as written
   std::vector<JsonValue> items;                             // array
-  std::vector<std::pair<std::string, JsonValue>> members;  // object, in order
+  std::vector<JsonMember> members;                          // object, in order
 
   // A member of an object, or null when absent (or not an object).
   const JsonValue* find(std::string_view key) const;
+};
+
+// A member of an object. Its own type, not std::pair: a vector of pairs holding the
+// incomplete JsonValue is rejected by clang's libstdc++ checks.
+struct JsonMember {
+  std::string first;
+  JsonValue second;
 };
 
 // Parses exactly one JSON value (surrounding white space allowed). Throws

@@ -127,8 +127,7 @@ bool sampling_signal_handler(int sig, sighandler_t handler, sighandler_t& previo
   struct sigaction old {};
   int result = 0;
   if (!sampling_sigaction(sig, &action, &old, result)) return false;
-  previous = (old.sa_flags & SA_SIGINFO) != 0 ? reinterpret_cast<sighandler_t>(old.sa_sigaction)
-                                              : old.sa_handler;
+  previous = old.sa_handler;  // glibc's signal(): the union's handler member, either kind
   return true;
 }
 

@@ -204,5 +204,23 @@ TEST(ReaderDamage, AChunkCutOutIsNamedAsMissing) {
       << summary.issues[0].message;
 }
 
+// A tail shorter than a chunk header was read as 4 bytes, past the end of the file
+// (found by fuzz/results_reader_fuzzer.cpp; ASan builds fail here without the fix).
+TEST(ReaderDamage, ATailShorterThanAChunkHeaderIsReadNoFurther) {
+  std::vector<size_t> offsets;
+  const auto bytes = three_chunk_file(offsets);
+  for (const std::string tail : {"C", "CHN", "x", "xyz"}) {
+    std::vector<uint8_t> file(bytes.begin(), bytes.end());
+    file.insert(file.end(), tail.begin(), tail.end());
+    file.shrink_to_fit();
+    ReadSummary summary;
+    EXPECT_EQ(tids_read(file, summary).size(), 300u) << tail;
+    ASSERT_EQ(summary.issues.size(), 1u) << tail;
+    EXPECT_NE(summary.issues[0].message.find(tail[0] == 'C' ? "torn tail" : "unreadable bytes"),
+              std::string::npos)
+        << tail << ": " << summary.issues[0].message;
+  }
+}
+
 }  // namespace
 }  // namespace cprof::format

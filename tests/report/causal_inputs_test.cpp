@@ -297,6 +297,26 @@ TEST(CozFormat, ReaderWarnsOnLinesItCannotUse) {
   EXPECT_EQ(l.load.processes[0].experiments[0].progress[0].visits, 4u);
 }
 
+// A count written as a float past 2^64 was converted anyway (undefined behaviour, found
+// by fuzz_text_inputs): now the line is refused like any other bad count.
+TEST(CozFormat, ACountPastWhatACounterHoldsIsRefused) {
+  TempDir dir;
+  const auto file = dir.path() / "p.coz";
+  write_file(file,
+             "experiment\tselected=a.c:1\tspeedup=0.00\tduration=100\tselected-samples=1\n"
+             "throughput-point\tname=ops\tdelta=2e58\n"
+             "throughput-point\tname=ops\tdelta=3.0\n");
+  const auto l = load(dir.path());
+  const std::string f = file.string() + ":";
+  EXPECT_EQ(l.load.warnings, (std::vector<std::string>{
+                                 f + "2: delta: too large for a count: '2e58'",
+                             }));
+  ASSERT_EQ(l.load.processes.size(), 1u);
+  ASSERT_EQ(l.load.processes[0].experiments.size(), 1u);
+  ASSERT_EQ(l.load.processes[0].experiments[0].progress.size(), 1u);
+  EXPECT_EQ(l.load.processes[0].experiments[0].progress[0].visits, 3u);
+}
+
 TEST(TextInputs, ADirectoryMixesEveryInputKind) {
   TempDir dir;
   testing::write_causal_results(dir.path());

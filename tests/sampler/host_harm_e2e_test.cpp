@@ -161,5 +161,39 @@ TEST(HostHarm, ASetuidProgramIsRefusedWithTheReason) {
       << output;
 }
 
+// SIGKILL at points spread over the run: every file stays readable, loses at most its
+// torn last chunk, and reads as cut (no end record), never as a whole run.
+TEST(HostHarm, SigkillAtAnyPointLeavesAReadableFileMarkedCut) {
+  for (const int delay_ms : {40, 150, 330, 520}) {
+    SCOPED_TRACE("killed after " + std::to_string(delay_ms) + " ms");
+    const std::string dir = fresh_directory("sigkill-" + std::to_string(delay_ms));
+    const std::string pid_file = dir + ".pid";
+    std::string output;
+    // The program's pid is the shell's (exec); the kill comes from outside the launcher.
+    run_command("(" + std::string(SAMPLE_RUN) + " -f 2000 -o " + dir + " -- sh -c 'echo $$ > " +
+                    pid_file + "; exec " + kHostHarm + " small-writer' &) ; " + "while [ ! -s " +
+                    pid_file + " ]; do sleep 0.001; done; sleep " +
+                    std::to_string(delay_ms / 1000.0) + "; kill -KILL $(cat " + pid_file +
+                    "); sleep 0.3",
+                output);
+    const auto processes = load_results(dir);
+    // The shell's file ends at its exec; the program's is the one killed.
+    const LoadedProcess* p = nullptr;
+    for (const auto& each : processes) {
+      if (each.process.executable.ends_with("/host_harm")) p = &each;
+      if (each.process.executable.ends_with("/sh") || each.process.executable.ends_with("dash")) {
+        EXPECT_TRUE(each.summary.ended) << "the shell's file, ended before its exec";
+      }
+    }
+    ASSERT_NE(p, nullptr) << output;
+    EXPECT_TRUE(p->summary.framed);
+    EXPECT_FALSE(p->summary.ended) << "a killed process's file read as complete";
+    EXPECT_LE(p->summary.issues.size(), 1u);
+    for (const auto& issue : p->summary.issues) {
+      EXPECT_NE(issue.message.find("torn tail"), std::string::npos) << issue.message;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace cprof::testing
