@@ -55,8 +55,8 @@ Result<std::vector<AddressRange>> Module::line_ranges(std::string_view file, uin
   for (size_t u = 0; u < dwarf_->unit_count(); ++u) {
     const UnitDetail* d = dwarf_->unit(u);
     if (!d->lines) continue;
-    for (const char* f : d->lines->files()) {
-      if (suffix_match(f, file)) candidates.insert(normal(f));
+    for (const std::string& f : d->lines->files()) {
+      if (suffix_match(f, file)) candidates.insert(normal(f.c_str()));
     }
   }
   std::string wanted(file);
@@ -75,7 +75,8 @@ Result<std::vector<AddressRange>> Module::line_ranges(std::string_view file, uin
     if (!d->lines) continue;
     std::vector<bool> is_file(d->lines->files().size());
     for (size_t f = 0; f < is_file.size(); ++f) {
-      is_file[f] = suffix_match(d->lines->files()[f], file) && normal(d->lines->files()[f]) == chosen;
+      is_file[f] = suffix_match(d->lines->files()[f], file) &&
+                   normal(d->lines->files()[f].c_str()) == chosen;
     }
     auto rows = d->lines->rows();
     for (size_t i = 0; i + 1 < rows.size(); ++i) {
@@ -110,7 +111,7 @@ Result<std::vector<LineRanges>> Module::all_line_ranges() {
     const UnitDetail* d = dwarf_->unit(u);
     if (!d->lines) continue;
     std::vector<std::string> names;
-    for (const char* f : d->lines->files()) names.push_back(f != nullptr ? normal(f) : std::string());
+    for (const std::string& f : d->lines->files()) names.push_back(normal(f.c_str()));
     auto rows = d->lines->rows();
     for (size_t i = 0; i + 1 < rows.size(); ++i) {
       const LineRow& r = rows[i];

@@ -272,7 +272,9 @@ int run(int argc, char** argv) {
                  "a progress point at FILE:LINE, counted with a hardware breakpoint (repeatable, at most 4)");
   app.add_flag("--end-to-end", o.end_to_end,
                "no progress points: one experiment per run, predictions from whole-run time");
-  app.add_option("-n,--runs", o.runs, "runs of the program (--end-to-end)")
+  app.add_option("-n,--runs", o.runs,
+                 "runs of the program, their results in one directory "
+                 "(--end-to-end: one experiment each; else each run's experiments add up)")
       ->check(CLI::Range(1u, 100000u))
       ->default_val(1);
   app.add_option("-o,--output", o.output, "results directory")->default_val("results");
@@ -398,12 +400,18 @@ int run(int argc, char** argv) {
   // a pair share a seed and so a location (automatic: the one the baseline drew from its
   // samples, docs/causal.md): each location gets a baseline of its own next to its
   // sped-up run.
+  // With progress points, each run's experiments add to the others' in the directory
+  // (the report merges them), each run drawing its own schedule (seed + r).
   cprof::causal::Rng rng(o.seed);
-  const unsigned runs = o.end_to_end ? o.runs : 1;
+  const unsigned runs = o.runs;
   uint64_t cpu_ns = 0;  // of every run
   for (unsigned r = 0; r < runs; ++r) {
     cprof::launch::ChildEnvironment run_env = child_env;
-    run_env.set.emplace_back(cenv::kSeed, std::to_string(o.seed + r / 2));
+    run_env.set.emplace_back(cenv::kSeed,
+                             std::to_string(o.end_to_end ? o.seed + r / 2 : o.seed + r));
+    if (!o.end_to_end && runs > 1 && !o.quiet) {
+      fmt::print(stderr, "{}: run {}/{}\n", kTool, r + 1, runs);
+    }
     if (o.end_to_end) {
       double speedup = 0;
       if (r % 2 == 1) {

@@ -4,6 +4,8 @@
 #include <string>
 #include <unordered_map>
 
+#include "symbolize/dwarf/source_path.h"
+
 namespace cprof::symbolize {
 
 Result<LineTable> LineTable::load(Dwarf_Die* cu_die) {
@@ -17,6 +19,7 @@ Result<LineTable> LineTable::load(Dwarf_Die* cu_die) {
   // libdw returns every file name as its own pointer per file entry; intern them so that
   // rows carry a small index.
   std::unordered_map<const char*, uint32_t> file_index;
+  const char* comp_dir = compilation_directory(cu_die);
   for (size_t i = 0; i < count; ++i) {
     Dwarf_Line* line = dwarf_onesrcline(lines, i);
     if (line == nullptr) continue;
@@ -31,7 +34,7 @@ Result<LineTable> LineTable::load(Dwarf_Die* cu_die) {
     const char* src = dwarf_linesrc(line, nullptr, nullptr);
     if (src == nullptr) src = "";
     auto [it, inserted] = file_index.try_emplace(src, static_cast<uint32_t>(table.files_.size()));
-    if (inserted) table.files_.push_back(src);
+    if (inserted) table.files_.push_back(source_path(src, comp_dir));
     row.addr = addr;
     row.file = it->second;
     row.line = static_cast<uint32_t>(std::max(lineno, 0));

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "symbolize/result.h"
@@ -39,13 +40,14 @@ class LineTable {
   // llvm-symbolizer does.
   const LineRow* find(uint64_t addr) const;
   std::span<const LineRow> rows() const { return rows_; }
-  const char* file(uint32_t index) const { return files_[index]; }
-  const std::vector<const char*>& files() const { return files_; }
+  const char* file(uint32_t index) const { return files_[index].c_str(); }
+  const std::vector<std::string>& files() const { return files_; }
 
  private:
   std::vector<LineRow> rows_;
   std::vector<uint64_t> addrs_;  // rows_[i].addr, dense for the binary search
-  std::vector<const char*> files_;  // full paths, owned by libdw
+  // Full paths: relative names joined to the unit's compilation directory (source_path.h).
+  std::vector<std::string> files_;
 };
 
 }  // namespace cprof::symbolize

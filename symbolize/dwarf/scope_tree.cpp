@@ -6,6 +6,8 @@
 #include <set>
 #include <string>
 
+#include "symbolize/dwarf/source_path.h"
+
 namespace cprof::symbolize {
 namespace {
 
@@ -43,9 +45,11 @@ Result<ScopeTree> ScopeTree::load(Dwarf_Die* unit_die, Dwarf_Die* files_die) {
       (files_die != nullptr && files_die != unit_die &&
        dwarf_getsrcfiles(files_die, &files, &count) == 0)) {
     tree.files_.resize(count);
+    // A split unit's compilation directory is on its skeleton (files_die).
+    const char* comp_dir = compilation_directory(unit_die);
+    if (comp_dir == nullptr) comp_dir = compilation_directory(files_die);
     for (size_t i = 0; i < count; ++i) {
-      const char* name = dwarf_filesrc(files, i, nullptr, nullptr);
-      tree.files_[i] = name != nullptr ? name : "";
+      tree.files_[i] = source_path(dwarf_filesrc(files, i, nullptr, nullptr), comp_dir);
     }
   }
   std::vector<uint32_t> depths;
@@ -152,7 +156,7 @@ int32_t ScopeTree::find(uint64_t addr) const {
 }
 
 const char* ScopeTree::call_file_name(uint32_t index) const {
-  return index < files_.size() ? files_[index] : "";
+  return index < files_.size() ? files_[index].c_str() : "";
 }
 
 }  // namespace cprof::symbolize

@@ -61,7 +61,7 @@ class ScopeTree {
     int32_t scope;  // -1: gap between functions
   };
   std::vector<Segment> segments_;
-  std::vector<const char*> files_;  // DW_AT_call_file index -> name
+  std::vector<std::string> files_;  // DW_AT_call_file index -> name (source_path.h)
 };
 
 }  // namespace cprof::symbolize

@@ -562,6 +562,45 @@ TEST(CausalRun, EachRunDrawsItsOwnScheduleUnlessSeeded) {
   EXPECT_EQ(a.substr(0, common), c.substr(0, common));
 }
 
+// An out-of-tree build (`cc -g ../src/spin.c` in a build folder) names its file relative
+// to the compilation directory: automatic mode took "../src/spin.c" for a system file and
+// refused the program ("no code of its own"), and a --source-scope with the absolute path
+// matched nothing. The names are now joined to the compilation directory.
+TEST(CausalRun, OutOfTreeBuildIsItsOwnCode) {
+  const std::string sources = CAUSAL_OUT_OF_TREE_SOURCES;
+  const std::string program = kPrograms + "/causal_out_of_tree";
+  for (const std::string& scope : {std::string(), "--source-scope '%" + sources + "/%' "}) {
+    SCOPED_TRACE(scope);
+    const auto r = causal_run("out-of-tree", scope + "--end-to-end -n 2", program);
+    ASSERT_EQ(r.status, 0) << r.output;
+    EXPECT_EQ(r.output.find("no code of its own"), std::string::npos) << r.output;
+    std::string json;
+    ASSERT_EQ(run_command(kReport + " " + r.dir + " --format json", json), 0) << json;
+    EXPECT_NE(json.find("\"location\": \"" + sources + "/spin.c:"), std::string::npos)
+        << json.substr(0, 3000);
+  }
+}
+
+// -n RUNS with progress points ran the program once and said nothing: now every run
+// writes its own process's experiments into the one directory, each run with its own
+// schedule (the seed plus the run's number), and the report merges them.
+TEST(CausalRun, RunsWithProgressPointsAddUpInOneDirectory) {
+  const auto r = causal_run(
+      "three-runs", "-n 3 --seed 11 --line " + serial_line("LINE_A") + " --fixed-speedup 50",
+      kPrograms + "/causal_serial 1500");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("run 3/3"), std::string::npos) << r.output;
+  std::set<int64_t> pids;
+  for (const auto& entry : std::filesystem::directory_iterator(r.dir)) {
+    if (entry.path().extension() != ".cprof") continue;
+    cprof::format::read_results_file(entry.path(), [&](cprof::format::Record&& record) {
+      if (auto* p = std::get_if<cprof::format::ProcessRecord>(&record)) pids.insert(p->pid);
+    });
+  }
+  EXPECT_EQ(pids.size(), 3u) << r.output;
+  EXPECT_GE(experiments_in(r.dir).size(), 6u) << r.output;
+}
+
 // Experiments wait for the program's first progress visit: none measures its start-up
 // (300 ms of CPU here), whose rate of progress the program never keeps. Without the wait
 // the first began a few ms after the process did.
