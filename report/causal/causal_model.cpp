@@ -323,17 +323,37 @@ std::string status_reason(const causal::LocationPrediction& p) {
 
 namespace {
 
-// The sentence; below the minimum evidence it starts by saying so, before any number.
+// The sentence; below the minimum evidence it starts by saying so, before any number. A
+// number comes with its 95% interval, and an effect is claimed only when that interval
+// excludes zero: otherwise the sentence says there is no measurable effect, and shows the
+// interval that includes zero (docs/report.md, "Verdicts").
 std::string headline(const std::string& location, double speedup, double program_speedup,
-                     bool weak) {
+                     double ci_low, double ci_high, bool weak) {
   const double gain = program_speedup * 100.0;
   const char* qualifier = weak ? "too little evidence yet: " : "";
-  if (gain < 0.5) {
-    return fmt::format("{}speeding up {} by {:.0f}% would not speed up the program measurably",
-                       qualifier, location, speedup * 100.0);
+  const bool has_interval = std::isfinite(ci_low) && std::isfinite(ci_high);
+  const std::string interval =
+      has_interval ? fmt::format("95% interval {:.0f}% to {:.0f}%", ci_low * 100.0, ci_high * 100.0)
+                   : std::string();
+  if (has_interval && ci_low <= 0 && ci_high >= 0) {
+    return fmt::format(
+        "{}speeding up {} by {:.0f}% had no measurable effect on the program: "
+        "{:+.0f}% ({}, which includes 0)",
+        qualifier, location, speedup * 100.0, gain, interval);
   }
-  return fmt::format("{}speeding up {} by {:.0f}% would speed up the program by about {:.0f}%",
-                     qualifier, location, speedup * 100.0, gain);
+  const std::string shown = has_interval ? " (" + interval + ")" : "";
+  if (std::abs(gain) < 0.5) {
+    return fmt::format("{}speeding up {} by {:.0f}% would not speed up the program measurably{}",
+                       qualifier, location, speedup * 100.0, shown);
+  }
+  if (gain < 0) {
+    return fmt::format(
+        "{}speeding up {} by {:.0f}% would slow the program down by about {:.0f}%"
+        "{}",
+        qualifier, location, speedup * 100.0, -gain, shown);
+  }
+  return fmt::format("{}speeding up {} by {:.0f}% would speed up the program by about {:.0f}%{}",
+                     qualifier, location, speedup * 100.0, gain, shown);
 }
 
 std::string weak_suffix(bool weak) { return weak ? " (run longer before relying on it)" : ""; }
@@ -354,7 +374,8 @@ std::string causal_verdict(const causal::LocationPrediction& p, const causal::Pr
         std::max(pt.ci_low, 0.0) * 100.0, pt.speedup * 100.0, pt.program_speedup * 100.0,
         weak_suffix(weak));
   }
-  return headline(p.location, pt.speedup, pt.program_speedup, weak) + weak_suffix(weak);
+  return headline(p.location, pt.speedup, pt.program_speedup, pt.ci_low, pt.ci_high, weak) +
+         weak_suffix(weak);
 }
 
 std::string causal_verdict(const CausalCurve& c, const causal::PredictionPoint& pt) {
@@ -364,7 +385,8 @@ std::string causal_verdict(const CausalCurve& c, const causal::PredictionPoint& 
   }
   const bool weak = !meets_minimum_evidence(c);
   return fmt::format("{} (measured {:.0f}%; {}: corrected for that (Coz's phase correction)){}",
-                     headline(c.location, pt.speedup, c.corrected(pt.program_speedup), weak),
+                     headline(c.location, pt.speedup, c.corrected(pt.program_speedup),
+                              c.corrected(pt.ci_low), c.corrected(pt.ci_high), weak),
                      pt.program_speedup * 100.0, c.phase.note, weak_suffix(weak));
 }
 

@@ -204,5 +204,25 @@ TEST(CausalNoise, HeadlineBelowTheMinimumEvidenceIsQualified) {
             "measurably (run longer before relying on it)");
 }
 
+// pbzip2: "speeding up blocksort.c:405 by 100% would speed up the program by about 21%",
+// while the interval was -8% to +44%. An effect is claimed only when the interval excludes
+// zero; otherwise the verdict says there is none measurable, and shows the interval.
+TEST(CausalNoise, AVerdictClaimsAnEffectOnlyWhenItsIntervalExcludesZero) {
+  causal::LocationPrediction p{"blocksort.c:405", "ops", {{0, 0, NAN, NAN, 6}}};
+  for (const double s : {0.25, 0.5, 0.75}) p.points.push_back({s, 0.1, -0.05, 0.2, 6});
+  p.points.push_back({1.0, 0.21, -0.078, 0.44, 6});
+  EXPECT_EQ(causal_verdict(p, p.points.back()),
+            "speeding up blocksort.c:405 by 100% had no measurable effect on the program: +21% "
+            "(95% interval -8% to 44%, which includes 0)");
+  const causal::PredictionPoint sure{1.0, 0.21, 0.12, 0.30, 6};
+  EXPECT_EQ(causal_verdict(p, sure),
+            "speeding up blocksort.c:405 by 100% would speed up the program by about 21% "
+            "(95% interval 12% to 30%)");
+  const causal::PredictionPoint slower{1.0, -0.07, -0.1, -0.04, 6};
+  EXPECT_EQ(causal_verdict(p, slower),
+            "speeding up blocksort.c:405 by 100% would slow the program down by about 7% "
+            "(95% interval -10% to -4%)");
+}
+
 }  // namespace
 }  // namespace cprof::report

@@ -137,11 +137,13 @@ TEST(PhaseCorrection, LocationRunningHalfTheRunHasItsPredictionHalved) {
 
   const std::string text = render_text(r, {});
   EXPECT_NE(text.find("speeding up phase.cpp:5 by 75% would speed up the program by about 19% "
+                      "(95% interval 19% to 19%) "
                       "(measured 38%; the location runs during about 50% of the run: corrected "
                       "for that (Coz's phase correction))"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("speeding up main by 75% would speed up the program by about 22%\n"),
+  EXPECT_NE(text.find("speeding up main by 75% would speed up the program by about 22% "
+                      "(95% interval 22% to 22%)\n"),
             std::string::npos)
       << text;
 
@@ -171,7 +173,8 @@ TEST(PhaseCorrection, LocationRunningThroughoutIsUnchanged) {
   // Raw order stands: the line (0.5 of the speedup) before main (0.3).
   EXPECT_NE(r.causal.predictions[0].location, kMain);
   const std::string text = render_text(r, {});
-  EXPECT_NE(text.find("speeding up phase.cpp:5 by 75% would speed up the program by about 38%\n"),
+  EXPECT_NE(text.find("speeding up phase.cpp:5 by 75% would speed up the program by about 38% "
+                      "(95% interval 38% to 38%)\n"),
             std::string::npos)
       << text;
   EXPECT_EQ(text.find("phase correction"), std::string::npos) << text;
