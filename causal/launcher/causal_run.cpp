@@ -2,11 +2,11 @@
 // were s% faster, how much faster would the program be?" (docs/causal.md).
 //   causal-run [options] -- PROGRAM [ARGS...]
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -22,6 +22,7 @@
 #include "causal/launcher/no_debug_info.h"
 #include "causal/launcher/resolve.h"
 #include "causal/launcher/scope_miss.h"
+#include "causal/minimum_evidence.h"
 #include "causal/prediction.h"
 #include "causal/rng.h"
 #include "causal/runtime/settings.h"
@@ -78,15 +79,11 @@ uint64_t shortest_experiment_ms(const Options& o) {
 // What the experiments in the new results files saw, counted record by record in the
 // run summary's own pass over the files.
 struct ExperimentSummary {
-  struct Split {
-    size_t baselines = 0;
-    size_t sped_up = 0;
-  };
   size_t experiments = 0;
   size_t with_progress = 0;
   size_t never_progressed = 0;  // processes that said kNoProgressMessage
   std::set<std::string> locations;
-  std::map<std::string, Split> per_location;  // experiments with progress points
+  std::vector<cprof::format::ExperimentRecord> with_points;  // progress-point experiments
 
   void count(const cprof::format::Record& r) {
     if (const auto* m = std::get_if<cprof::format::MessageRecord>(&r)) {
@@ -100,30 +97,37 @@ struct ExperimentSummary {
     bool progressed = e->mode == cprof::format::ExperimentMode::end_to_end;
     for (const auto& p : e->progress) progressed |= p.visits + p.end > 0;
     with_progress += progressed;
-    if (e->mode != cprof::format::ExperimentMode::end_to_end) {
-      auto& split = per_location[e->location];
-      ++(e->speedup > 0 ? split.sped_up : split.baselines);
-    }
+    if (e->mode != cprof::format::ExperimentMode::end_to_end) with_points.push_back(*e);
   }
 
-  // The named locations (--line/--function) whose experiments cannot give a prediction the
-  // report trusts: fewer baselines or sped-up experiments than one point needs.
+  // The named locations (--line/--function) whose curves are below the minimum evidence,
+  // by the report's own rule (causal/minimum_evidence.h): what the report will call "too
+  // little evidence yet" is said here first, in the same words.
   std::string too_few(uint64_t shortest_ms) const {
-    constexpr size_t kMin = cprof::causal::kMinExperimentsPerPoint;
     std::vector<std::string> short_of;
-    for (const auto& [location, split] : per_location) {
-      if (split.baselines >= kMin && split.sped_up >= kMin) continue;
-      short_of.push_back(fmt::format("{}: {} baseline{} and {} sped up", location, split.baselines,
-                                     split.baselines == 1 ? "" : "s", split.sped_up));
+    std::set<std::string> with_curve;
+    for (const auto& curve : cprof::causal::predict_all(with_points, {.bootstrap_samples = 0})) {
+      if (!with_curve.insert(curve.location).second ||
+          cprof::causal::meets_minimum_evidence(curve)) {
+        continue;
+      }
+      short_of.push_back(curve.location + " (" + cprof::causal::evidence_note(curve) + ")");
+    }
+    std::set<std::string> named;
+    for (const auto& e : with_points) named.insert(e.location);
+    for (const auto& location : named) {
+      if (with_curve.count(location) == 0) short_of.push_back(location + " (no baseline yet)");
     }
     if (short_of.empty()) return "";
     const size_t more = short_of.size() - 1;
     return fmt::format(
-        "too few experiments for a prediction of {}, where the report needs {} of each{}; run "
-        "the program longer, or shorten the experiments with --experiment-ms (they last {} ms "
-        "or more)",
-        short_of.front(), kMin,
-        more == 0 ? "" : fmt::format(" ({} more location{} short of them too)", more, more == 1 ? "" : "s"),
+        "too little evidence for a prediction of {}{}; run the program longer or again (-n "
+        "RUNS adds runs to the directory), or shorten the experiments with --experiment-ms "
+        "(they last {} ms or more)",
+        short_of.front(),
+        more == 0
+            ? ""
+            : fmt::format(" ({} more location{} short of it too)", more, more == 1 ? "" : "s"),
         shortest_ms);
   }
 };

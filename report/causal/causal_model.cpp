@@ -221,55 +221,6 @@ double causal_impact(const causal::LocationPrediction& p) {
 double corrected_impact(const CausalCurve& c) { return c.corrected(causal_impact(c)); }
 
 namespace {
-
-struct Evidence {
-  uint32_t baseline = 0;      // experiments at 0%
-  uint32_t experiments = 0;   // at non-zero speedups
-  size_t speedups = 0;        // distinct non-zero speedups
-  size_t strong_speedups = 0; // of those, with kMinExperimentsPerPoint experiments
-};
-
-Evidence evidence(const causal::LocationPrediction& p) {
-  Evidence e;
-  for (const auto& pt : p.points) {
-    if (pt.speedup <= 0) {
-      e.baseline += pt.experiments;
-      continue;
-    }
-    e.experiments += pt.experiments;
-    ++e.speedups;
-    if (pt.experiments >= kMinExperimentsPerPoint) ++e.strong_speedups;
-  }
-  return e;
-}
-
-}  // namespace
-
-size_t required_speedups(const causal::LocationPrediction& p) {
-  // A run that offered fewer speedups (--fixed-speedup: one) cannot give a curve more:
-  // it is judged on those, or running longer could never meet the minimum.
-  return p.speedups_in_run == 0 ? kMinSpeedups : std::min(kMinSpeedups, p.speedups_in_run);
-}
-
-bool meets_minimum_evidence(const causal::LocationPrediction& p) {
-  const Evidence e = evidence(p);
-  return e.baseline >= kMinExperimentsPerPoint && e.strong_speedups >= required_speedups(p);
-}
-
-std::string evidence_note(const causal::LocationPrediction& p) {
-  const Evidence e = evidence(p);
-  const size_t required = required_speedups(p);
-  return fmt::format(
-      "{} experiment{} at {} speedup{}, baseline {}: {} the minimum evidence of {} per speedup "
-      "and baseline at {}",
-      e.experiments, e.experiments == 1 ? "" : "s", e.speedups, e.speedups == 1 ? "" : "s",
-      e.baseline, meets_minimum_evidence(p) ? "meets" : "below", kMinExperimentsPerPoint,
-      required == kMinSpeedups ? fmt::format("{} speedups", required)
-                               : fmt::format("{} speedup{} (all the run used)", required,
-                                             required == 1 ? "" : "s"));
-}
-
-namespace {
 // 1e-9: a curve exactly at the bound (a location that is all of the time) is not noise.
 constexpr double kBoundSlack = 1e-9;
 }  // namespace

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "causal/minimum_evidence.h"
 #include "causal/prediction.h"
 #include "format/records.h"
 #include "report/causal/phase_correction.h"
@@ -29,8 +30,11 @@ struct CausalRegion {
 // baseline as many), and a curve this many non-zero speedups with such points. Below
 // either, the curve is shown with a note rather than hidden: a short run still says where
 // to look.
+using causal::evidence_note;
 using causal::kMinExperimentsPerPoint;
-inline constexpr size_t kMinSpeedups = 3;
+using causal::kMinSpeedups;
+using causal::meets_minimum_evidence;
+using causal::required_speedups;
 
 // What a curve's headline is worth (docs/report.md, "Causal profile"):
 //   prediction     meets the minimum evidence and respects the bound below;
@@ -108,10 +112,8 @@ const causal::PredictionPoint* best_point(const causal::LocationPrediction& p);
 double causal_impact(const causal::LocationPrediction& p);
 // The impact of the phase-corrected curve: every point scaled by f scales the area by f.
 double corrected_impact(const CausalCurve& c);
-// Whether the curve meets the minimum evidence above, and a one-line note saying what it
-// rests on ("12 experiments at 4 speedups, baseline 5; meets the minimum evidence ...").
-bool meets_minimum_evidence(const causal::LocationPrediction& p);
-std::string evidence_note(const causal::LocationPrediction& p);
+// meets_minimum_evidence() and evidence_note(): causal/minimum_evidence.h, the rule
+// causal-run's summary applies too.
 // CurveStatus from the best point and the evidence; "prediction", "weak_evidence",
 // "out_of_bounds" (json, sqlite).
 CurveStatus curve_status(const causal::LocationPrediction& p);
