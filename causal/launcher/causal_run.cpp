@@ -239,6 +239,35 @@ std::string write_locations_file(const std::vector<cprof::causal::LocationLine>&
   return path;
 }
 
+// An option that does nothing in the mode the others chose is an error, not a silent
+// no-op: the user expected it to change something (pbzip2: `-n 3` without --end-to-end
+// ran once). "" when the combination means what it says.
+std::string option_without_effect(const CLI::App& app) {
+  const auto given = [&](const char* name) { return app.count(name) > 0; };
+  const bool automatic = !given("--line") && !given("--function");
+  if (given("--speedups") && given("--fixed-speedup")) {
+    return "--speedups and --fixed-speedup: give one of them (--fixed-speedup uses one speedup "
+           "in every experiment; --speedups draws from a list)";
+  }
+  if (given("--end-to-end") && given("--experiment-ms")) {
+    return "--experiment-ms does nothing with --end-to-end (each run is one experiment, as "
+           "long as the program); leave one of them out";
+  }
+  if (given("--end-to-end") && given("--progress")) {
+    return "--progress does nothing with --end-to-end (it measures whole-run time, not "
+           "progress points); leave one of them out";
+  }
+  if (!automatic && given("--mode")) {
+    return "--mode chooses how automatic selection picks code; with --line or --function "
+           "there is none: leave --mode out";
+  }
+  if (given("--line") && !given("--function") && given("--source-scope")) {
+    return "--source-scope does nothing with --line (the line names its file); it limits "
+           "automatic selection and --function";
+  }
+  return "";
+}
+
 int run(int argc, char** argv) {
   CLI::App app{
       "Causal profiling: runs PROGRAM with virtual speedups of code locations and records\n"
@@ -293,6 +322,7 @@ int run(int argc, char** argv) {
   app.add_option("command", o.command, "-- PROGRAM [ARGS...]")->required();
   app.positionals_at_end();
   if (int code = 0; !cprof::cli::parse(app, argc, argv, code)) return code;
+  if (std::string err = option_without_effect(app); !err.empty()) fail(1, err);
   // Without --seed, a seed of this run's own: with one fixed default every run would draw
   // the same schedule (with --fixed-speedup the same run of baselines and sped-up
   // experiments; end to end, the same location for a pair), and merging runs would not

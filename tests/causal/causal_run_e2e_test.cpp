@@ -779,6 +779,25 @@ TEST(CausalRun, HelpersWithoutDebugInformationShareOneWarning) {
   EXPECT_EQ(r.output.find("has no debug information: rebuild it"), std::string::npos) << r.output;
 }
 
+// An option that does nothing in the mode the others chose was accepted in silence
+// (pbzip2: -n 3 without --end-to-end ran once); each is now one line naming both.
+TEST(CausalRunErrors, OptionsThatDoNothingInTheirModeAreErrors) {
+  const std::string a = serial_line("LINE_A");
+  const std::pair<std::string, std::string> cases[] = {
+      {"--line " + a + " --speedups 25,50 --fixed-speedup 50", "--speedups and --fixed-speedup"},
+      {"--end-to-end --experiment-ms 50", "--experiment-ms does nothing with --end-to-end"},
+      {"--end-to-end --progress " + a, "--progress does nothing with --end-to-end"},
+      {"--line " + a + " --mode function", "--mode chooses how automatic selection"},
+      {"--line " + a + " --source-scope '%/src/%'", "--source-scope does nothing with --line"},
+  };
+  for (const auto& [options, says] : cases) {
+    const auto r = causal_run("no-effect", options, kPrograms + "/causal_serial 10");
+    EXPECT_EQ(r.status, 1) << options << "\n" << r.output;
+    EXPECT_EQ(r.output.rfind("causal-run: " + says, 0), 0u) << options << "\n" << r.output;
+    EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+  }
+}
+
 // Where the selection must be resolved before the program starts (end to end: exec'd
 // images run no experiments; --progress: the breakpoint's address), a script is one
 // clear line saying what to run instead.
