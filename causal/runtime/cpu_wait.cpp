@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "causal/runtime/settings.h"
 #include "sampler/runtime/owned_fds.h"
 
 namespace cprof::causal {
@@ -144,11 +145,11 @@ std::string cpu_wait_warning(uint64_t run_ns, uint64_t wait_ns, double warn_shar
   if (share < warn_share) return "";
   char text[512];
   std::snprintf(text, sizeof(text),
-                "the program's threads waited for a CPU during the experiments, %.0f%% of the "
+                "%s during the experiments, %.0f%% of the "
                 "time they were ready to run (other jobs, or more busy threads than CPUs): the "
                 "wall time grows while the virtual speedups do not, so the predictions come "
                 "out smaller than on an idle machine, and vary more",
-                std::round(share * 100));
+                kCpuWaitWarningStart, std::round(share * 100));
   return text;
 }
 

@@ -57,6 +57,10 @@ inline constexpr const char* kNoSampleInScopeMessage =
 inline constexpr const char* kNoProgressMessage =
     "no progress point was reached, so no experiment began";
 
+// How the warning a process leaves when its threads waited for a CPU during the
+// experiments begins (cpu_wait.h); the report names the predictions it affects.
+inline constexpr const char* kCpuWaitWarningStart = "the program's threads waited for a CPU";
+
 struct CausalSettings {
   std::string locations_file;
   std::string executable;

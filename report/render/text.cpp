@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <set>
 
+#include "causal/runtime/settings.h"
 #include "report/causal/causal_render.h"
 #include "report/render/coverage_warning.h"
 #include "report/render/gpu_render.h"
@@ -21,16 +23,46 @@ namespace {
 constexpr size_t kProcessLines = 8;  // processes listed one per line before summarizing
 constexpr size_t kMessageLines = 10;
 
-// A line too wide is wrapped after a "; " that fits, the continuation indented.
+// A line too wide is wrapped after a "; " that fits, else at a space, the continuation
+// indented: a warning is read whole, never cut at the width.
 void wrapped(std::string& out, size_t width, std::string text) {
   while (text.size() > width) {
-    const auto cut = text.rfind("; ", width - 1);
-    if (cut == std::string::npos || cut < 8) break;
-    out += text.substr(0, cut + 1);
+    size_t keep = 0;  // the first line's length
+    size_t next = 0;  // where the continuation starts
+    if (const auto semi = text.rfind("; ", width - 1); semi != std::string::npos && semi >= 8) {
+      keep = semi + 1;
+      next = semi + 2;
+    } else if (const auto space = text.rfind(' ', width - 1);
+               space != std::string::npos && space >= 8) {
+      keep = space;
+      next = space + 1;
+    } else {
+      break;
+    }
+    out += text.substr(0, keep);
     out += '\n';
-    text = "      " + text.substr(cut + 2);
+    text = "      " + text.substr(next);
   }
   add_line(out, width, text);
+}
+
+// The causal locations whose experiments ran in the processes `which`: those the CPU-wait
+// warning affects. "" without any.
+std::string affected_predictions(const Report& r, const std::vector<size_t>& which) {
+  std::set<std::string> locations;
+  for (const size_t i : which) {
+    for (const auto& e : r.processes[i].experiments) locations.insert(e.location);
+  }
+  if (locations.empty()) return "";
+  constexpr size_t kNamed = 5;
+  std::string names;
+  size_t n = 0;
+  for (const auto& l : locations) {
+    if (n++ == kNamed) break;
+    names += (names.empty() ? "" : ", ") + l;
+  }
+  if (locations.size() > kNamed) names += fmt::format(" and {} more", locations.size() - kNamed);
+  return " (it affects the predictions of " + names + ")";
 }
 
 // The non-empty `lines` (one per process), up to kProcessLines, then `more` with how many
@@ -122,6 +154,7 @@ void header(std::string& out, const Report& r, size_t width) {
 
   // The same event or message in many processes is said once, with how many.
   std::map<std::string, size_t> unavailable, zero, noted, messages;
+  std::map<std::string, std::vector<size_t>> message_processes;  // the CPU-wait warning's
   for (const auto& p : r.processes) {
     for (const auto& e : p.events) {
       if (e.status == format::EventStatus::unavailable) {
@@ -135,7 +168,11 @@ void header(std::string& out, const Report& r, size_t width) {
     for (const auto& m : p.messages) {
       static constexpr const char* kLevel[] = {"info", "warning", "error"};
       const auto level = static_cast<size_t>(m.level);
-      ++messages[fmt::format("{}: {}", level < 3 ? kLevel[level] : "?", m.text)];
+      const std::string text = fmt::format("{}: {}", level < 3 ? kLevel[level] : "?", m.text);
+      ++messages[text];
+      if (m.text.starts_with(causal::kCpuWaitWarningStart)) {
+        message_processes[text].push_back(static_cast<size_t>(&p - r.processes.data()));
+      }
     }
   }
   const auto times = [&](size_t n) {
@@ -151,7 +188,11 @@ void header(std::string& out, const Report& r, size_t width) {
       add_line(out, width, fmt::format("... and {} more messages", messages.size() - kMessageLines));
       break;
     }
-    add_line(out, width, "message " + text + times(n));
+    const auto affected = message_processes.find(text);
+    wrapped(
+        out, width,
+        "message " + text + times(n) +
+            (affected == message_processes.end() ? "" : affected_predictions(r, affected->second)));
   }
   if (!r.warnings.empty()) {
     add_line(out, width,

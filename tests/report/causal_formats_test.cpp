@@ -7,6 +7,7 @@
 #include <fstream>
 #include <regex>
 
+#include "causal/runtime/settings.h"
 #include "report/render/html_causal_plot.h"
 #include "report/render/render.h"
 #include "tests/report/causal_fixture.h"
@@ -59,6 +60,41 @@ TEST(CausalFormats, RankedByImpactWithVerdictAndEvidence) {
   const std::string json = render_json(r, {});
   EXPECT_NE(json.find("\"meets_minimum_evidence\": true"), std::string::npos) << json;
   EXPECT_NE(json.find("\"impact\": "), std::string::npos);
+}
+
+// The warning that the program's threads waited for a CPU was cut at the width in the
+// header and tied to nothing: it is wrapped now, whole, and names the predictions of the
+// processes that left it.
+TEST(CausalFormats, TheCpuWaitWarningIsWholeAndNamesThePredictionsItAffects) {
+  TempDir dir;
+  testing::write_causal_results(dir.path());
+  {
+    testing::ProcessWriter w(dir.path() / "app.host.301.cprof", 301);
+    w.add(format::MessageRecord{
+        5, format::MessageLevel::warning,
+        std::string(causal::kCpuWaitWarningStart) +
+            " during the experiments, 40% of the time they were ready to run (other jobs, or "
+            "more busy threads than CPUs): the wall time grows while the virtual speedups do "
+            "not, so the predictions come out smaller than on an idle machine, and vary more"});
+    for (auto e : testing::causal_fixture_experiments()) {
+      if (e.location == testing::kColdLocation) w.add(e);
+    }
+  }
+  testing::FakeSymbols symbols;
+  testing::add_causal_symbols(symbols);
+  const Report r = build_report(load_results(find_results_files(dir.path())), symbols, {});
+  const std::string text = render_text(r, {});
+  EXPECT_NE(text.find("and vary more [1 of 2 processes] (it affects the predictions of "
+                      "cold.cpp:7)"),
+            std::string::npos)
+      << text;
+  // The header (up to its first blank line) fits the width: wrapped, not cut.
+  const std::string header = text.substr(0, text.find("\n\n"));
+  for (size_t at = 0, end = 0; at < header.size(); at = end + 1) {
+    end = header.find('\n', at);
+    if (end == std::string::npos) end = header.size();
+    EXPECT_LE(end - at, 100u) << header.substr(at, end - at);
+  }
 }
 
 TEST(CausalFormats, EvidenceBelowTheMinimumIsSaid) {
