@@ -12,6 +12,7 @@
 #include <map>
 #include <optional>
 
+#include "common/cli.h"
 #include "format/utf8.h"
 #include "report/load/thread_filter.h"
 #include "report/render/render.h"
@@ -76,48 +77,43 @@ int run_causal_report(int argc, char** argv) {
   std::string dir;
   std::string format = "text";
   std::optional<size_t> top;
-  RowKind by = RowKind::function;
-  View view = View::flat;
+  std::string by_name = "function";
+  std::string view_name = "flat";
+  std::string clock_name;
   std::string output;
   std::string symbols = "dwarf";
   bool quiet = false;
-  ClockChoice clock = ClockChoice::automatic;
   ThreadFilter filter;
   app.add_option("DIR", dir,
                  "results directory written by sample-run or causal-run (also read: *.coz, "
                  "*.tsv, *.jsonl), or one such file")
       ->required();
   app.add_option("--format,-f", format, "output format")
-      ->check(CLI::IsMember({"text", "json", "html", "folded", "speedscope", "pprof", "chrome",
-                             "sqlite", "coz"}))
+      ->check(cprof::cli::one_of(
+          {"text", "json", "html", "folded", "speedscope", "pprof", "chrome", "sqlite", "coz"}))
       ->default_str("text");
   app.add_option("--top,-n", top, "rows per table, 0 for all (default: 20 for text, all for json)")
-      ->check(CLI::NonNegativeNumber);
-  app.add_option("--by", by, "rows of the text table: the flat profile by function or line, or "
-                             "the time per thread, process or rank")
-      ->transform(CLI::CheckedTransformer(std::map<std::string, RowKind>{
-          {"function", RowKind::function},
-          {"line", RowKind::line},
-          {"thread", RowKind::thread},
-          {"process", RowKind::process},
-          {"rank", RowKind::rank}}))
+      ->check(cprof::cli::whole_number_in(0, 1000000000, "rows (0 for all)"));
+  app.add_option("--by", by_name,
+                 "rows of the text table: the flat profile by function or line, or "
+                 "the time per thread, process or rank")
+      ->check(cprof::cli::one_of({"function", "line", "thread", "process", "rank"}))
       ->default_str("function");
-  app.add_option("--view", view, "text and json: flat (default) or tree (the top-down call tree)")
-      ->transform(CLI::CheckedTransformer(
-          std::map<std::string, View>{{"flat", View::flat}, {"tree", View::tree}}))
+  app.add_option("--view", view_name,
+                 "text and json: flat (default) or tree (the top-down call tree)")
+      ->check(cprof::cli::one_of({"flat", "tree"}))
       ->default_str("flat");
   app.add_option("-o,--output", output, "write the report to FILE instead of standard output");
   app.add_option("--symbols", symbols,
                  "dwarf: names, lines and inlines from the binaries (symbolize/); none: "
                  "module+0xoffset, without reading any binary")
-      ->check(CLI::IsMember({"dwarf", "none"}))
+      ->check(cprof::cli::one_of({"dwarf", "none"}))
       ->default_str("dwarf");
-  app.add_option("--clock", clock,
+  app.add_option("--clock", clock_name,
                  "whose samples make the profile: cpu (CPU time) or wall (wall time, blocked "
                  "time included); default: wall for a process sampled with sample-run --clock "
                  "wall, cpu for the others")
-      ->transform(CLI::CheckedTransformer(
-          std::map<std::string, ClockChoice>{{"cpu", ClockChoice::cpu}, {"wall", ClockChoice::wall}}));
+      ->check(cprof::cli::one_of({"cpu", "wall"}));
   app.add_option("--pid", filter.pids, "profile only these processes (repeat or comma-separate)")
       ->delimiter(',');
   app.add_option("--thread", filter.threads,
@@ -132,8 +128,20 @@ int run_causal_report(int argc, char** argv) {
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    return fail(kUsage, std::string(e.what()) + " (see --help)");
+    return fail(kUsage, cprof::cli::usage_error(app, e) + " (see --help)");
   }
+  // Checked by one_of above: each name maps.
+  const RowKind by = std::map<std::string, RowKind>{
+      {"function", RowKind::function},
+      {"line", RowKind::line},
+      {"thread", RowKind::thread},
+      {"process", RowKind::process},
+      {"rank",
+       RowKind::rank}}.at(by_name);
+  const View view = view_name == "tree" ? View::tree : View::flat;
+  const ClockChoice clock = clock_name == "cpu"    ? ClockChoice::cpu
+                            : clock_name == "wall" ? ClockChoice::wall
+                                                   : ClockChoice::automatic;
 
   if (format == "sqlite" && output.empty()) {
     return fail(kUsage, "--format sqlite writes a database file: give it with -o FILE");

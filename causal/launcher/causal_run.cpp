@@ -279,7 +279,7 @@ int run(int argc, char** argv) {
   app.add_option("--line", sel.lines, "speed up FILE:LINE (repeatable)");
   app.add_option("--function", sel.function, "speed up the functions matching this regular expression");
   app.add_option("--mode", sel.mode, "automatic selection by line or function")
-      ->check(CLI::IsMember({"line", "function"}))
+      ->check(cprof::cli::one_of({"line", "function"}))
       ->default_val("line");
   app.add_option("--binary-scope", sel.binary_scope,
                  "binaries whose code may be selected: MAIN (the executable; default) and "
@@ -293,13 +293,15 @@ int run(int argc, char** argv) {
                  "for exec'd programs)")->group("");
   app.add_option("--speedups", o.speedups,
                  "virtual speedups to draw from, percentages (default 0,5,...,100)");
-  app.add_option("--fixed-speedup", o.fixed_speedup, "use this speedup (percent) in every experiment "
-                 "that is not a baseline")->check(CLI::Range(0.0, 100.0));
+  app.add_option("--fixed-speedup", o.fixed_speedup,
+                 "use this speedup (percent) in every experiment "
+                 "that is not a baseline")
+      ->check(cprof::cli::number_in(0, 100, "a percentage"));
   app.add_option("--experiment-ms", o.experiment_ms,
                  "length of the first and shortest experiment in ms (default 100; Coz's is "
                  "500): shorter ones give more experiments in a short run, which averages out "
                  "a machine whose speed drifts (docs/causal.md)")
-      ->check(CLI::Range(1u, 60000u));
+      ->check(cprof::cli::whole_number_in(1, 60000, "milliseconds"));
   app.add_option("--seed", o.seed, "seed of the experiment schedule, for a repeatable run");
   app.add_option("--progress", o.progress,
                  "a progress point at FILE:LINE, counted with a hardware breakpoint (repeatable, at most 4)");
@@ -308,16 +310,16 @@ int run(int argc, char** argv) {
   app.add_option("-n,--runs", o.runs,
                  "runs of the program, their results in one directory "
                  "(--end-to-end: one experiment each; else each run's experiments add up)")
-      ->check(CLI::Range(1u, 100000u))
+      ->check(cprof::cli::whole_number_in(1, 100000, "runs"))
       ->default_val(1);
   app.add_option("-o,--output", o.output, "results directory")->default_val("results");
   app.add_option("-f,--frequency", o.frequency, "samples per second of CPU time per thread")
-      ->check(CLI::Range(10.0, 20000.0))
+      ->check(cprof::cli::number_in(10, 20000, "samples per second"))
       ->default_val(1000);
   app.add_flag("--gpu", o.gpu, "also record GPU kernels and copies (HSA: libcprof-hsa, CUDA: "
                "libcprof-cuda); waits for the GPU count as blocked");
   app.add_option("--gpu-duty", o.gpu_duty, cprof::launch::kGpuDutyHelp)
-      ->check(CLI::Range(0.1, 100.0));
+      ->check(cprof::cli::number_in(0.1, 100, "a percentage"));
   app.add_flag("-q,--quiet", o.quiet, "print nothing but errors");
   app.add_option("command", o.command, "-- PROGRAM [ARGS...]")->required();
   app.positionals_at_end();

@@ -86,24 +86,24 @@ static int run(int argc, char** argv) {
   double gpu_duty = 100;
   std::vector<std::string> command;
   app.add_option("-f,--frequency", frequency, "samples per second of CPU time per thread")
-      ->check(CLI::Range(1.0, 100000.0))
+      ->check(cprof::cli::number_in(1, 100000, "samples per second"))
       ->default_val(500);
   app.add_option("-o,--output", output, "results directory")->default_val("results");
   app.add_option("--backend", backend,
                  "perf (perf_event task-clock), timer (POSIX CPU-time timers), or auto")
-      ->check(CLI::IsMember({"auto", "perf", "timer"}))
+      ->check(cprof::cli::one_of({"auto", "perf", "timer"}))
       ->default_val("auto");
   app.add_option("--clock", clock, "cpu, or wall to also sample blocked and sleeping time")
-      ->check(CLI::IsMember({"cpu", "wall"}))
+      ->check(cprof::cli::one_of({"cpu", "wall"}))
       ->default_val("cpu");
   app.add_option("--unwind", unwind,
                  "dwarf (.eh_frame rows parsed ahead, libunwind for the rest), libunwind "
                  "(DWARF CFI at every step), or fp (frame pointers); the first two need no "
                  "frame pointers and give the same stacks")
-      ->check(CLI::IsMember({"dwarf", "libunwind", "fp"}))
+      ->check(cprof::cli::one_of({"dwarf", "libunwind", "fp"}))
       ->default_val("dwarf");
   app.add_option("--depth", depth, "deepest call stack recorded")
-      ->check(CLI::Range(1u, 1024u))
+      ->check(cprof::cli::whole_number_in(1, 1024, "frames"))
       ->default_val(128);
   app.add_option("-e,--events", events,
                  "counters to attribute to samples, comma-separated libpfm4 names "
@@ -111,7 +111,7 @@ static int run(int argc, char** argv) {
   app.add_flag("-q,--quiet", quiet, "print nothing but errors");
   app.add_flag("--gpu", gpu, "also record GPU kernels and copies (HSA: libcprof-hsa, CUDA: libcprof-cuda)");
   app.add_option("--gpu-duty", gpu_duty, cprof::launch::kGpuDutyHelp)
-      ->check(CLI::Range(0.1, 100.0));
+      ->check(cprof::cli::number_in(0.1, 100, "a percentage"));
   app.add_option("command", command, "-- PROGRAM [ARGS...]")->required();
   app.positionals_at_end();
   if (int code = 0; !cprof::cli::parse(app, argc, argv, code)) return code;

@@ -5,15 +5,16 @@
 //   causal-symbolize -e app -fiC --output-style=LLVM < addresses
 //   causal-symbolize -e app --line foo.cpp:42 | --function 'ns::foo'
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <charconv>
 #include <cstdio>
 #include <string>
 #include <vector>
 
+#include "common/cli.h"
 #include "symbolize/symbolizer.h"
 #include "symbolize/tool/output.h"
 
@@ -120,8 +121,10 @@ int reverse_lookup(cs::Symbolizer& sym, const cs::ModuleRef& m, const std::strin
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"causal-symbolize: addresses -> function, file:line and inline chain "
-               "(addr2line-compatible)"};
+  CLI::App app{
+      "causal-symbolize: addresses -> function, file:line and inline chain "
+      "(addr2line-compatible)",
+      "causal-symbolize"};
   cs::ModuleRef module{"a.out", ""};
   cs::Options options;
   options.demangle = false;
@@ -137,14 +140,14 @@ int main(int argc, char** argv) {
   app.add_flag("-p,--pretty-print", output.pretty, "one line per frame (GNU style)");
   app.add_flag("-s,--basenames", output.basenames, "print file base names only");
   app.add_option("--output-style", style, "GNU (addr2line) or LLVM (llvm-symbolizer)")
-      ->check(CLI::IsMember({"GNU", "LLVM"}));
+      ->check(cprof::cli::one_of({"GNU", "LLVM"}));
   app.add_option("--build-id", module.build_id, "build-id recorded at run time (hex)");
   app.add_option("--debug-dir", debug_dirs, "root for separate debug files (default /usr/lib/debug); repeatable")
       ->allow_extra_args(false);
   app.add_option("--line", line, "reverse: FILE:LINE -> address ranges");
   app.add_option("--function", function, "reverse: function regex -> address ranges");
   app.add_option("addresses", addresses, "hex addresses; read from stdin, one per line, if none");
-  CLI11_PARSE(app, argc, argv);
+  if (int code = 0; !cprof::cli::parse(app, argc, argv, code)) return code;
   output.style = style == "LLVM" ? cs::tool::Style::llvm : cs::tool::Style::gnu;
   if (!debug_dirs.empty()) options.debug_dirs = debug_dirs;
   if (!function.empty() || !line.empty()) options.demangle = true;

@@ -183,6 +183,31 @@ TEST(CausalReport, UsageErrorsExitOne) {
   }
 }
 
+// Option errors were CLI11's words: "Value abc not in range 1.000000 to 100000.000000",
+// "Check lines value in {function->0,...} FAILED", a 300-digit bound for --top -1, no
+// suggestion for a misspelled option. Each is now one line of ours: the option, the value
+// and what is accepted, and the closest name where one is near.
+TEST(CausalReport, OptionErrorsAreInOurWords) {
+  const std::pair<std::string, std::string> cases[] = {
+      {"--by lines /nonexistent",
+       "causal-report: --by: 'lines' is not one of function, line, thread, process, rank (did "
+       "you mean line?) (see --help)\n"},
+      {"--top -1 /nonexistent",
+       "causal-report: --top: '-1' is not a whole number; give rows (0 for all), 0 to "
+       "1000000000 (see --help)\n"},
+      {"--formt json /nonexistent",
+       "causal-report: unknown option --formt (did you mean --format?) (see --help)\n"},
+      {"--view tre /nonexistent",
+       "causal-report: --view: 'tre' is not one of flat, tree (did you mean tree?) (see "
+       "--help)\n"},
+  };
+  for (const auto& [args, says] : cases) {
+    const auto r = run(args);
+    EXPECT_EQ(r.status, 1) << args;
+    EXPECT_EQ(r.err, says) << args;
+  }
+}
+
 // --pid and --thread keep some processes and threads; one that matches nothing is one
 // error naming what there is to choose from, and the exit status of bad input.
 TEST(CausalReport, PidAndThreadFiltersOnTheCommandLine) {

@@ -54,9 +54,16 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"unknown_event", "-o /tmp/unused -e no-such-event -- " + kPrograms + "/exec_target",
              "no-such-event"},
         Case{"bad_frequency", "-f 0 -- " + kPrograms + "/exec_target", "frequency"},
+        // In our words, not CLI11's ("Value abc not in range 1.000000 to 100000.000000").
+        Case{"frequency_not_a_number", "-f abc -- " + kPrograms + "/exec_target",
+             "sample-run: --frequency: 'abc' is not a number; give samples per second, 1 to "
+             "100000 (see --help)"},
+        Case{"misspelled_option", "--frequncy 100 -- " + kPrograms + "/exec_target",
+             "sample-run: unknown option --frequncy (did you mean --frequency?) (see --help)"},
+        Case{"misspelled_value", "--clock wal -- " + kPrograms + "/exec_target",
+             "sample-run: --clock: 'wal' is not one of cpu, wall (did you mean wall?)"},
         Case{"bad_gpu_duty", "--gpu-duty 0 -- " + kPrograms + "/exec_target", "--gpu-duty"},
-        Case{"gpu_duty_over_100", "--gpu-duty 150 -- " + kPrograms + "/exec_target",
-             "--gpu-duty"}),
+        Case{"gpu_duty_over_100", "--gpu-duty 150 -- " + kPrograms + "/exec_target", "--gpu-duty"}),
     [](const auto& test_info) { return std::string(test_info.param.name); });
 
 // An executable file that is neither ELF nor a #! script: the kernel refuses to run it
