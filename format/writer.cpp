@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -66,9 +67,16 @@ std::string ResultsWriter::open_unique(const std::string& stem) {
 }
 
 std::string ResultsWriter::adopt_and_start(int fd, const std::string& path) {
+  ticket_ = 0;
   fd_ = keeper_.adopt != nullptr ? keeper_.adopt(fd, &ticket_) : fd;
   if (fd_ < 0) return path + ": cannot keep results file open: " + std::strerror(errno);
+  open_ = true;
   path_ = path;
+  struct stat st {};
+  if (::fstat(fd_, &st) == 0) {
+    device_ = st.st_dev;
+    inode_ = st.st_ino;
+  }
   bytes_written_ = 0;  // a new file: the offset the size limit is checked against
   next_sequence_ = 0;
   cut_by_limit_ = false;
@@ -92,7 +100,7 @@ void ResultsWriter::add(const Record& record) {
 }
 
 bool ResultsWriter::flush() {
-  if (fd_ < 0 || pending_records_ == 0) return fd_ >= 0;
+  if (!open_ || pending_records_ == 0) return open_;
   // The chunk's number first (framing.h): the reader tells a copied chunk from a lost one.
   framed_.clear();
   Encoder e(framed_);
@@ -109,7 +117,7 @@ bool ResultsWriter::flush() {
 }
 
 bool ResultsWriter::finish() {
-  if (fd_ < 0) return false;
+  if (!open_) return false;
   // The number of chunks with this one: the end record is in the last chunk.
   Encoder e(pending_);
   e.varint(kFileEndType);
@@ -120,7 +128,7 @@ bool ResultsWriter::finish() {
 }
 
 void ResultsWriter::close() {
-  if (fd_ < 0) return;
+  if (!open_) return;
   finish();
   release_descriptor();
 }
@@ -132,8 +140,9 @@ void ResultsWriter::abandon() {
 }
 
 void ResultsWriter::release_descriptor() {
+  open_ = false;
   if (fd_ < 0) return;
-  if (keeper_.release != nullptr) {
+  if (keeper_.release != nullptr && ticket_ != 0) {
     keeper_.release(fd_, ticket_);
   } else {
     ::close(fd_);
@@ -142,12 +151,23 @@ void ResultsWriter::release_descriptor() {
 }
 
 int ResultsWriter::descriptor() {
-  if (keeper_.owns == nullptr || keeper_.owns(fd_, ticket_)) return fd_;
+  if (fd_ >= 0 && (keeper_.owns == nullptr || keeper_.owns(fd_, ticket_))) return fd_;
+  if (path_.empty()) return -1;
   // The number is the program's now (its dup2 replaced it, closing our description):
-  // append to the file again through a descriptor of our own. fd_ stays as it was when
-  // that fails, to try again at the next write.
+  // append to the file again through a descriptor of our own, if the name still holds
+  // the file created. fd_ stays as it was when that fails, to try again at the next write.
   const int fd = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) return -1;
+  struct stat st {};
+  if (inode_ != 0 && (::fstat(fd, &st) != 0 || st.st_dev != device_ || st.st_ino != inode_)) {
+    ::close(fd);  // another file under the name: never written
+    return -1;
+  }
+  if (keeper_.adopt == nullptr) {
+    fd_ = fd;
+    ticket_ = 0;
+    return fd_;
+  }
   uint32_t ticket = 0;
   const int kept = keeper_.adopt(fd, &ticket);
   if (kept < 0) return -1;

@@ -39,7 +39,7 @@ class ResultsWriter {
   std::string open(const std::string& path);
   // The same for the first of "<stem>.cprof", "<stem>.1.cprof", ... that does not exist.
   std::string open_unique(const std::string& stem);
-  bool is_open() const { return fd_ >= 0; }
+  bool is_open() const { return open_; }
   const std::string& path() const { return path_; }
 
   // Buffers one record; a chunk is written when the buffer passes its size limit.
@@ -56,6 +56,7 @@ class ResultsWriter {
   void abandon();
 
   uint64_t bytes_written() const { return bytes_written_; }  // to the file open now
+
   // Whether writing stopped short of the process's file size limit (RLIMIT_FSIZE): a write
   // past it would have raised SIGXFSZ in the program. The file ends with a warning saying so.
   bool cut_by_limit() const { return cut_by_limit_; }
@@ -79,6 +80,9 @@ class ResultsWriter {
   uint32_t pending_records_ = 0;
   uint64_t bytes_written_ = 0;
   bool cut_by_limit_ = false;
+  bool open_ = false;    // a file is open for writing (its descriptor may come and go)
+  uint64_t device_ = 0;  // the created file's, to know it again when opened by name
+  uint64_t inode_ = 0;
   uint64_t next_sequence_ = 0;  // the number of the next chunk
   std::vector<uint8_t> framed_;
   std::vector<uint8_t> chunk_;

@@ -109,6 +109,12 @@ int owned_fd_floor() noexcept {
   return static_cast<int>(soft / 4 * 3);
 }
 
+bool descriptor_limit_is_tight() noexcept {
+  rlimit limit{};
+  return ::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
+         limit.rlim_cur <= 1024 && limit.rlim_max <= limit.rlim_cur;
+}
+
 namespace {
 
 // F_DUPFD to the first free number at or above `floor`. F_DUPFD takes no number at or

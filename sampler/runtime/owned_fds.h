@@ -76,6 +76,12 @@ void close_owned(OwnedFd owned) noexcept;
 // it; at most 3072 (so the kernel's descriptor table stays small).
 int owned_fd_floor() noexcept;
 
+// Whether the soft RLIMIT_NOFILE is small (at most 1024) with no room above it (the hard
+// limit is no higher): every descriptor the runtime kept would take one of the program's
+// numbers, so it keeps only its results file (runtime.cpp: timer sampling, not one
+// perf_event descriptor per thread; the /proc files opened for each reading).
+bool descriptor_limit_is_tight() noexcept;
+
 // The lowest owned descriptor in [from, last], or -1: close_range() steps around them.
 int next_owned_fd(unsigned from, unsigned last) noexcept;
 

@@ -14,7 +14,15 @@ namespace {
 
 // The text of a kept /proc file, read again from the start (seq_file regenerates it);
 // its descriptor is opened on first use. 0 bytes when it cannot be read.
-size_t read_kept(OwnedFd& kept, const char* path, char* buf, size_t size) {
+size_t read_kept(OwnedFd& kept, const char* path, char* buf, size_t size, bool transient) {
+  if (transient) {
+    const OwnedFd once = own_fd(::open(path, O_RDONLY | O_CLOEXEC));
+    if (once.fd < 0) return 0;
+    const ssize_t n = ::pread(once.fd, buf, size - 1, 0);
+    close_owned(once);
+    buf[n > 0 ? n : 0] = '\0';
+    return n > 0 ? static_cast<size_t>(n) : 0;
+  }
   if (!owns(kept)) kept = adopt_fd(::open(path, O_RDONLY | O_CLOEXEC));
   if (kept.fd < 0) return 0;
   const ssize_t n = ::pread(kept.fd, buf, size - 1, 0);
@@ -42,7 +50,7 @@ void ProcessMetricsReader::reopen_after_fork() {
 
 uint64_t ProcessMetricsReader::rss_bytes() {
   char buf[256];
-  if (read_kept(statm_, "/proc/self/statm", buf, sizeof buf) == 0) return 0;
+  if (read_kept(statm_, "/proc/self/statm", buf, sizeof buf, transient_) == 0) return 0;
   unsigned long size = 0;
   unsigned long resident = 0;
   if (std::sscanf(buf, "%lu %lu", &size, &resident) != 2) return 0;
@@ -51,7 +59,7 @@ uint64_t ProcessMetricsReader::rss_bytes() {
 
 uint64_t ProcessMetricsReader::thread_count() {
   char buf[1024];
-  if (read_kept(stat_, "/proc/self/stat", buf, sizeof buf) == 0) return 0;
+  if (read_kept(stat_, "/proc/self/stat", buf, sizeof buf, transient_) == 0) return 0;
   // Fields after the command name, which may itself hold spaces and parentheses.
   const char* p = std::strrchr(buf, ')');
   if (p == nullptr) return 0;

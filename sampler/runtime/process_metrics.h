@@ -20,6 +20,9 @@ class ProcessMetricsReader {
   ProcessMetricsReader& operator=(const ProcessMetricsReader&) = delete;
 
   format::MetricRecord read(uint64_t now_ns);
+  // Transient: the /proc files are opened for each reading and closed at once (the
+  // program's descriptor limit leaves no room for ones kept, runtime.cpp).
+  void set_transient(bool transient) { transient_ = transient; }
   // In a forked child: the kept files are the parent's /proc entries; open them again.
   void reopen_after_fork();
 
@@ -30,6 +33,7 @@ class ProcessMetricsReader {
 
   OwnedFd statm_;
   OwnedFd stat_;
+  bool transient_ = false;
   bool no_cpufreq_ = false;  // scaling_cur_freq missing: the nominal value below stands
   uint64_t nominal_khz_ = 0;
 };

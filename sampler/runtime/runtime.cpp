@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -88,6 +89,21 @@ Runtime* Runtime::start(RuntimeConfig config, std::vector<std::string> problems,
   rt->config_.signal = signal;
 
   const EngineSettings settings{signal, rt->period_ns_};
+  // A small descriptor limit with no room above it: keep one descriptor only, the results
+  // file (a file the runtime cannot open when the program holds every number would lose
+  // the results), so that the program opens all but one of the files it does unprofiled.
+  if (descriptor_limit_is_tight()) {
+    rlimit limit{};
+    ::getrlimit(RLIMIT_NOFILE, &limit);
+    rt->pending_messages_.push_back(
+        "the descriptor limit (RLIMIT_NOFILE, ulimit -n) is " + std::to_string(limit.rlim_cur) +
+        " with no room above it: the runtime keeps one descriptor, its results file (POSIX "
+        "CPU-time timers instead of perf_event, one descriptor per thread; /proc read without "
+        "keeping it open), so that the program can open all the files it can without it but "
+        "one");
+    rt->config_.backend = "timer";
+    rt->metrics_.set_transient(true);
+  }
   if (rt->config_.backend == "perf") {
     rt->engine_ = make_perf_event_engine(settings);
     if (std::string why = rt->engine_->probe(); !why.empty()) {

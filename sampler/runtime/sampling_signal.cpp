@@ -7,6 +7,7 @@
 
 #include "sampler/runtime/next_definition.h"
 #include "sampler/runtime/signal_mask.h"
+#include "sampler/runtime/terminating_signals.h"
 
 namespace cprof::sampler {
 namespace {
@@ -119,16 +120,7 @@ bool sampling_sigaction(int sig, const struct sigaction* action, struct sigactio
 }
 
 bool sampling_signal_handler(int sig, sighandler_t handler, sighandler_t& previous) noexcept {
-  struct sigaction action {};
-  action.sa_handler = handler;
-  action.sa_flags = SA_RESTART;  // glibc's signal(): restart, the signal blocked while it runs
-  sigemptyset(&action.sa_mask);
-  sigaddset(&action.sa_mask, sig);
-  struct sigaction old {};
-  int result = 0;
-  if (!sampling_sigaction(sig, &action, &old, result)) return false;
-  previous = old.sa_handler;  // glibc's signal(): the union's handler member, either kind
-  return true;
+  return signal_through(sampling_sigaction, sig, handler, previous);
 }
 
 void forward_to_program(int sig, siginfo_t* info, void* ucontext) noexcept {

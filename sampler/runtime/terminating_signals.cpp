@@ -243,7 +243,8 @@ bool terminating_sigaction(int sig, const struct sigaction* action, struct sigac
   return true;
 }
 
-bool terminating_signal(int sig, sighandler_t handler, sighandler_t& previous) noexcept {
+bool signal_through(SigactionPart part, int sig, sighandler_t handler,
+                    sighandler_t& previous) noexcept {
   struct sigaction action {};
   action.sa_handler = handler;
   action.sa_flags = SA_RESTART;  // glibc's signal(): restart, the signal blocked while it runs
@@ -251,9 +252,13 @@ bool terminating_signal(int sig, sighandler_t handler, sighandler_t& previous) n
   sigaddset(&action.sa_mask, sig);
   struct sigaction old {};
   int result = 0;
-  if (!terminating_sigaction(sig, &action, &old, result)) return false;
-  previous = result == 0 ? old.sa_handler : SIG_ERR;
+  if (!part(sig, &action, &old, result)) return false;
+  previous = result == 0 ? old.sa_handler : SIG_ERR;  // the union's handler, either kind
   return true;
+}
+
+bool terminating_signal(int sig, sighandler_t handler, sighandler_t& previous) noexcept {
+  return signal_through(terminating_sigaction, sig, handler, previous);
 }
 
 }  // namespace cprof::sampler

@@ -40,6 +40,14 @@ bool terminating_sigaction(int sig, const struct sigaction* action, struct sigac
 // The same for signal() (glibc's BSD semantics); false: forward the call.
 bool terminating_signal(int sig, sighandler_t handler, sighandler_t& previous) noexcept;
 
+// signal() made from an interposer's part of sigaction() (`part`: terminating_sigaction,
+// sampling_sigaction): glibc's BSD semantics (restart, the signal blocked while its
+// handler runs), the previous handler in `previous` (SIG_ERR when the call failed).
+// false: `part` left the call to the next definition.
+using SigactionPart = bool (*)(int, const struct sigaction*, struct sigaction*, int&) noexcept;
+bool signal_through(SigactionPart part, int sig, sighandler_t handler,
+                    sighandler_t& previous) noexcept;
+
 // The message the runtime writes once everything is written, before the signal ends the
 // process: "everything was written before SIGTERM ended the process". The launchers'
 // summary looks for it.

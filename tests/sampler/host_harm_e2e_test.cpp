@@ -87,6 +87,27 @@ TEST(HostHarm, AFileSizeLimitCutsTheResultsNotTheProgram) {
   EXPECT_GT(run.processes[0].samples.size(), 10u) << run.output;  // what fitted is kept
 }
 
+// Under a small limit with no room above it (ulimit -n 16 sets soft and hard), the runtime
+// kept its results file, one perf_event descriptor per thread and two /proc files, each a
+// number the program could not open: it now keeps the results file only.
+TEST(HostHarm, UnderATightDescriptorLimitTheRuntimeKeepsOneDescriptor) {
+  std::string plain;
+  ASSERT_EQ(run_command("prlimit --nofile=16:16 " + kHostHarm + " open-files", plain), 0);
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(plain, m, std::regex("opened ([0-9]+)"))) << plain;
+  const int unprofiled = std::stoi(m[1].str());
+  const LaunchedRun run = launch(std::string(SAMPLE_RUN) + " -f 1000", "open-files-tight",
+                                 "open-files", "prlimit --nofile=16:16 ");
+  EXPECT_EQ(run.status, 0) << run.output;
+  ASSERT_TRUE(std::regex_search(run.output, m, std::regex("opened ([0-9]+)"))) << run.output;
+  EXPECT_EQ(std::stoi(m[1].str()), unprofiled - 1) << "plain: " << plain << run.output;
+  EXPECT_NE(run.output.find("the runtime keeps one descriptor, its results file"),
+            std::string::npos)
+      << run.output;
+  ASSERT_EQ(run.processes.size(), 1u) << run.output;
+  EXPECT_TRUE(run.processes[0].summary.ended) << run.output;
+}
+
 // The runtime's descriptors sat below the soft RLIMIT_NOFILE, taking numbers the program
 // could have opened; where the hard limit leaves room they now sit above it.
 TEST(HostHarm, TheProgramOpensAsManyFilesAsItDoesPlain) {
