@@ -244,6 +244,7 @@ std::string write_locations_file(const std::vector<cprof::causal::LocationLine>&
 // ran once). "" when the combination means what it says.
 std::string option_without_effect(const CLI::App& app) {
   const auto given = [&](const char* name) { return app.count(name) > 0; };
+  if (given("--resolve-only")) return "";  // the runtime's own call, for an exec'd image
   const bool automatic = !given("--line") && !given("--function");
   if (given("--speedups") && given("--fixed-speedup")) {
     return "--speedups and --fixed-speedup: give one of them (--fixed-speedup uses one speedup "

@@ -54,9 +54,12 @@ std::vector<std::string> selection_arguments(const Selection& s) {
   std::vector<std::string> args;
   for (const auto& l : s.lines) args.insert(args.end(), {"--line", l});
   if (!s.function.empty()) args.insert(args.end(), {"--function", s.function});
-  args.insert(args.end(), {"--mode", s.mode});
+  // Only what means something with the rest (causal-run refuses options without effect).
+  if (s.automatic()) args.insert(args.end(), {"--mode", s.mode});
   for (const auto& b : s.binary_scope) args.insert(args.end(), {"--binary-scope", b});
-  for (const auto& f : s.source_scope) args.insert(args.end(), {"--source-scope", f});
+  if (s.lines.empty() || !s.function.empty()) {
+    for (const auto& f : s.source_scope) args.insert(args.end(), {"--source-scope", f});
+  }
   return args;
 }
 
