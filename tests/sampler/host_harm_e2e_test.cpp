@@ -191,9 +191,12 @@ TEST(HostHarm, SigkillAtAnyPointLeavesAReadableFileMarkedCut) {
     const std::string pid_file = dir + ".pid";
     std::string output;
     // The program's pid is the shell's (exec); the kill comes from outside the launcher.
+    // The delay counts from the program's own results file (a slow machine, or a sanitizer
+    // build, takes a while to get there); every wait is bounded.
     run_command("(" + std::string(SAMPLE_RUN) + " -f 2000 -o " + dir + " -- sh -c 'echo $$ > " +
-                    pid_file + "; exec " + kHostHarm + " small-writer' &) ; " + "while [ ! -s " +
-                    pid_file + " ]; do sleep 0.001; done; sleep " +
+                    pid_file + "; exec " + kHostHarm + " small-writer' &) ; " +
+                    "for i in $(seq 5000); do [ -s " + pid_file + " ] && ls " + dir +
+                    "/host_harm.*.cprof >/dev/null 2>&1 && break; sleep 0.001; done; sleep " +
                     std::to_string(delay_ms / 1000.0) + "; kill -KILL $(cat " + pid_file +
                     "); sleep 0.3",
                 output);
