@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "causal/experiment.h"
+#include "causal/launcher/breakpoint_probe.h"
 #include "causal/launcher/no_debug_info.h"
 #include "causal/launcher/resolve.h"
 #include "causal/launcher/scope_miss.h"
@@ -378,6 +379,14 @@ int run(int argc, char** argv) {
       // Not the spec alone: a CAUSAL_PROGRESS on that line is named FILE:LINE too, and
       // points of one name are one point (their visits would add up).
       breakpoints += fmt::format("{}\t{:x}\n", breakpoint_point_name(spec), address);
+    }
+  }
+  if (!breakpoints.empty()) {
+    if (const std::string why = cprof::causal::hardware_breakpoints_do_not_count(); !why.empty()) {
+      fmt::print(stderr,
+                 "{}: warning: --progress: {}: its points will count no visit; count progress "
+                 "with CAUSAL_PROGRESS (include/causal/progress.h) or use --end-to-end\n",
+                 kTool, why);
     }
   }
   const std::string locations_file = write_locations_file(locations);

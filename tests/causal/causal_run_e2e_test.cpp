@@ -251,6 +251,9 @@ TEST(CausalRun, HardwareBreakpointProgressPoint) {
                                               " --fixed-speedup 50 --seed 4",
                             kPrograms + "/causal_serial_no_progress 20000");
   ASSERT_EQ(r.status, 0) << r.output;
+  if (r.output.find("hardware breakpoints count nothing on this machine") != std::string::npos) {
+    GTEST_SKIP() << "this machine's hardware breakpoints count nothing (said by causal-run)";
+  }
   const std::string json = report_json(r.dir);
   EXPECT_NE(json.find("\"source\": \"breakpoint\""), std::string::npos);
   const auto s = predicted_speedup(json, "serial.cpp:" + std::to_string(a), "0.5");

@@ -73,12 +73,23 @@ TEST(RustProgram, SampledLikeAnyOtherWithItsBehaviourUnchanged) {
     }
   }
   ASSERT_EQ(worker_of.size(), 2u) << output;
-  // alpha: 2 units x 2000 rounds, about 0.4 s of CPU on this VM; beta half of that.
-  EXPECT_GT(p.total_samples("rust_workers::alpha_work"), 150u);
-  EXPECT_GT(p.total_samples("rust_workers::beta_work"), 75u);
-  EXPECT_GT(p.total_samples("rust_workers::alpha_work"), p.total_samples("rust_workers::beta_work"));
+  // alpha: 2 units x 2000 rounds, beta half of that: 0.1 to 0.4 s of CPU by the machine.
+  // Each worker's samples against its own thread's CPU time (one due per millisecond at
+  // 1000 Hz), not a count fixed for one machine's speed.
+  std::map<std::string, uint64_t> cpu_ms;  // worker function -> its thread's CPU time
+  for (const auto& end : p.thread_ends) {
+    if (const auto w = worker_of.find(end.tid); w != worker_of.end()) {
+      cpu_ms[w->second] = end.cpu_time_ns / 1000000;
+    }
+  }
+  const size_t alpha = p.total_samples("rust_workers::alpha_work");
+  const size_t beta = p.total_samples("rust_workers::beta_work");
+  EXPECT_GT(cpu_ms["rust_workers::alpha_work"], 50u);
+  EXPECT_GT(alpha, cpu_ms["rust_workers::alpha_work"] / 2) << cpu_ms["rust_workers::alpha_work"];
+  EXPECT_GT(beta, cpu_ms["rust_workers::beta_work"] / 2) << cpu_ms["rust_workers::beta_work"];
+  EXPECT_GT(alpha, beta);
   // Stacks go through std's thread start, down to the closure that called the worker.
-  EXPECT_GT(p.total_samples("rust_workers::named::{{closure}}"), 150u);
+  EXPECT_GT(p.total_samples("rust_workers::named::{{closure}}"), alpha);
   std::map<int64_t, std::string> names;
   for (const auto& t : p.threads) names[t.tid] = t.name;
   for (const auto& [tid, worker] : worker_of) {
@@ -111,6 +122,9 @@ TEST(RustProgram, CausalLinesAndABreakpointProgressPoint) {
             0)
       << output;
   EXPECT_NE(output.find("checksum "), std::string::npos) << output;
+  if (output.find("hardware breakpoints count nothing on this machine") != std::string::npos) {
+    GTEST_SKIP() << "this machine's hardware breakpoints count nothing (said by causal-run)";
+  }
   std::string json;
   ASSERT_EQ(run_command(kReport + " " + dir + " --format json", json), 0) << json;
   EXPECT_NE(json.find("\"source\": \"breakpoint\""), std::string::npos) << output;
