@@ -42,6 +42,14 @@ size_t varint_size(uint64_t v) {
   return n;
 }
 
+// A framing record (framing.h): type, length, one varint.
+void append_framing_record(uint32_t type, uint64_t value, std::vector<uint8_t>& out) {
+  Encoder e(out);
+  e.varint(type);
+  e.varint(varint_size(value));
+  e.varint(value);
+}
+
 }  // namespace
 
 ResultsWriter::~ResultsWriter() { close(); }
@@ -94,6 +102,12 @@ std::string ResultsWriter::adopt_and_start(int fd, const std::string& path) {
 }
 
 void ResultsWriter::add(const Record& record) {
+  // A chunk begins with its number (framing.h): the reader tells a copied chunk from a
+  // lost one. Written in place, so that flush frames pending_ as it is.
+  if (pending_records_ == 0) {
+    append_framing_record(kChunkSequenceType, next_sequence_, pending_);
+    ++pending_records_;
+  }
   encode_record(record, pending_);
   ++pending_records_;
   if (pending_.size() >= kChunkTarget) flush();
@@ -101,15 +115,8 @@ void ResultsWriter::add(const Record& record) {
 
 bool ResultsWriter::flush() {
   if (!open_ || pending_records_ == 0) return open_;
-  // The chunk's number first (framing.h): the reader tells a copied chunk from a lost one.
-  framed_.clear();
-  Encoder e(framed_);
-  e.varint(kChunkSequenceType);
-  e.varint(varint_size(next_sequence_));
-  e.varint(next_sequence_);
-  framed_.insert(framed_.end(), pending_.begin(), pending_.end());
   chunk_.clear();
-  frame_chunk(framed_, pending_records_ + 1, chunk_);
+  frame_chunk(pending_, pending_records_, chunk_);
   pending_.clear();
   pending_records_ = 0;
   ++next_sequence_;
@@ -118,11 +125,12 @@ bool ResultsWriter::flush() {
 
 bool ResultsWriter::finish() {
   if (!open_) return false;
+  if (pending_records_ == 0) {  // the chunk's number first, as add() writes it
+    append_framing_record(kChunkSequenceType, next_sequence_, pending_);
+    ++pending_records_;
+  }
   // The number of chunks with this one: the end record is in the last chunk.
-  Encoder e(pending_);
-  e.varint(kFileEndType);
-  e.varint(varint_size(next_sequence_ + 1));
-  e.varint(next_sequence_ + 1);
+  append_framing_record(kFileEndType, next_sequence_ + 1, pending_);
   ++pending_records_;
   return flush();
 }

@@ -84,7 +84,6 @@ class ResultsWriter {
   uint64_t device_ = 0;  // the created file's, to know it again when opened by name
   uint64_t inode_ = 0;
   uint64_t next_sequence_ = 0;  // the number of the next chunk
-  std::vector<uint8_t> framed_;
   std::vector<uint8_t> chunk_;
 };
 
