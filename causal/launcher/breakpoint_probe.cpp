@@ -1,11 +1,9 @@
 #include "causal/launcher/breakpoint_probe.h"
 
-#include <linux/hw_breakpoint.h>
-#include <linux/perf_event.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 
@@ -19,32 +17,60 @@ __attribute__((noinline)) int probe_target(int x) {
 
 }  // namespace
 
-std::string hardware_breakpoints_do_not_count() {
-  perf_event_attr attr{};
-  attr.type = PERF_TYPE_BREAKPOINT;
-  attr.size = sizeof attr;
-  attr.bp_type = HW_BREAKPOINT_X;
-  attr.bp_addr = reinterpret_cast<uintptr_t>(&probe_target);
-  attr.bp_len = sizeof(long);
-  attr.exclude_kernel = 1;
-  attr.exclude_hv = 1;
-  const int fd =
-      static_cast<int>(::syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC));
+VisitCounterProbe probe_visit_counter(VisitCounter kind) {
+  const auto address = reinterpret_cast<uintptr_t>(&probe_target);
+  const char* what = kind == VisitCounter::uprobe ? "a uprobe" : "a hardware breakpoint";
+  const auto place = code_place(address);
+  if (!place)
+    return {std::string(what) + " cannot be set here (the probe's code is in no loaded file)"};
+  const int fd = open_visit_counter(kind, *place, 0);
   if (fd < 0) {
-    return std::string("a hardware breakpoint cannot be set here (perf_event_open: ") +
-           std::strerror(errno) + ")";
+    std::string why =
+        std::string(what) + " cannot be set here (perf_event_open: " + std::strerror(errno) + ")";
+    if (kind == VisitCounter::uprobe && (errno == EACCES || errno == EPERM)) {
+      why += "; uprobes need root or CAP_PERFMON";
+    }
+    return {why};
   }
-  constexpr int kCalls = 4;
-  volatile int sink = 0;
+  // Enough calls to time one (a few microseconds each), few enough to cost nothing.
+  constexpr int kCalls = 64;
+  volatile int sink = probe_target(0);  // the first visit also sets the kernel's state up
+  const auto start = std::chrono::steady_clock::now();
   for (int i = 0; i < kCalls; ++i) sink = sink + probe_target(i);
+  const auto elapsed = std::chrono::steady_clock::now() - start;
   uint64_t count = 0;
   const bool read_ok = ::read(fd, &count, sizeof count) == static_cast<ssize_t>(sizeof count);
   ::close(fd);
-  if (read_ok && count >= kCalls) return "";
-  return "hardware breakpoints count nothing on this machine (a probe on a function of "
-         "causal-run counted " +
-         std::to_string(count) + " of " + std::to_string(kCalls) +
-         " calls: a VM that does not pass the debug registers through?)";
+  if (read_ok && count >= kCalls + 1) {
+    return {"", static_cast<double>(std::chrono::nanoseconds(elapsed).count()) / kCalls};
+  }
+  if (kind == VisitCounter::uprobe) {
+    return {"uprobes count nothing on this machine (a probe on a function of causal-run counted " +
+            std::to_string(count) + " of " + std::to_string(kCalls + 1) + " calls)"};
+  }
+  return {
+      "hardware breakpoints count nothing on this machine (a probe on a function of "
+      "causal-run counted " +
+      std::to_string(count) + " of " + std::to_string(kCalls + 1) +
+      " calls: a VM that does not pass the debug registers through?)"};
+}
+
+VisitCounterChoice choose_visit_counter() {
+  VisitCounterChoice choice;
+  const VisitCounterProbe breakpoint = probe_visit_counter(VisitCounter::breakpoint);
+  choice.why_not_breakpoint = breakpoint.why_not;
+  if (breakpoint.why_not.empty()) {
+    choice.kind = VisitCounter::breakpoint;
+    choice.ns_per_visit = breakpoint.ns_per_visit;
+    return choice;
+  }
+  const VisitCounterProbe uprobe = probe_visit_counter(VisitCounter::uprobe);
+  choice.why_not_uprobe = uprobe.why_not;
+  if (uprobe.why_not.empty()) {
+    choice.kind = VisitCounter::uprobe;
+    choice.ns_per_visit = uprobe.ns_per_visit;
+  }
+  return choice;
 }
 
 }  // namespace cprof::causal

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
 #include <string>
@@ -185,6 +186,43 @@ int resolve_only(const std::string& program, const cprof::causal::Selection& sel
 // The name of the progress point that --progress SPEC counts.
 std::string breakpoint_point_name(const std::string& spec) { return spec + " (breakpoint)"; }
 
+// How the --progress points' visits are counted here (breakpoint_probe.h), with a line
+// on stderr when it is not the hardware breakpoints, and a warning when nothing counts.
+// CPROF_CAUSAL_VISIT_COUNTER in causal-run's environment picks the kind (tests use it to
+// reach uprobes on machines whose breakpoints count).
+std::optional<cprof::causal::VisitCounter> choose_visit_counter(bool quiet) {
+  namespace cc = cprof::causal;
+  cc::VisitCounterChoice choice;
+  const char* forced = std::getenv(cc::env::kVisitCounter);
+  if (const auto kind = cc::visit_counter_named(forced != nullptr ? forced : "");
+      kind.has_value()) {
+    const cc::VisitCounterProbe probe = cc::probe_visit_counter(*kind);
+    if (probe.why_not.empty()) choice.kind = kind;
+    (*kind == cc::VisitCounter::uprobe ? choice.why_not_uprobe : choice.why_not_breakpoint) =
+        probe.why_not;
+    choice.ns_per_visit = probe.ns_per_visit;
+  } else {
+    choice = cc::choose_visit_counter();
+  }
+  if (!choice.kind) {
+    std::string why = choice.why_not_breakpoint;
+    if (!choice.why_not_uprobe.empty()) why += (why.empty() ? "" : "; ") + choice.why_not_uprobe;
+    fmt::print(stderr,
+               "{}: warning: --progress: {}: its points will count no visit; count progress "
+               "with CAUSAL_PROGRESS (include/causal/progress.h) or use --end-to-end\n",
+               kTool, why);
+  } else if (*choice.kind == cc::VisitCounter::uprobe && !quiet) {
+    // A uprobe traps into the kernel at each visit: say what that costs, since a point
+    // visited often slows the program down by that much per visit.
+    fmt::print(
+        stderr,
+        "{}: --progress: {}counting its visits with uprobes (about {:.1f} us per visit here)\n",
+        kTool, choice.why_not_breakpoint.empty() ? "" : choice.why_not_breakpoint + "; ",
+        choice.ns_per_visit / 1000);
+  }
+  return choice.kind;
+}
+
 // PROGRAM starts with "#!INTERPRETER". Its selection cannot be resolved before it runs:
 // where that is needed it is an error; otherwise the images it execs resolve it.
 // What to run instead of a script: the interpreter with the script as its argument, as the
@@ -306,7 +344,8 @@ int run(int argc, char** argv) {
       ->check(cprof::cli::whole_number_in(1, 60000, "milliseconds"));
   app.add_option("--seed", o.seed, "seed of the experiment schedule, for a repeatable run");
   app.add_option("--progress", o.progress,
-                 "a progress point at FILE:LINE, counted with a hardware breakpoint (repeatable, at most 4)");
+                 "a progress point at FILE:LINE, counted with a hardware breakpoint or a uprobe "
+                 "(repeatable, at most 4)");
   app.add_flag("--end-to-end", o.end_to_end,
                "no progress points: one experiment per run, predictions from whole-run time");
   app.add_option("-n,--runs", o.runs,
@@ -381,14 +420,8 @@ int run(int argc, char** argv) {
       breakpoints += fmt::format("{}\t{:x}\n", breakpoint_point_name(spec), address);
     }
   }
-  if (!breakpoints.empty()) {
-    if (const std::string why = cprof::causal::hardware_breakpoints_do_not_count(); !why.empty()) {
-      fmt::print(stderr,
-                 "{}: warning: --progress: {}: its points will count no visit; count progress "
-                 "with CAUSAL_PROGRESS (include/causal/progress.h) or use --end-to-end\n",
-                 kTool, why);
-    }
-  }
+  std::optional<cprof::causal::VisitCounter> visit_counter;
+  if (!breakpoints.empty()) visit_counter = choose_visit_counter(o.quiet);
   const std::string locations_file = write_locations_file(locations);
   // Where the programs it execs share their resolved locations (locations_cache.h).
   char cache_template[] = "/tmp/causal-run-resolved-XXXXXX";
@@ -427,6 +460,7 @@ int run(int argc, char** argv) {
     child_env.set.emplace_back(cenv::kDurationMs, fmt::format("{}", o.experiment_ms));
   }
   if (!breakpoints.empty()) child_env.set.emplace_back(cenv::kBreakpoints, breakpoints);
+  if (visit_counter) child_env.set.emplace_back(cenv::kVisitCounter, to_string(*visit_counter));
   if (o.gpu) {
     std::vector<std::string> gpu_notes;
     if (std::string err = cprof::launch::add_gpu_environment(child_env, gpu_notes, o.gpu_duty);

@@ -1,22 +1,36 @@
 #include "causal/runtime/breakpoints.h"
 
-#include <linux/hw_breakpoint.h>
-#include <linux/perf_event.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 namespace cprof::causal {
+namespace {
 
-void BreakpointPoints::add(ProgressPoint* point, uint64_t address) {
+std::string hex(uint64_t value) {
+  char text[17];
+  std::snprintf(text, sizeof text, "%llx", static_cast<unsigned long long>(value));
+  return text;
+}
+
+}  // namespace
+
+std::string BreakpointPoints::add(ProgressPoint* point, uint64_t address) {
   std::lock_guard lock(mutex_);
-  if (points_.size() >= kMaxPoints || point == nullptr) return;
+  if (points_.size() >= kMaxPoints || point == nullptr) return {};
+  CodePlace place{address, {}, 0};
+  if (kind_ == VisitCounter::uprobe) {
+    auto found = code_place(address);
+    if (!found) return "no loaded file holds its address 0x" + hex(address);
+    place = std::move(*found);
+  }
   points_.push_back(point);
-  addresses_.push_back(address);
+  places_.push_back(std::move(place));
   retired_.push_back(0);
   reported_.push_back(0);
+  return {};
 }
 
 std::string BreakpointPoints::arm(pid_t tid) {
@@ -24,19 +38,11 @@ std::string BreakpointPoints::arm(pid_t tid) {
   if (points_.empty()) return {};
   Thread t{tid, {}};
   std::string error;
-  for (const uint64_t address : addresses_) {
-    perf_event_attr attr{};
-    attr.type = PERF_TYPE_BREAKPOINT;
-    attr.size = sizeof attr;
-    attr.bp_type = HW_BREAKPOINT_X;
-    attr.bp_addr = address;
-    attr.bp_len = sizeof(long);
-    attr.exclude_kernel = 1;
-    attr.exclude_hv = 1;
-    const sampler::OwnedFd fd = sampler::adopt_fd(static_cast<int>(
-        ::syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC)));
+  for (const CodePlace& place : places_) {
+    const sampler::OwnedFd fd = sampler::adopt_fd(open_visit_counter(kind_, place, tid));
     if (fd.fd < 0 && error.empty()) {
-      error = "hardware breakpoint at 0x" + std::to_string(address) + ": " + std::strerror(errno);
+      error = std::string(to_string(kind_)) + " at 0x" + hex(place.address) + ": " +
+              std::strerror(errno);
     }
     t.fds.push_back(fd);
   }

@@ -1,10 +1,10 @@
 #pragma once
-// Progress points without a source change (--progress FILE:LINE): a hardware execution
-// breakpoint (perf_event PERF_TYPE_BREAKPOINT, HW_BREAKPOINT_X) per point and per thread,
-// in counting mode, so every visit is counted exactly and none costs a signal. The
-// controller folds the counters into the points' visit counts (sync()) before it reads
-// them at an experiment's start and end. x86 has four debug registers: at most four
-// points per thread.
+// Progress points without a source change (--progress FILE:LINE): a counter of the
+// point's instruction per point and per thread (a hardware breakpoint or a uprobe,
+// causal/visit_counter.h), in counting mode, so every visit is counted exactly and none
+// costs a signal. The controller folds the counters into the points' visit counts
+// (sync()) before it reads them at an experiment's start and end. x86 has four debug
+// registers: at most four points per thread.
 //
 // Normal context only (a mutex guards the counters); nothing here runs in a handler.
 
@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "causal/progress.h"
+#include "causal/visit_counter.h"
 #include "sampler/runtime/owned_fds.h"
 
 namespace cprof::causal {
@@ -24,8 +25,10 @@ class BreakpointPoints {
  public:
   static constexpr size_t kMaxPoints = 4;
 
+  explicit BreakpointPoints(VisitCounter kind) : kind_(kind) {}
   // A point counting executions of the instruction at `address` (run-time address).
-  void add(ProgressPoint* point, uint64_t address);
+  // Returns "" or why it cannot be counted.
+  std::string add(ProgressPoint* point, uint64_t address);
   bool empty() const { return points_.empty(); }
   // Opens the counters of thread `tid`. Returns "" or why they could not be opened.
   std::string arm(pid_t tid);
@@ -47,9 +50,10 @@ class BreakpointPoints {
   };
   static uint64_t read_count(sampler::OwnedFd fd);
 
+  const VisitCounter kind_;
   std::mutex mutex_;
   std::vector<ProgressPoint*> points_;
-  std::vector<uint64_t> addresses_;
+  std::vector<CodePlace> places_;
   std::vector<Thread> threads_;
   std::vector<uint64_t> retired_;   // final counts of retired threads, per point
   std::vector<uint64_t> reported_;  // counts already added to the points

@@ -133,11 +133,13 @@ CausalRuntime* CausalRuntime::start(uint64_t period_ns) {
     rt->make_controller(rt->settings_.experiments);
   }
   if (!rt->settings_.breakpoints.empty()) {
-    rt->breakpoints_ = std::make_unique<BreakpointPoints>();
+    rt->breakpoints_ = std::make_unique<BreakpointPoints>(rt->settings_.visit_counter);
     for (const auto& bp : rt->settings_.breakpoints) {
       ProgressPoint* p = rt->progress_.find_or_add(bp.name, ProgressKind::throughput,
                                                    ProgressSource::breakpoint);
-      rt->breakpoints_->add(p, bp.address + rt->load_bias_);
+      if (std::string err = rt->breakpoints_->add(p, bp.address + rt->load_bias_); !err.empty()) {
+        rt->problems_.push_back("progress point " + bp.name + " not counted: " + err);
+      }
     }
   }
   g_causal.store(rt, std::memory_order_release);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "causal/experiment.h"
+#include "causal/visit_counter.h"
 
 namespace cprof::causal {
 
@@ -40,6 +41,8 @@ inline constexpr const char* kWarmupShare = "CPROF_CAUSAL_WARMUP_SHARE";
 inline constexpr const char* kEndToEndSpeedup = "CPROF_CAUSAL_END_TO_END_SPEEDUP";
 // Hardware-breakpoint progress points: "NAME<TAB>HEXADDR" separated by newlines.
 inline constexpr const char* kBreakpoints = "CPROF_CAUSAL_BREAKPOINTS";
+// How their visits are counted: "breakpoint" (the default) or "uprobe" (visit_counter.h).
+inline constexpr const char* kVisitCounter = "CPROF_CAUSAL_VISIT_COUNTER";
 // Percentage of their ready time the threads waited for a CPU from which the run warns
 // that the predictions come out small (cpu_wait.h); 0 always says the share.
 inline constexpr const char* kCpuWaitWarnPercent = "CPROF_CAUSAL_CPU_WAIT_WARN";
@@ -77,6 +80,7 @@ struct CausalSettings {
     uint64_t address = 0;  // ELF address in the executable
   };
   std::vector<Breakpoint> breakpoints;
+  VisitCounter visit_counter = VisitCounter::breakpoint;
 };
 
 // Reads the CPROF_CAUSAL_* variables; problems (bad values) are described in `problems`
