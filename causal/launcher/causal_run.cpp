@@ -20,7 +20,9 @@
 #include <vector>
 
 #include "causal/experiment.h"
+#include "causal/experiment_focus.h"
 #include "causal/launcher/breakpoint_probe.h"
+#include "causal/launcher/focus.h"
 #include "causal/launcher/no_debug_info.h"
 #include "causal/launcher/resolve.h"
 #include "causal/launcher/scope_miss.h"
@@ -61,6 +63,7 @@ struct Options {
   std::vector<std::string> progress;
   bool end_to_end = false;
   unsigned runs = 1;
+  unsigned focus = 4;  // --focus: locations per run after the screening run; 0: Coz's draw
   std::string output = "results";
   double frequency = 1000;
   bool quiet = false;
@@ -278,6 +281,18 @@ std::string write_locations_file(const std::vector<cprof::causal::LocationLine>&
   return path;
 }
 
+// Sets NAME in `env`, replacing an earlier value.
+void set_variable(cprof::launch::ChildEnvironment& env, const char* name,
+                  const std::string& value) {
+  for (auto& [key, old] : env.set) {
+    if (key == name) {
+      old = value;
+      return;
+    }
+  }
+  env.set.emplace_back(name, value);
+}
+
 // An option that does nothing in the mode the others chose is an error, not a silent
 // no-op: the user expected it to change something (pbzip2: `-n 3` without --end-to-end
 // ran once). "" when the combination means what it says.
@@ -300,6 +315,18 @@ std::string option_without_effect(const CLI::App& app) {
   if (!automatic && given("--mode")) {
     return "--mode chooses how automatic selection picks code; with --line or --function "
            "there is none: leave --mode out";
+  }
+  if (given("--focus") && !automatic) {
+    return "--focus chooses among the locations automatic selection finds; with --line or "
+           "--function there is nothing to choose: leave --focus out";
+  }
+  if (given("--focus") && given("--end-to-end")) {
+    return "--focus does nothing with --end-to-end (each run is one experiment on one "
+           "location); leave one of them out";
+  }
+  if (given("--focus") && !given("--runs")) {
+    return "--focus acts between runs: give -n RUNS (2 or more; the first run screens, the "
+           "others focus)";
   }
   if (given("--line") && !given("--function") && given("--source-scope")) {
     return "--source-scope does nothing with --line (the line names its file); it limits "
@@ -348,6 +375,11 @@ int run(int argc, char** argv) {
                  "(repeatable, at most 4)");
   app.add_flag("--end-to-end", o.end_to_end,
                "no progress points: one experiment per run, predictions from whole-run time");
+  app.add_option("--focus", o.focus,
+                 "automatic mode with -n RUNS: after the first run, each run experiments only "
+                 "on the N locations that most deserve it, dropping those shown to have no "
+                 "effect (default 4; 0: every run draws from every sample, as Coz)")
+      ->check(cprof::cli::whole_number_in(0, 1000, "locations"));
   app.add_option("-n,--runs", o.runs,
                  "runs of the program, their results in one directory "
                  "(--end-to-end: one experiment each; else each run's experiments add up)")
@@ -485,10 +517,30 @@ int run(int argc, char** argv) {
   cprof::causal::Rng rng(o.seed);
   const unsigned runs = o.runs;
   uint64_t cpu_ns = 0;  // of every run
+  // Automatic runs with progress points: the first screens, the others focus
+  // (causal/experiment_focus.h).
+  const bool focusing =
+      automatic && !o.end_to_end && o.focus > 0 && o.runs > 1 && !locations.empty();
+  std::vector<std::string> focus;
+  std::string focus_file;
+  if (focusing && o.speedups.empty() && o.fixed_speedup < 0) {
+    set_variable(child_env, cenv::kSpeedups, cprof::causal::kFocusSpeedups);
+  }
   for (unsigned r = 0; r < runs; ++r) {
     cprof::launch::ChildEnvironment run_env = child_env;
     run_env.set.emplace_back(cenv::kSeed,
                              std::to_string(o.end_to_end ? o.seed + r / 2 : o.seed + r));
+    if (focusing && r > 0) {
+      const auto step =
+          cprof::causal::next_focus(results_dir, before, locations, o.focus, focus, r, runs);
+      if (!o.quiet) fmt::print(stderr, "{}: {}\n", kTool, step.said);
+      if (!step.locations.empty()) {
+        if (!focus_file.empty()) std::remove(focus_file.c_str());
+        focus_file = write_locations_file(step.locations);
+        set_variable(run_env, cenv::kLocations, focus_file);
+        set_variable(run_env, cenv::kSelection, "fixed");
+      }
+    }
     if (!o.end_to_end && runs > 1 && !o.quiet) {
       fmt::print(stderr, "{}: run {}/{}\n", kTool, r + 1, runs);
     }
@@ -508,6 +560,12 @@ int run(int argc, char** argv) {
     if (result.term_signal != 0) break;
   }
   std::remove(locations_file.c_str());
+  if (!focus_file.empty()) std::remove(focus_file.c_str());
+  if (focusing && !o.quiet) {
+    fmt::print(
+        stderr, "{}: {}\n", kTool,
+        cprof::causal::next_focus(results_dir, before, locations, o.focus, focus, runs, runs).said);
+  }
   if (!locations_cache.empty()) {
     std::error_code ignored;
     std::filesystem::remove_all(locations_cache, ignored);

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -602,6 +603,41 @@ TEST(CausalRun, OutOfTreeBuildIsItsOwnCode) {
 // -n RUNS with progress points ran the program once and said nothing: now every run
 // writes its own process's experiments into the one directory, each run with its own
 // schedule (the seed plus the run's number), and the report merges them.
+// Automatic mode with -n: the first run screens, the next ones experiment only on the
+// locations it names ("the next run on A, B"), at the focus speedups (25, 50, 75%).
+TEST(CausalRun, AutomaticRunsFocusAfterTheFirst) {
+  const auto r =
+      causal_run("focus", "-n 3 --focus 2 --seed 12", kPrograms + "/causal_serial 20000");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const size_t said = r.output.find("after run 2/3: ");
+  ASSERT_NE(said, std::string::npos) << r.output;
+  const size_t on = r.output.find("the next run on ", said);
+  ASSERT_NE(on, std::string::npos) << r.output;
+  std::set<std::string> focus;
+  std::stringstream names(r.output.substr(on + 16, r.output.find('\n', on) - on - 16));
+  for (std::string name; std::getline(names, name, ',');)
+    focus.insert(name.substr(name.find_first_not_of(' ')));
+  EXPECT_LE(focus.size(), 2u) << r.output;
+  // The third run's process: the one whose experiments began last.
+  std::map<uint64_t, std::vector<cprof::format::ExperimentRecord>> by_start;
+  for (const auto& entry : std::filesystem::directory_iterator(r.dir)) {
+    if (entry.path().extension() != ".cprof") continue;
+    std::vector<cprof::format::ExperimentRecord> mine;
+    cprof::format::read_results_file(entry.path(), [&](cprof::format::Record&& record) {
+      if (auto* e = std::get_if<cprof::format::ExperimentRecord>(&record)) mine.push_back(*e);
+    });
+    if (!mine.empty()) by_start[mine.front().time_ns] = mine;
+  }
+  ASSERT_EQ(by_start.size(), 3u) << r.output;
+  const auto& last = by_start.rbegin()->second;
+  for (const auto& e : last) {
+    EXPECT_EQ(focus.count(e.location), 1u) << e.location << " is not in the focus: " << r.output;
+    EXPECT_TRUE(e.speedup == 0 || e.speedup == 0.25 || e.speedup == 0.5 || e.speedup == 0.75)
+        << e.speedup;
+  }
+  EXPECT_NE(r.output.find("after run 3/3: "), std::string::npos) << r.output;
+}
+
 TEST(CausalRun, RunsWithProgressPointsAddUpInOneDirectory) {
   const auto r = causal_run(
       "three-runs", "-n 3 --seed 11 --line " + serial_line("LINE_A") + " --fixed-speedup 50",
@@ -808,6 +844,9 @@ TEST(CausalRunErrors, OptionsThatDoNothingInTheirModeAreErrors) {
       {"--end-to-end --progress " + a, "--progress does nothing with --end-to-end"},
       {"--line " + a + " --mode function", "--mode chooses how automatic selection"},
       {"--line " + a + " --source-scope '%/src/%'", "--source-scope does nothing with --line"},
+      {"--line " + a + " -n 2 --focus 3", "--focus chooses among the locations automatic"},
+      {"--end-to-end -n 2 --focus 3", "--focus does nothing with --end-to-end"},
+      {"--focus 3", "--focus acts between runs: give -n RUNS"},
   };
   for (const auto& [options, says] : cases) {
     const auto r = causal_run("no-effect", options, kPrograms + "/causal_serial 10");

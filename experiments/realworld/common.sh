@@ -1,0 +1,116 @@
+# Shared helpers of the experiments/realworld scripts (sourced). Each script gets a
+# Debian source package, builds it with its own build system and -O2 -g in an ignored
+# work folder, runs a bounded workload under sample-run, causal-run and Coz, and
+# measures what a real change to the code the automatic run ranks high gives.
+#
+# Environment: WORK (default experiments/realworld/work: sources, builds, results),
+# COZ (default coz; COZ=none leaves Coz out), REPS (interleaved plain runs per build for
+# the actual speedup, default 5).
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+source "$here/../../bench/sampler/common.sh"
+WORK=${WORK:-$here/work}
+REPS=${REPS:-5}
+mkdir -p "$WORK"
+
+log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
+
+# ensure_deb_src: apt-get source needs a deb-src entry for bookworm main; adds one (as
+# its own file) when apt has none, and refreshes the package lists once.
+ensure_deb_src() {
+  if apt-get indextargets --format '$(CREATED_BY)' 2>/dev/null | grep -q '^Sources$'; then
+    return
+  fi
+  log "adding a deb-src entry for bookworm main (/etc/apt/sources.list.d/cprof-deb-src.sources)"
+  cat >/etc/apt/sources.list.d/cprof-deb-src.sources <<'SRC'
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm bookworm-updates
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+  apt-get update -qq
+}
+
+# need_packages PKG...: installs the Debian packages that are missing.
+need_packages() {
+  local missing=() p
+  for p in "$@"; do
+    dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+  done
+  if ((${#missing[@]})); then
+    log "installing ${missing[*]}"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+  fi
+}
+
+# get_source PACKAGE: unpacks the source package once under $WORK/src and prints the
+# unpacked directory.
+get_source() {
+  local pkg=$1 dir
+  mkdir -p "$WORK/src"
+  dir=$(find "$WORK/src" -maxdepth 1 -mindepth 1 -type d -name "$pkg-*" | head -1)
+  if [[ -z $dir ]]; then
+    ensure_deb_src
+    need_packages dpkg-dev
+    log "apt-get source $pkg"
+    (cd "$WORK/src" && apt-get source -qq "$pkg" >/dev/null 2>&1) || {
+      echo "$0: apt-get source $pkg failed" >&2
+      exit 1
+    }
+    dir=$(find "$WORK/src" -maxdepth 1 -mindepth 1 -type d -name "$pkg-*" | head -1)
+  fi
+  echo "$dir"
+}
+
+# fresh_copy SRC DEST [PATCH]: DEST as a copy of SRC, with PATCH applied when given.
+fresh_copy() {
+  local src=$1 dest=$2 patch=${3:-}
+  rm -rf "$dest"
+  cp -a "$src" "$dest"
+  if [[ -n $patch ]]; then
+    patch -s -d "$dest" -p1 <"$patch"
+  fi
+}
+
+# time_run SECONDS_FILE CMD...: runs CMD, appends its wall time in seconds to the file.
+time_run() {
+  local out=$1
+  shift
+  local t0 t1
+  t0=$(date +%s.%N)
+  "$@" >/dev/null 2>&1
+  t1=$(date +%s.%N)
+  echo "$t1 - $t0" | bc -l >>"$out"
+}
+
+# actual_speedup NAME BASE_CMD -- PATCHED_CMD: REPS interleaved plain runs of each; prints
+# "MEDIAN_BASE MEDIAN_PATCHED SPEEDUP" where SPEEDUP = 1 - patched / base (the share of
+# the run time the change saves, as causal-report's program_speedup).
+actual_speedup() {
+  local name=$1
+  shift
+  local base=() patched=()
+  while [[ $1 != -- ]]; do base+=("$1"); shift; done
+  shift
+  patched=("$@")
+  local fb="$WORK/$name-base.times" fp="$WORK/$name-patched.times" i
+  : >"$fb"
+  : >"$fp"
+  for ((i = 0; i < REPS; i++)); do
+    time_run "$fb" "${base[@]}"
+    time_run "$fp" "${patched[@]}"
+  done
+  local mb mp
+  mb=$(stats <"$fb" | cut -d' ' -f1)
+  mp=$(stats <"$fp" | cut -d' ' -f1)
+  echo "$mb $mp $(echo "1 - $mp / $mb" | bc -l)"
+}
+
+# share_of_lines DIR FILE LINE...: the share of DIR's CPU samples whose innermost frame is
+# one of FILE's LINEs, and their time in ns: "SHARE TIME_NS".
+share_of_lines() {
+  local dir=$1
+  shift
+  "$BIN/causal-report" "$dir" --format json -n 0 | python3 "$here/lines_share.py" "$@"
+}
