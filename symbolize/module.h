@@ -45,7 +45,8 @@ class Module {
   std::vector<Symbol> symbolize(std::span<const uint64_t> addresses);
 
   // FILE:LINE -> ranges. `file` matches by path suffix on whole components.
-  Result<std::vector<AddressRange>> line_ranges(std::string_view file, uint32_t line);
+  Result<std::vector<AddressRange>> line_ranges(std::string_view file, uint32_t line,
+                                                LineCode code);
   // Functions whose demangled name (or mangled, without demangling) matches `pattern`
   // as a whole (std::regex_search), with their out-of-line and inlined ranges.
   Result<std::vector<FunctionRanges>> function_ranges(const std::string& pattern);

@@ -44,7 +44,8 @@ void Module::load_all_units() {
   for (size_t i = 0; i < dwarf_->unit_count(); ++i) dwarf_->unit(i);
 }
 
-Result<std::vector<AddressRange>> Module::line_ranges(std::string_view file, uint32_t line) {
+Result<std::vector<AddressRange>> Module::line_ranges(std::string_view file, uint32_t line,
+                                                      LineCode code) {
   std::lock_guard lock(mu_);
   std::string where = ref_.path;
   if (status_ != Reason::ok) return Error{where + ": " + std::string(to_string(status_))};
@@ -86,6 +87,22 @@ Result<std::vector<AddressRange>> Module::line_ranges(std::string_view file, uin
       if (r.end_sequence || !is_file[r.file] || rows[i + 1].addr <= r.addr) continue;
       lines_with_code.insert(r.line);
       if (r.line == line) ranges.push_back({r.addr, rows[i + 1].addr});
+    }
+  }
+  // Code inlined from a call on the line is the line's too, as its total in the report
+  // (an inlined frame's caller line is that call's line). A line can have only that: GCC
+  // emits an out-of-line copy of a static inline function (bzip2's mainGtU) as an inlined
+  // instance called from the function's own first line, which has no row of its own.
+  for (size_t u = 0; code == LineCode::with_inlined_calls && u < dwarf_->unit_count(); ++u) {
+    const UnitDetail* d = dwarf_->unit(u);
+    if (!d->scopes) continue;
+    for (const auto& iv : d->scopes->intervals()) {
+      const Scope& sc = d->scopes->scope(iv.scope);
+      if (!sc.inlined || sc.call_line != line) continue;
+      const char* call_file = d->scopes->call_file_name(sc.call_file);
+      if (suffix_match(call_file, file) && normal(call_file) == chosen) {
+        ranges.push_back({iv.low, iv.high});
+      }
     }
   }
   if (ranges.empty()) {

@@ -66,9 +66,9 @@ std::vector<std::vector<Symbol>> Symbolizer::symbolize(std::span<const ModuleAdd
 }
 
 Result<std::vector<AddressRange>> Symbolizer::ranges_for_line(const ModuleRef& ref,
-                                                              std::string_view file,
-                                                              uint32_t line) {
-  return module(ref)->line_ranges(file, line);
+                                                              std::string_view file, uint32_t line,
+                                                              LineCode code) {
+  return module(ref)->line_ranges(file, line, code);
 }
 
 Result<std::vector<FunctionRanges>> Symbolizer::ranges_for_function(const ModuleRef& ref,

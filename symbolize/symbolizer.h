@@ -52,7 +52,8 @@ class Symbolizer {
   // path suffix on whole components. Errors: no such file, an ambiguous file name (lists
   // the candidates), a line with no code (names the nearest lines with code).
   Result<std::vector<AddressRange>> ranges_for_line(const ModuleRef& module, std::string_view file,
-                                                    uint32_t line);
+                                                    uint32_t line,
+                                                    LineCode code = LineCode::with_inlined_calls);
   // FUNCTION (ECMAScript regex, searched in the demangled name) -> its ranges, the
   // out-of-line body and the inlined copies listed separately.
   Result<std::vector<FunctionRanges>> ranges_for_function(const ModuleRef& module,

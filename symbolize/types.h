@@ -9,6 +9,11 @@
 
 namespace cprof::symbolize {
 
+// What code a source line holds for the reverse lookup: its own line-table rows only, or
+// also the code inlined from calls made on it (its total in the report: an inlined
+// frame's caller line is the line of its call).
+enum class LineCode { own_rows, with_inlined_calls };
+
 // A module as recorded at run time by the sampler.
 struct ModuleRef {
   std::string path;      // file path of the mapped ELF (executable or .so)

@@ -343,7 +343,8 @@ int run(int argc, char** argv) {
       kTool};
   Options o;
   auto& sel = o.selection;
-  app.add_option("--line", sel.lines, "speed up FILE:LINE (repeatable)");
+  app.add_option("--line", sel.lines,
+                 "speed up FILE:LINE, or the block FILE:FIRST-LAST as one location (repeatable)");
   app.add_option("--function", sel.function, "speed up the functions matching this regular expression");
   app.add_option("--mode", sel.mode, "automatic selection by line or function")
       ->check(cprof::cli::one_of({"line", "function"}))

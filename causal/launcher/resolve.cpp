@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "causal/launcher/no_debug_info.h"
@@ -168,24 +169,91 @@ std::string LocationResolver::resolve(std::vector<LocationLine>& out,
   return {};
 }
 
+namespace {
+
+// "FILE:FIRST-LAST": a block of lines as one location (a change that touches several
+// lines at once is predicted by speeding them up together). nullopt: not of that form.
+struct LineBlock {
+  std::string file;
+  uint32_t first = 0, last = 0;
+};
+constexpr uint32_t kMaxBlockLines = 10000;
+
+std::optional<LineBlock> parse_line_block(const std::string& spec) {
+  const size_t colon = spec.rfind(':');
+  const size_t dash = spec.find('-', colon == std::string::npos ? 0 : colon);
+  if (colon == std::string::npos || colon == 0 || dash == std::string::npos) return std::nullopt;
+  LineBlock b{spec.substr(0, colon), 0, 0};
+  const std::string first = spec.substr(colon + 1, dash - colon - 1);
+  const std::string last = spec.substr(dash + 1);
+  const auto number = [](const std::string& t, uint32_t& out) {
+    if (t.empty() || t.size() > 9 || t.find_first_not_of("0123456789") != std::string::npos)
+      return false;
+    out = static_cast<uint32_t>(std::stoul(t));
+    return out > 0;
+  };
+  if (!number(first, b.first) || !number(last, b.last)) return std::nullopt;
+  return b;
+}
+
+}  // namespace
+
 std::string LocationResolver::add_lines(std::vector<LocationLine>& out) {
   for (const auto& spec : selection_.lines) {
-    auto parsed = symbolize::parse_source_line(spec);
-    if (!parsed.ok()) return "--line " + spec + ": " + parsed.error().message;
-    // The first binary in scope that has the line (the executable first).
+    const auto block = parse_line_block(spec);
+    if (block && (block->last < block->first || block->last - block->first >= kMaxBlockLines)) {
+      return "--line " + spec +
+             ": a block of lines is FILE:FIRST-LAST with FIRST <= LAST, at most " +
+             std::to_string(kMaxBlockLines) + " lines";
+    }
+    std::optional<symbolize::SourceLine> one;
+    if (!block) {
+      auto parsed = symbolize::parse_source_line(spec);
+      if (!parsed.ok()) {
+        return "--line " + spec + ": " + parsed.error().message + " or FILE:FIRST-LAST";
+      }
+      one = *parsed;
+    }
+    const std::string file = block ? block->file : one->file;
+    const uint32_t first = block ? block->first : one->line;
+    const uint32_t last = block ? block->last : one->line;
+    // The first binary in scope that has the line(s) (the executable first).
     std::string first_error;
     bool found = false;
     for (const auto& b : binaries_) {
-      auto ranges = symbolizer_.ranges_for_line({b.path, ""}, parsed->file, parsed->line);
-      if (ranges.ok()) {
-        out.push_back(LocationLine{spec, to_ranges(*ranges), b.module});
+      std::vector<symbolize::AddressRange> all;
+      for (uint32_t line = first; line <= last; ++line) {
+        auto ranges = symbolizer_.ranges_for_line({b.path, ""}, file, line);
+        if (ranges.ok()) {
+          all.insert(all.end(), ranges->begin(), ranges->end());
+          continue;
+        }
+        // prefer "has no code" over "no such file"; a block may hold lines without code
+        if (first_error.empty() ||
+            first_error.find("no source file matches") != std::string::npos) {
+          first_error = ranges.error().message;
+        }
+        if (ranges.error().message.find("has no code") == std::string::npos) break;
+      }
+      if (!all.empty()) {
+        std::sort(all.begin(), all.end(),
+                  [](const auto& x, const auto& y) { return x.low < y.low; });
+        std::vector<symbolize::AddressRange> merged;
+        for (const auto& r : all) {
+          if (!merged.empty() && r.low <= merged.back().high) {
+            merged.back().high = std::max(merged.back().high, r.high);
+          } else {
+            merged.push_back(r);
+          }
+        }
+        out.push_back(LocationLine{spec, to_ranges(merged), b.module});
         found = true;
         break;
       }
-      if (first_error.empty() ||
-          first_error.find("no source file matches") != std::string::npos) {
-        first_error = ranges.error().message;  // prefer "has no code" over "no such file"
-      }
+    }
+    if (!found && block && first_error.find("has no code") != std::string::npos) {
+      first_error = file + ":" + std::to_string(first) + "-" + std::to_string(last) +
+                    ": no line of it has code";
     }
     if (!found) return "--line " + spec + ": " + first_error;
   }
@@ -250,7 +318,13 @@ std::string LocationResolver::add_all_lines(const Binary& binary, std::vector<Lo
 std::string LocationResolver::breakpoint_address(const std::string& spec, uint64_t& address) {
   auto parsed = symbolize::parse_source_line(spec);
   if (!parsed.ok()) return "--progress " + spec + ": " + parsed.error().message;
-  auto ranges = symbolizer_.ranges_for_line({executable_, ""}, parsed->file, parsed->line);
+  // The line's own first instruction: the lowest address of code inlined into it could be
+  // inside a loop of the callee, visited more often than the line. A line whose only code
+  // is inlined (a call site with no row of its own) counts at that code's entry.
+  auto ranges = symbolizer_.ranges_for_line({executable_, ""}, parsed->file, parsed->line,
+                                            symbolize::LineCode::own_rows);
+  if (!ranges.ok())
+    ranges = symbolizer_.ranges_for_line({executable_, ""}, parsed->file, parsed->line);
   if (!ranges.ok()) return "--progress " + spec + ": " + ranges.error().message;
   address = ranges->front().low;
   return {};

@@ -603,6 +603,46 @@ TEST(CausalRun, OutOfTreeBuildIsItsOwnCode) {
 // -n RUNS with progress points ran the program once and said nothing: now every run
 // writes its own process's experiments into the one directory, each run with its own
 // schedule (the seed plus the run's number), and the report merges them.
+// A block of lines is one location: a change that touches several lines is predicted by
+// speeding them up together. Its experiments carry the block's name and see its samples;
+// a reversed or code-free block is one line of error.
+TEST(CausalRun, ABlockOfLinesIsOneLocation) {
+  const int a = line_of("serial.cpp", "LINE_A");
+  const int b = line_of("serial.cpp", "LINE_B");
+  const std::string block =
+      "serial.cpp:" + std::to_string(std::min(a, b)) + "-" + std::to_string(std::max(a, b));
+  const auto r = causal_run("block", "--line " + block + " --fixed-speedup 50 --seed 3",
+                            kPrograms + "/causal_serial 20000");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto experiments = experiments_in(r.dir);
+  ASSERT_FALSE(experiments.empty()) << r.output;
+  uint64_t selected = 0;
+  for (const auto& e : experiments) {
+    EXPECT_EQ(e.location, block);
+    selected += e.selected_samples;
+  }
+  EXPECT_GT(selected, 0u) << r.output;
+  // The report finds the block's samples for the phase correction, line by line.
+  std::string text;
+  ASSERT_EQ(run_command(kReport + " " + r.dir, text), 0) << text;
+  EXPECT_NE(text.find("the location runs during about"), std::string::npos) << text;
+  EXPECT_EQ(text.find("no sample's stack holds the location"), std::string::npos) << text;
+
+  const auto reversed = causal_run(
+      "block-reversed",
+      "--line serial.cpp:" + std::to_string(std::max(a, b)) + "-" + std::to_string(std::min(a, b)),
+      kPrograms + "/causal_serial 10");
+  EXPECT_EQ(reversed.status, 1) << reversed.output;
+  EXPECT_NE(reversed.output.find("a block of lines is FILE:FIRST-LAST with FIRST <= LAST"),
+            std::string::npos)
+      << reversed.output;
+  const auto empty =
+      causal_run("block-empty", "--line serial.cpp:1-2", kPrograms + "/causal_serial 10");
+  EXPECT_EQ(empty.status, 1) << empty.output;
+  EXPECT_NE(empty.output.find("serial.cpp:1-2: no line of it has code"), std::string::npos)
+      << empty.output;
+}
+
 // Automatic mode with -n: the first run screens, the next ones experiment only on the
 // locations it names ("the next run on A, B"), at the focus speedups (25, 50, 75%).
 TEST(CausalRun, AutomaticRunsFocusAfterTheFirst) {

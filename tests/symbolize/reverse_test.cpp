@@ -12,7 +12,8 @@ ModuleRef prog() { return {fixture("gcc_O2"), ""}; }
 
 TEST(Reverse, LineRangesMapBackToTheLine) {
   Symbolizer s;
-  auto ranges = s.ranges_for_line(prog(), "fixtures/prog.cpp", mark_line("outer_call"));
+  auto ranges =
+      s.ranges_for_line(prog(), "fixtures/prog.cpp", mark_line("outer_call"), LineCode::own_rows);
   ASSERT_TRUE(ranges) << ranges.error().message;
   ASSERT_FALSE(ranges->empty());
   for (const auto& r : *ranges) {
@@ -21,6 +22,35 @@ TEST(Reverse, LineRangesMapBackToTheLine) {
     ASSERT_FALSE(sym.frames.empty());
     EXPECT_EQ(sym.frames.front().line, mark_line("outer_call")) << describe(sym);
   }
+}
+
+// The code inlined from a call on the line is the line's too (its total in the report):
+// every range has the line in its inline chain, and fx::middle's loop, inlined there, is
+// among them.
+TEST(Reverse, LineRangesHoldTheCodeInlinedFromTheLine) {
+  Symbolizer s;
+  const uint32_t outer = mark_line("outer_call");
+  auto ranges = s.ranges_for_line(prog(), "prog.cpp", outer);
+  ASSERT_TRUE(ranges) << ranges.error().message;
+  bool inlined_body = false;
+  for (const auto& r : *ranges) {
+    auto sym = s.symbolize(prog(), std::vector<uint64_t>{r.low}).front();
+    bool on_line = false;
+    for (const auto& f : sym.frames) on_line |= f.line == outer;
+    EXPECT_TRUE(on_line) << describe(sym);
+    for (uint64_t a = r.low; a < r.high; ++a) {
+      auto at = s.symbolize(prog(), std::vector<uint64_t>{a}).front();
+      inlined_body |= !at.frames.empty() && at.frames.front().line == mark_line("middle_call");
+    }
+  }
+  EXPECT_TRUE(inlined_body);
+  // Own rows only: none of the inlined loop.
+  auto own = s.ranges_for_line(prog(), "prog.cpp", outer, LineCode::own_rows);
+  ASSERT_TRUE(own);
+  uint64_t own_bytes = 0, all_bytes = 0;
+  for (const auto& r : *own) own_bytes += r.high - r.low;
+  for (const auto& r : *ranges) all_bytes += r.high - r.low;
+  EXPECT_LT(own_bytes, all_bytes);
 }
 
 TEST(Reverse, SuffixMatchesWholeComponentsOnly) {
