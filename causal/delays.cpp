@@ -55,6 +55,7 @@ void DelayAccounting::sync_epoch(ThreadDelay& thread) const {
   // Debts from an earlier experiment are not paid in this one: catch up to the global
   // count as it was when this experiment began.
   raise_to(thread.local_ns, start_global_.load(std::memory_order_relaxed));
+  thread.overslept_ns.store(0, std::memory_order_relaxed);
   thread.epoch.store(epoch, std::memory_order_relaxed);
 }
 
@@ -95,13 +96,20 @@ uint64_t DelayAccounting::pay(ThreadDelay& thread) {
     return 0;
   }
   sync_epoch(thread);
-  const uint64_t debt = owed(thread);
+  uint64_t debt = owed(thread);
   if (debt == 0) return 0;
+  // What it overslept before pays first (delays.h, "Oversleeping").
+  const uint64_t banked = std::min(debt, thread.overslept_ns.load(std::memory_order_relaxed));
+  if (banked > 0) {
+    thread.overslept_ns.fetch_sub(banked, std::memory_order_relaxed);
+    thread.local_ns.fetch_add(banked, std::memory_order_acq_rel);
+    debt -= banked;
+    if (debt == 0) return 0;
+  }
   const uint64_t slept = sleeper_.sleep_ns(debt);
-  const uint64_t local = thread.local_ns.fetch_add(slept, std::memory_order_acq_rel) + slept;
-  // Slept longer than owed: the others pause as long (Coz does the same; an equal pause
-  // of every thread leaves virtual time unchanged).
-  raise_global_to(local);
+  // The debt is paid; an overshoot is banked, not pushed onto the others.
+  thread.local_ns.fetch_add(debt, std::memory_order_acq_rel);
+  if (slept > debt) thread.overslept_ns.fetch_add(slept - debt, std::memory_order_relaxed);
   thread.paid_ns.fetch_add(slept, std::memory_order_relaxed);
   thread.pays.fetch_add(1, std::memory_order_relaxed);
   return slept;

@@ -89,6 +89,16 @@ std::vector<PredictionPoint> predict_curve(std::span<const Observation> experime
     const auto point = speedup_of(baseline, group, options.metric);
     if (!point) continue;
     PredictionPoint p{speedup, *point, kNaN, kNaN, static_cast<uint32_t>(group.size())};
+    if (speedup > 0 && options.metric != Metric::latency) {
+      double delay = 0, duration = 0;
+      bool known = true;
+      for (const auto& o : group) {
+        delay += static_cast<double>(o.delay_ns);
+        duration += static_cast<double>(o.duration_ns);
+        known &= o.delay_known;
+      }
+      if (known && duration > 0) p.delay_share = delay / duration;
+    }
     if (baseline.size() >= 2 && group.size() >= 2 && options.bootstrap_samples > 0) {
       stats.clear();
       for (unsigned i = 0; i < options.bootstrap_samples; ++i) {
@@ -117,7 +127,8 @@ std::vector<LocationPrediction> predict_all(std::span<const format::ExperimentRe
   for (const auto& r : records) {
     auto add = [&](const std::string& point, uint64_t visits, double in_flight, bool latency) {
       auto& s = series[{r.location, point}];
-      s.all.push_back(Observation{r.speedup, r.duration_ns, r.delay_ns, visits, in_flight});
+      s.all.push_back(
+          Observation{r.speedup, r.duration_ns, r.delay_ns, visits, in_flight, r.period_ns > 0});
       s.latency = s.latency || latency;
     };
     if (r.mode == format::ExperimentMode::end_to_end) {

@@ -36,6 +36,9 @@ struct Observation {
   uint64_t delay_ns = 0;
   uint64_t visits = 0;        // throughput visits; latency: departures; end-to-end: 1
   double mean_in_flight = 0;  // latency only
+  // The record says what delay it inserted (ours do; a Coz profile's durations have the
+  // delay taken out already and no period): else no delay bound is computed.
+  bool delay_known = true;
 };
 
 enum class Metric { throughput, latency, end_to_end };
@@ -71,6 +74,12 @@ struct PredictionPoint {
   double ci_low = std::numeric_limits<double>::quiet_NaN();
   double ci_high = std::numeric_limits<double>::quiet_NaN();
   uint32_t experiments = 0;
+  // The delays the point's experiments inserted, as a share of their wall time
+  // (sum delay / sum duration); NaN for latency points and baselines. A throughput or
+  // whole-run speedup can exceed it only if the sped-up experiments made progress faster
+  // than the baselines in real time, which delays cannot cause (docs/causal.md,
+  // "Predictions"): the tightest bound on what the method can measure.
+  double delay_share = std::numeric_limits<double>::quiet_NaN();
 };
 
 // The curve of one location: a point per distinct speedup (ascending), from that

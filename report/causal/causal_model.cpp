@@ -223,12 +223,29 @@ double corrected_impact(const CausalCurve& c) { return c.corrected(causal_impact
 namespace {
 // 1e-9: a curve exactly at the bound (a location that is all of the time) is not noise.
 constexpr double kBoundSlack = 1e-9;
+
+// The delay bound with room for noise: a location that is the whole critical path
+// measures exactly its delay share, so only a clear excess is noise.
+double delay_bound(const causal::PredictionPoint& pt) {
+  if (!std::isfinite(pt.delay_share)) return std::numeric_limits<double>::infinity();
+  return pt.delay_share + std::max(0.01, 0.1 * pt.delay_share);
+}
+
+bool delay_bound_is_tighter(const causal::PredictionPoint& pt) {
+  return delay_bound(pt) < pt.speedup + kBoundSlack;
+}
+
 }  // namespace
 
 bool point_out_of_bounds(const causal::PredictionPoint& pt) {
   if (pt.speedup <= 0) return false;
-  const double bound = pt.speedup + kBoundSlack;
+  const double bound = std::min(pt.speedup + kBoundSlack, delay_bound(pt));
   return std::isfinite(pt.ci_low) ? pt.ci_low > bound : pt.program_speedup > bound;
+}
+
+bool point_beyond_delays(const causal::PredictionPoint& pt) {
+  return pt.speedup > 0 && std::isfinite(pt.delay_share) && !point_out_of_bounds(pt) &&
+         pt.program_speedup > 1.25 * pt.delay_share + 0.01;
 }
 
 bool point_above_bound(const causal::PredictionPoint& pt) {
@@ -256,6 +273,15 @@ namespace {
 constexpr const char* kWeak = "too little evidence yet: run longer before relying on it";
 
 std::string out_of_bounds_reason(const causal::PredictionPoint& pt) {
+  if (delay_bound_is_tighter(pt)) {
+    return fmt::format(
+        "run-to-run noise: its experiments inserted delays for {0:.0f}% of their time, so "
+        "speeding it up by {1:.0f}% can speed the program up by at most about that; they "
+        "measured {2:.0f}%, which would need the sped-up experiments to make progress faster "
+        "than the baselines in real time (drift between experiments, or delayed threads "
+        "handing their CPU to others)",
+        pt.delay_share * 100.0, pt.speedup * 100.0, pt.program_speedup * 100.0);
+  }
   return fmt::format(
       "run-to-run noise: speeding a location up by {0:.0f}% can speed the program up by at most "
       "{0:.0f}% (Amdahl's law), and its experiments measured {1:.0f}%",
@@ -309,6 +335,16 @@ std::string headline(const std::string& location, double speedup, double program
 
 std::string weak_suffix(bool weak) { return weak ? " (run longer before relying on it)" : ""; }
 
+// A gain well above what the experiments' delays can explain, within the noise: said, so
+// that a number no speedup of the location could give is not taken at its word.
+std::string beyond_delays_note(const causal::PredictionPoint& pt) {
+  if (!point_beyond_delays(pt)) return "";
+  return fmt::format(
+      " (more than the {:.0f}% its experiments' delays can explain: expect at most that; the "
+      "rest is noise or drift between experiments)",
+      pt.delay_share * 100.0);
+}
+
 }  // namespace
 
 std::string causal_verdict(const causal::LocationPrediction& p, const causal::PredictionPoint& pt) {
@@ -326,7 +362,7 @@ std::string causal_verdict(const causal::LocationPrediction& p, const causal::Pr
         weak_suffix(weak));
   }
   return headline(p.location, pt.speedup, pt.program_speedup, pt.ci_low, pt.ci_high, weak) +
-         weak_suffix(weak);
+         beyond_delays_note(pt) + weak_suffix(weak);
 }
 
 std::string causal_verdict(const CausalCurve& c, const causal::PredictionPoint& pt) {
@@ -335,10 +371,11 @@ std::string causal_verdict(const CausalCurve& c, const causal::PredictionPoint& 
     return causal_verdict(measured, pt);
   }
   const bool weak = !meets_minimum_evidence(c);
-  return fmt::format("{} (measured {:.0f}%; {}: corrected for that (Coz's phase correction)){}",
+  return fmt::format("{} (measured {:.0f}%; {}: corrected for that (Coz's phase correction)){}{}",
                      headline(c.location, pt.speedup, c.corrected(pt.program_speedup),
                               c.corrected(pt.ci_low), c.corrected(pt.ci_high), weak),
-                     pt.program_speedup * 100.0, c.phase.note, weak_suffix(weak));
+                     pt.program_speedup * 100.0, c.phase.note, beyond_delays_note(pt),
+                     weak_suffix(weak));
 }
 
 }  // namespace cprof::report

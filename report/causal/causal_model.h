@@ -57,6 +57,13 @@ enum class CurveStatus { prediction, weak_evidence, out_of_bounds };
 bool point_out_of_bounds(const causal::PredictionPoint& point);
 // Above the bound, but with an interval that reaches it: a prediction "by up to s".
 bool point_above_bound(const causal::PredictionPoint& point);
+// The delay bound (PredictionPoint::delay_share, throughput and whole-run points): a gain
+// above the share of the experiments' time that was delay needs the sped-up experiments
+// to run faster than the baselines in real time. A point whose interval is all above it
+// (with room for noise: max(1 point, 10%)) is out of bounds like one above Amdahl's; one
+// whose estimate is well above it (1.25 times plus 1 point) but whose interval reaches
+// it keeps its verdict with a note saying to expect at most the delay share.
+bool point_beyond_delays(const causal::PredictionPoint& point);
 
 // One curve with its phase correction (phase_correction.h). The points stay as measured;
 // corrected values are phase.fraction times them, computed where they are shown, so the

@@ -66,6 +66,7 @@ void json_causal(JsonWriter& j, const Report& r) {
           .field("ci_low_phase_corrected", p.corrected(pt.ci_low))
           .field("ci_high_phase_corrected", p.corrected(pt.ci_high))
           .field("out_of_bounds", point_out_of_bounds(pt))
+          .field("delay_share", pt.delay_share)
           .end_object();
     }
     j.end_array();

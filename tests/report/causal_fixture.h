@@ -32,7 +32,9 @@ inline std::vector<format::ExperimentRecord> causal_fixture_experiments() {
        {std::pair{kColdLocation, 0.1}, std::pair{kHotLocation, 0.5}}) {
     for (const double s : {0.0, 0.0, 0.0, 0.0, 0.25, 0.25, 0.25, 0.5, 0.5, 0.5, 0.75, 0.75, 0.75}) {
       const uint64_t wall = 1'000'000'000;
-      const uint64_t delay = static_cast<uint64_t>(2e8 * s);  // the virtual speedup's pauses
+      // The virtual speedup's pauses: a share of the time above the effect they can
+      // explain (PredictionPoint::delay_share).
+      const uint64_t delay = static_cast<uint64_t>(1e9 * s * (effect + 0.1));
       const double effective = static_cast<double>(wall - delay);
       const double period = 1e6 * (1 - effect * s) * (1 + jitter());  // ns per ops visit
       const auto visits = static_cast<uint64_t>(effective / period);

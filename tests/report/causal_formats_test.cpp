@@ -141,7 +141,7 @@ TEST(CausalFormats, EndToEndBaselinesAreSharedAndLocationsWithoutACurveAreSaid) 
                                       .mode = format::ExperimentMode::end_to_end};
     };
     w.add(run("complex_add", 0, 10'000'000'000, 0));
-    w.add(run("x_add", 0.5, 9'000'000'000, 1'000'000'000));  // 8 s effective: 20% faster
+    w.add(run("x_add", 0.5, 10'000'000'000, 2'000'000'000));  // 8 s effective: 20% faster
     format::ExperimentRecord lonely{.time_ns = 1'200'000'000,
                                     .location = "lonely.cpp:3",
                                     .speedup = 0.25,
@@ -301,9 +301,10 @@ TEST(CausalFormats, SqliteCausalTablesQueriedWithTheShell) {
   };
   EXPECT_EQ(q("SELECT COUNT(*), SUM(speedup = 0), MIN(process_id), MAX(process_id) FROM experiments"),
             "26|8|0|0\n");
-  EXPECT_EQ(q("SELECT location, speedup, duration_ns, delay_ns, effective_ns, selected_samples, mode "
-              "FROM experiments WHERE id = 17"),
-            "hot<int>::run|0.25|1000000000|50000000|950000000|40|progress\n");
+  EXPECT_EQ(
+      q("SELECT location, speedup, duration_ns, delay_ns, effective_ns, selected_samples, mode "
+        "FROM experiments WHERE id = 17"),
+      "hot<int>::run|0.25|1000000000|150000000|850000000|40|progress\n");
   EXPECT_EQ(q("SELECT kind, COUNT(*), SUM(arrivals - departures) FROM progress GROUP BY name "
               "ORDER BY name"),
             "throughput|26|0\nlatency|26|26\n");

@@ -157,7 +157,7 @@ TEST(CozFormat, WrittenProfileReadsBackToTheSamePredictions) {
   ASSERT_EQ(original.causal.experiments, 26u);
   ASSERT_EQ(original.causal.predictions.size(), 4u);  // 2 locations x (ops, req)
   const std::string text = render_coz(original);
-  EXPECT_NE(text.find("experiment\tselected=hot<int>::run\tspeedup=0.25\tduration=950000000\t"
+  EXPECT_NE(text.find("experiment\tselected=hot<int>::run\tspeedup=0.25\tduration=850000000\t"
                       "selected-samples=40\n"),
             std::string::npos)
       << text;
