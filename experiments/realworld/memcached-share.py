@@ -1,51 +1,37 @@
 #!/usr/bin/env python3
-"""Time of chosen functions in a causal-report tree profile (stdin: `causal-report DIR
---view tree --format json`), each sample charged to its innermost frame in the program's
-own executable, the way causal-run charges a sample to a location (a sample in libc's
-pthread_mutex_lock counts for the memcached function that called it), for memcached.sh's
-s_eff:
+"""Time of the samples whose call stack holds one of some functions, from a
+causal-report tree profile (stdin: `causal-report DIR --view tree --format json`), for
+memcached.sh's s_eff:
 
-  memcached-share.py EXE PATTERN...
+  memcached-share.py FUNCTION...
 
-EXE: the executable's path (a frame is in scope when its function's module is EXE).
-PATTERN: F (frames of function F) or P/F (frames of F whose caller frame is P, e.g.
-item_remove/item_lock: item_lock inlined into item_remove). Prints "SHARE TIME_NS":
-SHARE of all sampled time, TIME_NS the time charged to the patterns."""
+A sample counts when any frame of its stack (inlined frames included) is one of the
+FUNCTIONs, which is how causal-run selects the samples of a --function location ("a
+sample whose call stack holds L, any frame": the function's callees count, libc's and the
+program's own). Each sample counts once, however many such frames it has. Prints
+"SHARE TIME_NS": SHARE of all sampled time, TIME_NS the time of those samples."""
 import json
 import sys
 
-exe = sys.argv[1]
-patterns = [p.split("/", 1) if "/" in p else [None, p] for p in sys.argv[2:]]
+functions = set(sys.argv[1:])
 profile = json.load(sys.stdin)["profile"]
-module = {}
-for row in profile.get("functions", []):
-    module.setdefault(row.get("function"), row.get("module", ""))
 nodes = {n["id"]: n for n in profile.get("tree", [])}
+memo = {}
 
 
-def in_scope(node):
-    return module.get(node["function"]) == exe
-
-
-def owner(node):
-    while node is not None and not in_scope(node):
-        node = nodes.get(node["parent"])
-    return node
-
-
-def matches(node):
-    parent = nodes.get(node["parent"])
-    for p, f in patterns:
-        if node["function"] == f and (p is None or (parent is not None and parent["function"] == p)):
-            return True
-    return False
+def holds(node_id):
+    """Whether the path from the root to this node has one of the functions."""
+    path = []
+    while node_id in nodes and node_id not in memo:
+        path.append(node_id)
+        node_id = nodes[node_id]["parent"]
+    found = memo.get(node_id, False)
+    for n in reversed(path):
+        found = found or nodes[n]["function"] in functions
+        memo[n] = found
+    return memo[path[0]] if path else found
 
 
 total = profile.get("time_ns") or 0
-mine = 0
-for n in nodes.values():
-    if n["self_ns"]:
-        o = owner(n)
-        if o is not None and matches(o):
-            mine += n["self_ns"]
+mine = sum(n["self_ns"] for n in nodes.values() if n["self_ns"] and holds(n["id"]))
 print("%.6f %d" % (mine / total if total else 0.0, mine))

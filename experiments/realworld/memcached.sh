@@ -12,7 +12,8 @@
 #     in $WORK/memcached-patched; a Coz copy (below) in $WORK/memcached-coz.
 #  2. Load: memaslap (`memcaslap`, libmemcached-tools; memtier-benchmark is not in
 #     bookworm): 2 threads, 32 connections, 90% get / 10% set, either OPS requests (plain
-#     and sampled runs) or LOAD_S seconds (causal runs, which serve fewer requests).
+#     and sampled runs) or LOAD_S seconds (causal and Coz runs: the server is stopped
+#     while the load still runs, so that no experiment runs on an idle server).
 #  3. Progress point: `--progress proto_text.c:208`, `out_string(c, "STORED")` in
 #     complete_nread_ascii, where a set's response is finished (no source change). It
 #     counts sets only: memaslap keeps its 9:1 get/set mix, so sets served are a fixed
@@ -23,7 +24,10 @@
 #     time lands on resp_finish, which the automatic run then ranks first); sets cost a
 #     tenth of that (~5,000 visits/s, ~10% of a core). PROGRESS=FILE:LINE overrides.
 #  4. sample-run of the base build under OPS requests: top functions and lines.
-#  5. causal-run, automatic (by line), under LOAD_S s of load: the ranked report.
+#  5. causal-run, automatic (by line), under LOAD_S s of load: the ranked report. After
+#     each causal run, from its sqlite export: per speedup, the delays the experiments
+#     inserted against s * P * selected samples (what a virtual speedup should insert),
+#     and the progress rate per wall and per effective second.
 #  6. The change, memcached-item-remove-lock.patch: the Coz paper's (SOSP'15, +9.4% on
 #     memcached 1.4): item_remove drops its reference without the item lock (and without
 #     hashing the key for it), the refcount made atomic. Its changed code is item_remove
@@ -31,16 +35,21 @@
 #     automatic run when it draws it. Then
 #     (a) actual: REPS interleaved plain runs of each build serving OPS requests
 #         (actual_speedup: elapsed time, medians; speedup = 1 - patched/base);
-#     (b) s_eff = 1 - C_patched / C_base, C = sampled time per request of item_remove's
-#         own frames and of the libc code they call (pthread_mutex_lock), each sample
-#         charged to its innermost memcached frame as causal-run charges it
-#         (memcached-share.py; both builds sampled under the same OPS requests);
+#     (b) s_eff = 1 - C_patched / C_base, C = sampled time per request of the samples
+#         whose stack holds item_remove or do_item_remove (any frame, as causal-run
+#         selects a --function location's samples: callees included; the patched
+#         item_remove tail-calls do_item_remove, so its frame is gone from those stacks,
+#         and its atomic decrement is do_item_remove's), memcached-share.py; both builds
+#         sampled at 1000 Hz under the same OPS requests. Not in it: the atomic
+#         refcount_incr of the other sites (item_get's), which the change also touches;
 #     (c) ours: causal-run --function '^item_remove$' --fixed-speedup 100*s_eff
 #         --progress PROGRESS on the base build (LOAD_S s), read with predict.py;
 #     (d) Coz: Coz 0.2.2 has no breakpoint progress points (`coz run --progress` says
 #         "NOT SUPPORTED"), so its copy adds one COZ_PROGRESS on the same line
 #         (memcached-coz-progress.patch: proto_text.c:208 stays line 208, <coz.h> comes
-#         through proto_text.h), built with -gdwarf-4 (Coz reads DWARF 4 only) and without
+#         through proto_text.h), built with -gdwarf-4 -gno-variable-location-views (Coz
+#         reads DWARF 4 only, and skips a unit's line table, thread.c's among them, on
+#         GCC's location views: "Fixed line thread.c:122 was not found") and without
 #         memcached's -Werror (coz.h's static helper is unused in the other files).
 #         Coz has line locations only: --fixed-line thread.c:122, item_lock's lock call,
 #         which item_remove inlines but so do item_get and the other lock takers, so Coz's
@@ -49,7 +58,7 @@
 #
 # Environment (and common.sh's WORK, COZ, REPS): OPS (requests per plain/sampled run,
 # default 1000000, ~10-15 s here), LOAD_S (seconds of load per causal/Coz run, default
-# 20), PROGRESS (default proto_text.c:208). Results under $WORK/memcached-results.
+# 30), PROGRESS (default proto_text.c:208). Results under $WORK/memcached-results.
 # Needs root (apt-get, uprobes, memcached -u root). Takes ~10 min on the 2-core VM
 # (three builds ~2 min, six tool runs ~3 min, 2*REPS plain runs ~3 min). Never runs two
 # workloads at once.
@@ -59,7 +68,7 @@ source "$here/common.sh"
 find_build_tools "${1:-}" sample-run causal-run causal-report
 root=$(cd "$here/../.." && pwd)
 OPS=${OPS:-1000000}
-LOAD_S=${LOAD_S:-20}
+LOAD_S=${LOAD_S:-30}
 PROGRESS=${PROGRESS:-proto_text.c:208}
 coz_bin=${COZ:-coz}
 have_coz=1
@@ -72,7 +81,7 @@ patch_change=$here/memcached-$change.patch
 patch_coz=$here/memcached-coz-progress.patch
 ours_loc='^item_remove$'                      # causal-run's location of the change
 coz_line=thread.c:122                         # Coz's (lines only)
-share_patterns=(item_remove item_remove/item_lock item_remove/item_unlock)
+share_functions=(item_remove do_item_remove)
 
 need_packages build-essential pkg-config libevent-dev libmemcached-tools iproute2 bc python3
 src=$(get_source memcached)
@@ -82,7 +91,8 @@ mkdir -p "$res"
 
 # --- servers and load -------------------------------------------------------------
 TPS=""
-bg_pid=""   # the tool (or memcached) started in the background, while one runs
+bg_pid=""    # the tool (or memcached) started in the background, while one runs
+load_pid=""  # memaslap, while it runs in the background
 port=""
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 mc_args() { echo "-U 0 -l 127.0.0.1 -p $1 -t 2 -m 256 -c 1024 -u root"; }
@@ -105,19 +115,35 @@ stop_server() {  # stops the server on $port, then waits (bounded) for $bg_pid
   wait "$bg_pid" 2>/dev/null || true
   bg_pid=""
 }
-cleanup() { stop_server; }
+stop_load() {  # ends a background memaslap (bounded)
+  local i
+  [[ -z $load_pid ]] && return 0
+  for ((i = 0; i < 50; i++)); do
+    kill -0 "$load_pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  kill -TERM "$load_pid" 2>/dev/null || true
+  wait "$load_pid" 2>/dev/null || true
+  load_pid=""
+}
+cleanup() { stop_server; stop_load; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# serve NAME LOAD... -- CMD...: starts CMD (a server on $port, set by the caller) in the
-# background, waits until it listens (60 s at most), runs memaslap with LOAD (bounded by
-# timeout too), stops the server. Logs: $res/NAME.{tool,load}.log; sets TPS (memaslap's).
+# serve NAME LOAD -- CMD...: starts CMD (a server on $port, set by the caller) in the
+# background and waits until it listens (60 s at most). LOAD "count N": memaslap serves
+# N requests, then the server is stopped; sets TPS (memaslap's). LOAD "time S": memaslap
+# runs in the background, and after S seconds the server is stopped under load (memaslap
+# is then ended), so that no experiment runs on an idle server (memcached takes up to
+# 1 s to exit after SIGTERM: with the load stopped first, those were experiments without
+# progress; TPS stays empty). Returns 1 (after cleaning up) if the server does not start.
+# Logs: $res/NAME.{tool,load}.log; the time to listen goes to $res/startup.txt.
 serve() {
-  local name=$1 load=() t0 i
-  shift
+  local name=$1 kind=$2 amount=$3 t0 i
+  shift 3
+  [[ $1 == -- ]] && shift
   trap cleanup EXIT  # also in a subshell (actual_speedup's runs)
-  while [[ $1 != -- ]]; do load+=("$1"); shift; done
-  shift
+  TPS=""
   t0=$(date +%s.%N)
   "$@" >"$res/$name.tool.log" 2>&1 &
   bg_pid=$!
@@ -125,23 +151,39 @@ serve() {
     [[ -n $(listener_pid "$port") ]] && break
     if ! kill -0 "$bg_pid" 2>/dev/null; then
       echo "$0: $name: the server exited before it listened:" >&2
-      tail -5 "$res/$name.tool.log" >&2
-      exit 1
+      grep -v '^$' "$res/$name.tool.log" | tail -3 >&2
+      wait "$bg_pid" 2>/dev/null || true
+      bg_pid=""
+      return 1
     fi
     sleep 0.1
   done
-  [[ -n $(listener_pid "$port") ]] || { echo "$0: $name: no server on port $port after 60 s" >&2; exit 1; }
+  if [[ -z $(listener_pid "$port") ]]; then
+    echo "$0: $name: no server on port $port after 60 s" >&2
+    stop_server
+    return 1
+  fi
   echo "$name: listening after $(echo "$(date +%s.%N) - $t0" | bc -l | xargs printf '%.2f') s" >>"$res/startup.txt"
-  timeout $((LOAD_S * 4 + 120)) memcaslap -s "127.0.0.1:$port" -T 2 -c 32 "${load[@]}" \
-    >"$res/$name.load.log" 2>&1 || { echo "$0: $name: memaslap failed or timed out:" >&2; tail -3 "$res/$name.load.log" >&2; }
-  stop_server
-  TPS=$(grep -o 'TPS: [0-9]*' "$res/$name.load.log" | tail -1 | cut -d' ' -f2 || true)
+  if [[ $kind == count ]]; then
+    timeout $((LOAD_S * 4 + 120)) memcaslap -s "127.0.0.1:$port" -T 2 -c 32 -x "$amount" >"$res/$name.load.log" 2>&1 ||
+      { echo "$0: $name: memaslap failed or timed out:" >&2; tail -3 "$res/$name.load.log" >&2; }
+    stop_server
+    TPS=$(grep -o 'TPS: [0-9]*' "$res/$name.load.log" | tail -1 | cut -d' ' -f2 || true)
+  else
+    timeout $((amount + 90)) memcaslap -s "127.0.0.1:$port" -T 2 -c 32 -t "$((amount + 60))s" \
+      >"$res/$name.load.log" 2>&1 &
+    load_pid=$!
+    sleep "$amount"
+    kill -0 "$load_pid" 2>/dev/null || { echo "$0: $name: memaslap ended early:" >&2; tail -3 "$res/$name.load.log" >&2; }
+    stop_server
+    stop_load
+  fi
 }
 
 # plain BUILD_DIR: one plain run serving OPS requests (for actual_speedup's timing).
 plain() {
   port=$(free_port)
-  serve "plain-$(basename "$1")" -x "$OPS" -- "$1/memcached" $(mc_args "$port")
+  serve "plain-$(basename "$1")" count "$OPS" -- "$1/memcached" $(mc_args "$port")
 }
 
 # --- builds --------------------------------------------------------------------------
@@ -174,7 +216,8 @@ cozb=$WORK/memcached-coz
 build "$base" "" "-O2 -g"
 build "$patched" "$patch_change" "-O2 -g"
 if ((have_coz)); then
-  build "$cozb" "$patch_coz" "-O2 -gdwarf-4" "-O2 -gdwarf-4 -pthread -Wall"
+  build "$cozb" "$patch_coz" "-O2 -gdwarf-4 -gno-variable-location-views" \
+    "-O2 -gdwarf-4 -gno-variable-location-views -pthread -Wall"
 fi
 
 echo "memcached.sh: $(basename "$src"), memaslap 2 threads x 32 connections; OPS=$OPS, LOAD_S=$LOAD_S," \
@@ -186,14 +229,37 @@ progress_summary() {
   "$BIN/causal-report" "$1" --format coz -q 2>/dev/null | awk -F'\t' '
     $1 == "experiment" { for (i = 2; i <= NF; i++) if ($i ~ /^duration=/) d += substr($i, 10) }
     $1 == "throughput-point" { for (i = 2; i <= NF; i++) if ($i ~ /^delta=/) v += substr($i, 7) }
-    END { printf "%d visits in %.1f s of experiments (%.0f/s)\n", v, d / 1e9, d > 0 ? v / (d / 1e9) : 0 }'
+    END { printf "%d visits in %.1f s of experiments (%.0f/s)\n", v, d / 1e9, (d > 0) ? v / (d / 1e9) : 0 }'
+}
+
+# delay_check DIR: per speedup, the experiments' delays against s * P * selected samples
+# (what the virtual speedup should insert), and the progress rate per wall and per
+# effective (wall - delay) second; experiments without a visit. From the sqlite export.
+delay_check() {
+  rm -f "$1.db"
+  "$BIN/causal-report" "$1" --format sqlite -o "$1.db" -q 2>/dev/null || { echo "(no sqlite export)"; return 0; }
+  python3 - "$1.db" <<'PY'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+q = """SELECT e.speedup, COUNT(*), SUM(e.selected_samples), SUM(e.delay_ns),
+       SUM(e.speedup * e.period_ns * e.selected_samples), SUM(e.duration_ns), SUM(e.effective_ns),
+       SUM(p.visits), SUM(p.visits = 0)
+       FROM experiments e JOIN progress p ON p.experiment_id = e.id GROUP BY e.speedup ORDER BY e.speedup"""
+for s, n, sel, delay, expect, dur, eff, visits, idle in c.execute(q):
+    if s == 0 and not delay:
+        print("  speedup 0%%: %d experiments, %d without a visit; %.0f visits/s" % (n, idle, visits / (dur / 1e9)))
+    else:
+        print("  speedup %.0f%%: %d experiments (%d selected samples), %d without a visit: delays %.1f ms"
+              " (s*P*selected: %.1f ms); %.0f visits/s per wall s, %.0f per effective s"
+              % (100 * s, n, sel, idle, delay / 1e6, expect / 1e6, visits / (dur / 1e9), visits / (eff / 1e9)))
+PY
 }
 
 # --- 4. sampled profile ------------------------------------------------------------
 echo
 echo "== sample-run -f 1000 of the base build, $OPS requests"
 port=$(free_port)
-serve sample-base -x "$OPS" -- "$BIN/sample-run" -f 1000 -o "$res/sample-base" -- "$base/memcached" $(mc_args "$port")
+serve sample-base count "$OPS" -- "$BIN/sample-run" -f 1000 -o "$res/sample-base" -- "$base/memcached" $(mc_args "$port")
 echo "memaslap: $TPS requests/s under sample-run"
 "$BIN/causal-report" "$res/sample-base" -n 15 -q
 "$BIN/causal-report" "$res/sample-base" --by line -n 15 -q | sed -n '/^Lines/,$p'
@@ -202,41 +268,41 @@ echo "memaslap: $TPS requests/s under sample-run"
 echo
 echo "== causal-run (automatic, by line) --progress $PROGRESS, $LOAD_S s of load"
 port=$(free_port)
-serve causal-auto -t "${LOAD_S}s" -- "$BIN/causal-run" --progress "$PROGRESS" -o "$res/causal-auto" \
+serve causal-auto time "$LOAD_S" -- "$BIN/causal-run" --progress "$PROGRESS" -o "$res/causal-auto" \
   -- "$base/memcached" $(mc_args "$port")
-echo "memaslap: $TPS requests/s under causal-run"
 cat "$res/causal-auto.tool.log"
 echo "progress point: $(progress_summary "$res/causal-auto")"
+delay_check "$res/causal-auto"
 "$BIN/causal-report" "$res/causal-auto" -q
 
 # --- 6. the change -------------------------------------------------------------------
 echo
 echo "== change $change ($(basename "$patch_change"))"
 port=$(free_port)
-serve sample-patched -x "$OPS" -- "$BIN/sample-run" -f 1000 -o "$res/sample-patched" \
+serve sample-patched count "$OPS" -- "$BIN/sample-run" -f 1000 -o "$res/sample-patched" \
   -- "$patched/memcached" $(mc_args "$port")
 echo "memaslap: $TPS requests/s, patched build under sample-run"
-tree_share() {  # DIR EXE: "SHARE TIME_NS" of the change's code
-  "$BIN/causal-report" "$1" --view tree --format json -q | python3 "$here/memcached-share.py" "$2" "${share_patterns[@]}"
+tree_share() {  # DIR: "SHARE TIME_NS" of the change's code
+  "$BIN/causal-report" "$1" --view tree --format json -q | python3 "$here/memcached-share.py" "${share_functions[@]}"
 }
-read -r share_b time_b <<<"$(tree_share "$res/sample-base" "$base/memcached")"
-read -r share_p time_p <<<"$(tree_share "$res/sample-patched" "$patched/memcached")"
+read -r share_b time_b <<<"$(tree_share "$res/sample-base")"
+read -r share_p time_p <<<"$(tree_share "$res/sample-patched")"
 s_eff=$(awk -v b="$time_b" -v p="$time_p" 'BEGIN { s = b > 0 ? 1 - p / b : 0; if (s < 0) s = 0; printf "%.2f", s }')
 pc=$(awk -v s="$s_eff" 'BEGIN { printf "%d", s * 100 + 0.5 }')
-echo "s_eff: item_remove's code (${share_patterns[*]}): base $((time_b / 1000000)) ms" \
+echo "s_eff: samples with ${share_functions[*]} on the stack: base $((time_b / 1000000)) ms" \
   "($(awk -v s="$share_b" 'BEGIN { printf "%.2f", 100 * s }')% of samples, $(awk -v t="$time_b" -v n="$OPS" 'BEGIN { printf "%.0f", t / n }') ns/request)," \
-  "patched $((time_p / 1000000)) ms ($(awk -v t="$time_p" -v n="$OPS" 'BEGIN { printf "%.0f", t / n }') ns/request): s_eff = $s_eff"
+  "patched $((time_p / 1000000)) ms ($(awk -v s="$share_p" 'BEGIN { printf "%.2f", 100 * s }')% of samples, $(awk -v t="$time_p" -v n="$OPS" 'BEGIN { printf "%.0f", t / n }') ns/request): s_eff = $s_eff"
 
 ours="NA" lo="NA" hi="NA" oexps="0" obexps="0"
 if ((pc > 0)); then
   echo
   echo "== causal-run --function '$ours_loc' --fixed-speedup $pc --progress $PROGRESS, $LOAD_S s of load"
   port=$(free_port)
-  serve causal-fixed -t "${LOAD_S}s" -- "$BIN/causal-run" --function "$ours_loc" --fixed-speedup "$pc" \
+  serve causal-fixed time "$LOAD_S" -- "$BIN/causal-run" --function "$ours_loc" --fixed-speedup "$pc" \
     --progress "$PROGRESS" -o "$res/causal-fixed" -- "$base/memcached" $(mc_args "$port")
-  echo "memaslap: $TPS requests/s"
   cat "$res/causal-fixed.tool.log"
   echo "progress point: $(progress_summary "$res/causal-fixed")"
+  delay_check "$res/causal-fixed"
   "$BIN/causal-report" "$res/causal-fixed" -q | sed -n '/^Causal profile/,$p'
   read -r ours lo hi oexps obexps <<<"$(python3 "$root/experiments/causal/predict.py" ours "$res/causal-fixed" \
     "$(awk -v p="$pc" 'BEGIN { print p / 100 }')" "$BIN/causal-report" 2>/dev/null || echo NA NA NA 0 0)"
@@ -248,9 +314,9 @@ if ((have_coz && pc > 0)); then
     echo
     echo "== coz run --fixed-line $coz_line --fixed-speedup $s (COZ_PROGRESS at proto_text.c:208), $LOAD_S s of load"
     port=$(free_port)
-    serve "coz-$s" -t "${LOAD_S}s" -- "$coz_bin" run --fixed-line "$coz_line" --fixed-speedup "$s" \
-      -o "$res/coz-$s.coz" --- "$cozb/memcached" $(mc_args "$port")
-    echo "memaslap: $TPS requests/s; $(grep -c '^experiment' "$res/coz-$s.coz" 2>/dev/null || echo 0) experiments;" \
+    serve "coz-$s" time "$LOAD_S" -- "$coz_bin" run --fixed-line "$coz_line" --fixed-speedup "$s" \
+      -o "$res/coz-$s.coz" --- "$cozb/memcached" $(mc_args "$port") || echo "coz run failed (above)"
+    echo "$(grep -c '^experiment' "$res/coz-$s.coz" 2>/dev/null || echo 0) experiments;" \
       "progress visits $(awk -F'\t' '$1 == "throughput-point" { for (i = 2; i <= NF; i++) if ($i ~ /^delta=/) v += substr($i, 7) } END { print v + 0 }' "$res/coz-$s.coz" 2>/dev/null)"
     grep -v '^$' "$res/coz-$s.tool.log" | tail -3 || true
   done
@@ -263,7 +329,12 @@ echo "== actual: $REPS interleaved plain runs per build, $OPS requests each (ela
 read -r t_base t_patched actual <<<"$(actual_speedup memcached plain "$base" -- plain "$patched")"
 echo "base:    $(tr '\n' ' ' <"$WORK/memcached-base.times")-> median $t_base s"
 echo "patched: $(tr '\n' ' ' <"$WORK/memcached-patched.times")-> median $t_patched s"
-echo "startup (time to listen): $(awk '{ print $NF }' "$res/startup.txt" | sort -g | sed -n '1p;$p' | tr '\n' ' ')(min max, s)"
+read -r pair_med pair_min pair_max _ <<<"$(paste "$WORK/memcached-base.times" "$WORK/memcached-patched.times" |
+  awk '{ print 1 - $2 / $1 }' | stats)"
+echo "per pair (1 - patched/base of each interleaved pair): median $(awk -v v="$pair_med" 'BEGIN { printf "%+.1f%%", 100 * v }')," \
+  "min $(awk -v v="$pair_min" 'BEGIN { printf "%+.1f%%", 100 * v }'), max $(awk -v v="$pair_max" 'BEGIN { printf "%+.1f%%", 100 * v }')" \
+  "(the machine's load moves both runs of a pair alike; the medians of the table do not pair them)"
+echo "startup (time to listen): $(awk '{ print $(NF - 1) }' "$res/startup.txt" | sort -g | sed -n '1p;$p' | tr '\n' ' ')(min max, s)"
 
 pct() { [[ $1 == NA ]] && echo NA || awk -v v="$1" 'BEGIN { printf "%+.1f", 100 * v }'; }
 echo

@@ -12,7 +12,8 @@
 #   patched  the same with pbzip2-mainGtU-words.patch on bzip2: mainGtU, the suffix
 #            comparison of the block sort, compares its first 12 bytes as one 8-byte and one
 #            4-byte big-endian word instead of byte by byte (the loop after is unchanged);
-#   dwarf4   base with -gdwarf-4, for Coz 0.2.2, whose DWARF reader knows only version 4.
+#   dwarf4   base with -gdwarf-4 -gno-variable-location-views, for Coz 0.2.2, whose DWARF
+#            reader knows only version 4 and no location views.
 # Workload: `pbzip2 -p2 -c` of the first 100 MB of a tar of /usr/share/doc, /usr/include and
 # /usr/share/perl (text, as bzip2 is used for), to /dev/null, ~5-10 s of 2 cores here.
 # Progress: one visit per compressed block written (pbzip2.cpp's output loop, line 1734:
@@ -21,16 +22,19 @@
 # Steps: sample-run profile; causal-run automatic (RUNS runs into one directory); the
 # actual speedup of the change (REPS interleaved plain runs of each build, medians); s_eff
 # from the sampled profiles of both builds (self time of mainGtU's lines per run); our
-# prediction at s_eff fixed on the changed lines (--line blocksort.c:358-394, one location);
-# Coz's at the same speedup and line range start (Coz takes one line).
+# prediction at s_eff fixed on the changed lines (--line blocksort.c:358-407, one location);
+# Coz's at the same speedup on the block's hottest line (Coz takes one line), end to end
+# (Coz 0.2.2 has no progress point without a source change): COZ_RUNS runs at s_eff and as
+# many at 0, prediction from the median run times.
 #
-# Environment: RUNS (automatic-mode runs, default 3), REPS (default 5), FIXED_RUNS (runs of
-# the fixed prediction, default 3), COZ (default coz; none leaves it out), WORK.
+# Environment: RUNS (automatic-mode runs, default 6), REPS (default 5), FIXED_RUNS (runs of
+# the fixed prediction, default 3), COZ_RUNS (default 3), COZ (default coz; none leaves it
+# out), WORK. About 10 minutes on 2 idle cores.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/common.sh"
 find_build_tools "${1:-}" sample-run causal-run causal-report
-runs=${RUNS:-3}
+runs=${RUNS:-6}
 fixed_runs=${FIXED_RUNS:-3}
 coz_bin=${COZ:-coz}
 
@@ -51,7 +55,7 @@ build() {
 }
 build base "-O2 -g"
 build patched "-O2 -g" "$here/pbzip2-mainGtU-words.patch"
-build dwarf4 "-O2 -gdwarf-4"
+build dwarf4 "-O2 -gdwarf-4 -gno-variable-location-views"
 
 input="$WORK/pbzip2-input"
 if [[ ! -s $input ]]; then
@@ -61,9 +65,9 @@ fi
 base="$WORK/pbzip2-base/pbzip2/pbzip2"
 patched="$WORK/pbzip2-patched/pbzip2/pbzip2"
 progress=pbzip2.cpp:1734
-# The changed lines: the 12 byte comparisons at the head of mainGtU.
-changed_first=358
-changed_last=394
+# The changed lines: the 12 byte comparisons at the head of mainGtU, in each build.
+base_lines=$(seq 358 407)
+patched_lines=$(seq 359 375)
 args=(-p2 -c -f "$input")
 out="$WORK/pbzip2-results"
 mkdir -p "$out"
@@ -79,3 +83,65 @@ time_auto=$(date +%s)
 "$BIN/causal-run" -o "$out/auto" -n "$runs" --progress "$progress" -- "$base" "${args[@]}" >/dev/null
 log "automatic mode took $(($(date +%s) - time_auto)) s"
 "$BIN/causal-report" "$out/auto" -n 10 | sed -n '/^Causal profile/,$p'
+
+log "actual speedup: $REPS interleaved plain runs of each build"
+read -r t_base t_patched actual <<<"$(actual_speedup pbzip2 "$base" "${args[@]}" -- "$patched" "${args[@]}")"
+log "base ${t_base}s, patched ${t_patched}s: actual speedup $(printf %.1f "$(echo "$actual * 100" | bc -l)")%"
+
+log "s_eff from the sampled profiles of both builds"
+"$BIN/sample-run" -q -o "$out/sample-patched" -- "$patched" "${args[@]}" >/dev/null
+# shellcheck disable=SC2086
+read -r share_base ns_base <<<"$(share_of_lines "$out/sample-base" blocksort.c $base_lines)"
+# shellcheck disable=SC2086
+read -r share_patched ns_patched <<<"$(share_of_lines "$out/sample-patched" blocksort.c $patched_lines)"
+s_eff=$(echo "1 - $ns_patched / $ns_base" | bc -l)
+pct=$(printf %.0f "$(echo "$s_eff * 100" | bc -l)")
+log "changed lines: $(printf %.1f "$(echo "$share_base * 100" | bc -l)")% of the base run's samples; s_eff = $pct%"
+
+log "causal-run --line blocksort.c:358-407 --fixed-speedup $pct, $fixed_runs runs"
+rm -rf "$out/fixed"
+"$BIN/causal-run" -q -o "$out/fixed" -n "$fixed_runs" --line blocksort.c:358-407 \
+  --fixed-speedup "$pct" --progress "$progress" -- "$base" "${args[@]}" >/dev/null
+read -r ours lo hi exps bexps <<<"$(python3 "$here/../causal/predict.py" ours "$out/fixed" \
+  "$(echo "$pct / 100" | bc -l)" "$BIN/causal-report")"
+"$BIN/causal-report" "$out/fixed" | sed -n '/^Causal profile/,$p'
+
+coz_pred=NA
+if [[ $coz_bin != none ]] && command -v "$coz_bin" >/dev/null; then
+  # The block's line with the most samples in the base profile: Coz speeds up one line.
+  coz_line=$("$BIN/causal-report" "$out/sample-base" --format json -n 0 | python3 -c '
+import json, sys
+rows = [r for r in json.load(sys.stdin)["profile"]["lines"]
+        if r["file"].endswith("blocksort.c") and 358 <= r["line"] <= 407]
+print(max(rows, key=lambda r: r["self"]["time_ns"])["line"] if rows else 358)')
+  log "coz run --end-to-end --fixed-line blocksort.c:$coz_line, ${COZ_RUNS:-3} runs at $pct% and at 0"
+  d4="$WORK/pbzip2-dwarf4/pbzip2/pbzip2"
+  : >"$WORK/coz-0.times"
+  : >"$WORK/coz-s.times"
+  for ((i = 0; i < ${COZ_RUNS:-3}; i++)); do
+    for s in 0 "$pct"; do
+      f="$WORK/coz-s.times"
+      [[ $s == 0 ]] && f="$WORK/coz-0.times"
+      rm -f "$out/profile.coz"
+      (cd "$out" && "$coz_bin" run --end-to-end --fixed-line "blocksort.c:$coz_line" \
+        --fixed-speedup "$s" --- "$d4" "${args[@]}" >/dev/null 2>&1) || true
+      # Coz's end-to-end experiment: one line with the run's duration and delay.
+      python3 - "$out/profile.coz" >>"$f" <<'PY'
+import sys
+for line in open(sys.argv[1]):
+    if line.startswith("experiment\t"):
+        kv = dict(x.split("=", 1) for x in line.strip().split("\t")[1:])
+        print((int(kv["duration"]) - int(kv.get("delay", 0))) / 1e9)
+PY
+    done
+  done
+  c0=$(stats <"$WORK/coz-0.times" | cut -d' ' -f1)
+  cs=$(stats <"$WORK/coz-s.times" | cut -d' ' -f1)
+  coz_pred=$(echo "1 - $cs / $c0" | bc -l)
+fi
+
+p() { [[ $1 == NA ]] && echo NA || printf %.1f "$(echo "$1 * 100" | bc -l)"; }
+echo
+echo "program  change                     actual%  s_eff%  ours% [95% interval]      coz%"
+printf "pbzip2   mainGtU word compare      %7s  %6s  %5s [%s, %s]  %8s\n" "$(p "$actual")" "$pct" \
+  "$(p "$ours")" "$(p "$lo")" "$(p "$hi")" "$(p "$coz_pred")"
