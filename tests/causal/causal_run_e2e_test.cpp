@@ -623,10 +623,9 @@ TEST(CausalRun, ABlockOfLinesIsOneLocation) {
   }
   EXPECT_GT(selected, 0u) << r.output;
   // The report finds the block's samples for the phase correction, line by line.
-  std::string text;
-  ASSERT_EQ(run_command(kReport + " " + r.dir, text), 0) << text;
-  EXPECT_NE(text.find("the location runs during about"), std::string::npos) << text;
-  EXPECT_EQ(text.find("no sample's stack holds the location"), std::string::npos) << text;
+  const std::string json = report_json(r.dir);
+  EXPECT_NE(json.find("\"phase_note\": \"the location runs during about"), std::string::npos) << json;
+  EXPECT_EQ(json.find("no sample's stack holds the location"), std::string::npos) << json;
 
   const auto reversed = causal_run(
       "block-reversed",

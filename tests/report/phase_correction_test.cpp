@@ -58,7 +58,8 @@ void write_run(const fs::path& file, int64_t pid, double phase_share, bool with_
   for (const auto& [location, effect] :
        {std::pair{kLine, 0.5}, std::pair{kFunction, 0.5}, std::pair{kMain, 0.3}}) {
     for (const double s : {0.0, 0.0, 0.0, 0.0, 0.25, 0.25, 0.25, 0.5, 0.5, 0.5, 0.75, 0.75, 0.75}) {
-      const uint64_t delay = static_cast<uint64_t>(3e7 * s);
+      // Delays a share of the time that can explain the effect (delay_share).
+      const uint64_t delay = static_cast<uint64_t>(static_cast<double>(kExperimentNs) * s * (effect + 0.1));
       const double period = 1e5 * (1 - effect * s);  // ns per visit, effective time
       format::ExperimentRecord e{.time_ns = time,
                                  .location = location,
