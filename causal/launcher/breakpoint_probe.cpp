@@ -57,18 +57,15 @@ VisitCounterProbe probe_visit_counter(VisitCounter kind) {
 
 VisitCounterChoice choose_visit_counter() {
   VisitCounterChoice choice;
-  const VisitCounterProbe breakpoint = probe_visit_counter(VisitCounter::breakpoint);
-  choice.why_not_breakpoint = breakpoint.why_not;
-  if (breakpoint.why_not.empty()) {
-    choice.kind = VisitCounter::breakpoint;
-    choice.ns_per_visit = breakpoint.ns_per_visit;
-    return choice;
-  }
-  const VisitCounterProbe uprobe = probe_visit_counter(VisitCounter::uprobe);
-  choice.why_not_uprobe = uprobe.why_not;
-  if (uprobe.why_not.empty()) {
-    choice.kind = VisitCounter::uprobe;
-    choice.ns_per_visit = uprobe.ns_per_visit;
+  for (const VisitCounter kind : {VisitCounter::breakpoint, VisitCounter::uprobe}) {
+    const VisitCounterProbe probe = probe_visit_counter(kind);
+    (kind == VisitCounter::breakpoint ? choice.why_not_breakpoint : choice.why_not_uprobe) =
+        probe.why_not;
+    if (probe.why_not.empty()) {
+      choice.kind = kind;
+      choice.ns_per_visit = probe.ns_per_visit;
+      break;
+    }
   }
   return choice;
 }

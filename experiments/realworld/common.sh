@@ -15,6 +15,16 @@ mkdir -p "$WORK"
 
 log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
 
+# find_coz: sets coz_bin (COZ, default coz) and have_coz (0 when COZ=none or not found).
+find_coz() {
+  coz_bin=${COZ:-coz}
+  have_coz=1
+  if [[ $coz_bin == none ]] || ! command -v "$coz_bin" >/dev/null; then
+    log "coz not found (COZ=$coz_bin): the Coz column stays empty"
+    have_coz=0
+  fi
+}
+
 # ensure_deb_src: apt-get source needs a deb-src entry for bookworm main; adds one (as
 # its own file) when apt has none, and refreshes the package lists once.
 ensure_deb_src() {

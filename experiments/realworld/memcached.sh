@@ -70,12 +70,7 @@ root=$(cd "$here/../.." && pwd)
 OPS=${OPS:-1000000}
 LOAD_S=${LOAD_S:-30}
 PROGRESS=${PROGRESS:-proto_text.c:208}
-coz_bin=${COZ:-coz}
-have_coz=1
-if [[ $coz_bin == none ]] || ! command -v "$coz_bin" >/dev/null; then
-  log "coz not found (COZ=$coz_bin): the Coz column stays empty"
-  have_coz=0
-fi
+find_coz
 change=item-remove-lock
 patch_change=$here/memcached-$change.patch
 patch_coz=$here/memcached-coz-progress.patch

@@ -36,7 +36,7 @@ source "$here/common.sh"
 find_build_tools "${1:-}" sample-run causal-run causal-report
 runs=${RUNS:-6}
 fixed_runs=${FIXED_RUNS:-3}
-coz_bin=${COZ:-coz}
+find_coz
 
 bzip2_src=$(get_source bzip2)
 pbzip2_src=$(get_source pbzip2)
@@ -107,7 +107,7 @@ read -r ours lo hi exps bexps <<<"$(python3 "$here/../causal/predict.py" ours "$
 "$BIN/causal-report" "$out/fixed" | sed -n '/^Causal profile/,$p'
 
 coz_pred=NA
-if [[ $coz_bin != none ]] && command -v "$coz_bin" >/dev/null; then
+if ((have_coz)); then
   # The block's line with the most samples in the base profile: Coz speeds up one line.
   coz_line=$("$BIN/causal-report" "$out/sample-base" --format json -n 0 | python3 -c '
 import json, sys

@@ -80,12 +80,7 @@ auto_mode=${AUTO_MODE:-line}
 sample_runs=${SAMPLE_RUNS:-2}
 fixed_runs=${FIXED_RUNS:-12}
 coz_runs=${COZ_RUNS:-2}
-coz_bin=${COZ:-coz}
-have_coz=1
-if [[ $coz_bin == none ]] || ! command -v "$coz_bin" >/dev/null; then
-  log "coz not found (COZ=$coz_bin): the Coz column stays empty"
-  have_coz=0
-fi
+find_coz
 change=pcache-hash-mask
 patch_file=$here/sqlite-$change.patch
 loc_file=sqlite3.c
