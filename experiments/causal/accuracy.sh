@@ -23,8 +23,9 @@
 #           (median p0 - median pS) / median p0.
 # The tools run interleaved (ours at S, Coz at S, ...) so that a burst of load on the
 # shared machine does not hit one of them only. Prints predicted vs actual per program
-# and S in percent, the error in points, and the mean absolute error (MAE) of each tool,
-# over all rows and over the programs (all but openmp-llvm, an extra runtime).
+# and S in percent, the error in points, whether our 95% interval holds the actual
+# speedup and the share of rows where it does (the coverage; target >= 90%), and the mean
+# absolute error (MAE) of each tool, over all rows and over the programs (all but openmp-llvm, an extra runtime).
 # Target: causal-run's MAE <= 3 points and below Coz's, on the programs.
 #
 # Environment: SPEEDUPS (default "0.25 0.5 0.75"), REPS (default 3), DURATION_MS (our

@@ -642,6 +642,19 @@ TEST(CausalRun, ABlockOfLinesIsOneLocation) {
       << empty.output;
 }
 
+// Automatic selection by line leaves out the line a --progress point counts: the trap at
+// each visit puts time on it that is not the program's (memcached ranked its probed line).
+TEST(CausalRun, AutomaticSelectionLeavesOutTheCountedLine) {
+  const std::string counted = "serial.cpp:" + std::to_string(line_of("serial.cpp", "LINE_B"));
+  const auto r = causal_run("leave-out", "--progress " + counted + " --seed 8",
+                            kPrograms + "/causal_serial_no_progress 5000");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("automatic selection leaves out " + counted + ": the --progress point"),
+            std::string::npos)
+      << r.output;
+  for (const auto& e : experiments_in(r.dir)) EXPECT_NE(e.location, counted);
+}
+
 // Automatic mode with -n: the first run screens, the next ones experiment only on the
 // locations it names ("the next run on A, B"), at the focus speedups (25, 50, 75%).
 TEST(CausalRun, AutomaticRunsFocusAfterTheFirst) {
