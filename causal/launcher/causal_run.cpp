@@ -22,6 +22,7 @@
 #include "causal/experiment.h"
 #include "causal/experiment_focus.h"
 #include "causal/launcher/breakpoint_probe.h"
+#include "causal/launcher/cpu_wait_warnings.h"
 #include "causal/launcher/focus.h"
 #include "causal/launcher/no_debug_info.h"
 #include "causal/launcher/resolve.h"
@@ -612,6 +613,7 @@ int run(int argc, char** argv) {
   const ScopeHints hints = count_where ? scope_hints(where, scope) : ScopeHints{};
   if (!o.quiet) {
     cprof::causal::group_no_debug_info_warnings(summary.warnings);
+    cprof::causal::group_cpu_wait_warnings(summary.warnings);
     cprof::launch::print_run_summary(stderr, kTool, results_dir, summary,
                                      {result.term_signal, cpu_ns});
   }

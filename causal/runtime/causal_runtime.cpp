@@ -8,28 +8,29 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstring>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <optional>
 #include <set>
 
 #include "causal/runtime/breakpoints.h"
-#include "common/monotonic.h"
 #include "causal/runtime/device_wait.h"
-#include "causal/runtime/openmp_waits.h"
-#include "causal/sample_step.h"
 #include "causal/runtime/exec_resolve.h"
 #include "causal/runtime/locations_cache.h"
+#include "causal/runtime/openmp_waits.h"
 #include "causal/runtime/real_calls.h"
-#include "sampler/runtime/signal_mask.h"
 #include "causal/runtime/syscall_dispatch.h"
+#include "causal/sample_step.h"
+#include "common/monotonic.h"
 #include "format/writer.h"
 #include "sampler/runtime/hooks.h"
 #include "sampler/runtime/interpose.h"
-#include "sampler/runtime/thread_registry.h"
 #include "sampler/runtime/sanitizer_stack.h"
+#include "sampler/runtime/signal_mask.h"
+#include "sampler/runtime/thread_registry.h"
 
 namespace cprof::causal {
 namespace {
@@ -135,8 +136,16 @@ CausalRuntime* CausalRuntime::start(uint64_t period_ns) {
   if (!rt->settings_.breakpoints.empty()) {
     rt->breakpoints_ = std::make_unique<BreakpointPoints>(rt->settings_.visit_counter);
     for (const auto& bp : rt->settings_.breakpoints) {
+      // Named "FILE:LINE (breakpoint)" by causal-run: the record keeps FILE and LINE.
+      const std::string spec = bp.name.substr(0, bp.name.rfind(" (breakpoint)"));
+      const size_t colon = spec.rfind(':');
+      const std::string file = colon == std::string::npos ? "" : spec.substr(0, colon);
+      const auto line =
+          colon == std::string::npos
+              ? 0u
+              : static_cast<uint32_t>(std::strtoul(spec.c_str() + colon + 1, nullptr, 10));
       ProgressPoint* p = rt->progress_.find_or_add(bp.name, ProgressKind::throughput,
-                                                   ProgressSource::breakpoint);
+                                                   ProgressSource::breakpoint, file, line);
       if (std::string err = rt->breakpoints_->add(p, bp.address + rt->load_bias_); !err.empty()) {
         rt->problems_.push_back("progress point " + bp.name + " not counted: " + err);
       }

@@ -262,7 +262,11 @@ void check_counted_progress_point(const std::string& name, const std::string& co
     GTEST_SKIP() << "no visit counter works on this machine (said by causal-run): " << r.output;
   }
   const std::string json = report_json(r.dir);
-  EXPECT_NE(json.find("\"source\": \"breakpoint\""), std::string::npos);
+  // The point's record names its file and line (they were empty).
+  EXPECT_NE(json.find("\"source\": \"breakpoint\", \"file\": \"serial.cpp\", \"line\": " +
+                      std::to_string(b) + "}"),
+            std::string::npos)
+      << json.substr(json.find("\"progress_points\""));
   const auto s = predicted_speedup(json, "serial.cpp:" + std::to_string(a), "0.5");
   ASSERT_TRUE(s.has_value()) << r.output << json.substr(json.find("\"causal\""));
   // The point is what is tested here (LinesPredictTheirShareOfTheTime tests accuracy):
