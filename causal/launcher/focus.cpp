@@ -35,9 +35,10 @@ FocusStep next_focus(const std::string& dir, const std::set<std::string>& before
     }
   }
   step.said = fmt::format(
-      "after run {}/{}: {} experiments, {} locations with the minimum "
-      "evidence ({} with an effect)",
-      done, runs, records.size(), choice.with_enough_evidence, choice.with_effect);
+      "after run {}/{}: {} experiment{}, {} location{} with the minimum evidence ({} with an "
+      "effect)",
+      done, runs, records.size(), records.size() == 1 ? "" : "s", choice.with_enough_evidence,
+      choice.with_enough_evidence == 1 ? "" : "s", choice.with_effect);
   if (!choice.settled.empty()) {
     step.said += fmt::format("; settled (within {:g}% of no effect): {}", kSettledBand * 100,
                              fmt::join(choice.settled, ", "));
