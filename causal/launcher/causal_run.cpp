@@ -25,6 +25,7 @@
 #include "causal/launcher/cpu_wait_warnings.h"
 #include "causal/launcher/focus.h"
 #include "causal/launcher/no_debug_info.h"
+#include "causal/launcher/progress_points.h"
 #include "causal/launcher/resolve.h"
 #include "causal/launcher/scope_miss.h"
 #include "causal/minimum_evidence.h"
@@ -188,45 +189,6 @@ int resolve_only(const std::string& program, const cprof::causal::Selection& sel
 }
 
 // The name of the progress point that --progress SPEC counts.
-std::string breakpoint_point_name(const std::string& spec) { return spec + " (breakpoint)"; }
-
-// How the --progress points' visits are counted here (breakpoint_probe.h), with a line
-// on stderr when it is not the hardware breakpoints, and a warning when nothing counts.
-// CPROF_CAUSAL_VISIT_COUNTER in causal-run's environment picks the kind (tests use it to
-// reach uprobes on machines whose breakpoints count).
-std::optional<cprof::causal::VisitCounter> choose_visit_counter(bool quiet) {
-  namespace cc = cprof::causal;
-  cc::VisitCounterChoice choice;
-  const char* forced = std::getenv(cc::env::kVisitCounter);
-  if (const auto kind = cc::visit_counter_named(forced != nullptr ? forced : "");
-      kind.has_value()) {
-    const cc::VisitCounterProbe probe = cc::probe_visit_counter(*kind);
-    if (probe.why_not.empty()) choice.kind = kind;
-    (*kind == cc::VisitCounter::uprobe ? choice.why_not_uprobe : choice.why_not_breakpoint) =
-        probe.why_not;
-    choice.ns_per_visit = probe.ns_per_visit;
-  } else {
-    choice = cc::choose_visit_counter();
-  }
-  if (!choice.kind) {
-    std::string why = choice.why_not_breakpoint;
-    if (!choice.why_not_uprobe.empty()) why += (why.empty() ? "" : "; ") + choice.why_not_uprobe;
-    fmt::print(stderr,
-               "{}: warning: --progress: {}: its points will count no visit; count progress "
-               "with CAUSAL_PROGRESS (include/causal/progress.h) or use --end-to-end\n",
-               kTool, why);
-  } else if (*choice.kind == cc::VisitCounter::uprobe && !quiet) {
-    // A uprobe traps into the kernel at each visit: say what that costs, since a point
-    // visited often slows the program down by that much per visit.
-    fmt::print(
-        stderr,
-        "{}: --progress: {}counting its visits with uprobes (about {:.1f} us per visit here)\n",
-        kTool, choice.why_not_breakpoint.empty() ? "" : choice.why_not_breakpoint + "; ",
-        choice.ns_per_visit / 1000);
-  }
-  return choice.kind;
-}
-
 // PROGRAM starts with "#!INTERPRETER". Its selection cannot be resolved before it runs:
 // where that is needed it is an error; otherwise the images it execs resolve it.
 // What to run instead of a script: the interpreter with the script as its argument, as the
@@ -280,27 +242,6 @@ std::string write_locations_file(const std::vector<cprof::causal::LocationLine>&
   for (const auto& l : locations) out << cprof::causal::format_location_line(l) << '\n';
   if (!out) fail(1, fmt::format("cannot write {}", path));
   return path;
-}
-
-// Automatic selection by line leaves out the line a --progress point counts: each visit
-// traps into the kernel there, time the samples put on that line and that is not the
-// program's (memcached: the probed line ranked third, 11% of self time against 0).
-void leave_out_counted_line(std::vector<cprof::causal::LocationLine>& locations, uint64_t address,
-                            bool quiet) {
-  for (auto it = locations.begin(); it != locations.end(); ++it) {
-    if (!it->module.empty()) continue;
-    for (const auto& r : it->ranges) {
-      if (address < r.start || address >= r.end) continue;
-      if (!quiet) {
-        fmt::print(stderr,
-                   "{}: automatic selection leaves out {}: the --progress point counts its "
-                   "visits there, at a cost that is not the program's\n",
-                   kTool, it->name);
-      }
-      locations.erase(it);
-      return;
-    }
-  }
 }
 
 // Sets NAME in `env`, replacing an earlier value.
@@ -472,13 +413,13 @@ int run(int argc, char** argv) {
       if (std::string err = resolver.breakpoint_address(spec, address); !err.empty()) fail(1, err);
       // Not the spec alone: a CAUSAL_PROGRESS on that line is named FILE:LINE too, and
       // points of one name are one point (their visits would add up).
-      breakpoints += fmt::format("{}\t{:x}\n", breakpoint_point_name(spec), address);
+      breakpoints += fmt::format("{}\t{:x}\n", cprof::causal::breakpoint_point_name(spec), address);
       if (automatic && o.selection.mode == "line")
-        leave_out_counted_line(locations, address, o.quiet);
+        cprof::causal::leave_out_counted_line(locations, address, o.quiet);
     }
   }
   std::optional<cprof::causal::VisitCounter> visit_counter;
-  if (!breakpoints.empty()) visit_counter = choose_visit_counter(o.quiet);
+  if (!breakpoints.empty()) visit_counter = cprof::causal::choose_progress_counter(o.quiet);
   const std::string locations_file = write_locations_file(locations);
   // Where the programs it execs share their resolved locations (locations_cache.h).
   char cache_template[] = "/tmp/causal-run-resolved-XXXXXX";

@@ -1,0 +1,31 @@
+#pragma once
+// causal-run's --progress FILE:LINE points, before the program starts: their names, how
+// their visits are counted on this machine (breakpoint_probe.h), and the line automatic
+// selection must leave out for each.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "causal/runtime/settings.h"
+#include "causal/visit_counter.h"
+
+namespace cprof::causal {
+
+// The point's name: "FILE:LINE (breakpoint)", not the spec alone, since a CAUSAL_PROGRESS
+// on that line is named FILE:LINE too, and points of one name are one point.
+std::string breakpoint_point_name(const std::string& spec);
+
+// How the points' visits are counted here, with a line on stderr when it is not the
+// hardware breakpoints and a warning when nothing counts. CPROF_CAUSAL_VISIT_COUNTER in
+// causal-run's environment picks the kind (tests use it to reach uprobes on machines
+// whose breakpoints count).
+std::optional<VisitCounter> choose_progress_counter(bool quiet);
+
+// Removes from automatic selection by line the line holding `address` (the executable's):
+// each visit traps into the kernel there, time the samples put on that line and that is
+// not the program's (memcached: the probed line ranked third, 11% of self time against 0).
+void leave_out_counted_line(std::vector<LocationLine>& locations, uint64_t address, bool quiet);
+
+}  // namespace cprof::causal
