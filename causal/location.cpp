@@ -7,6 +7,33 @@
 
 namespace cprof::causal {
 
+namespace {
+
+std::optional<uint32_t> line_number(std::string_view digits) {
+  if (digits.empty()) return std::nullopt;
+  uint64_t line = 0;
+  for (const char c : digits) {
+    if (c < '0' || c > '9') return std::nullopt;
+    line = line * 10 + static_cast<uint64_t>(c - '0');
+    if (line > UINT32_MAX) return std::nullopt;
+  }
+  return static_cast<uint32_t>(line);
+}
+
+}  // namespace
+
+std::optional<LineSpan> parse_line_span(std::string_view name) {
+  const size_t colon = name.rfind(':');
+  if (colon == std::string_view::npos || colon == 0 || colon + 1 == name.size())
+    return std::nullopt;
+  const std::string_view numbers = name.substr(colon + 1);
+  const size_t dash = numbers.find('-');
+  const auto first = line_number(numbers.substr(0, dash));
+  const auto last = dash == std::string_view::npos ? first : line_number(numbers.substr(dash + 1));
+  if (!first || !last) return std::nullopt;
+  return LineSpan{name.substr(0, colon), *first, *last};
+}
+
 void Location::normalize() {
   std::sort(ranges.begin(), ranges.end(),
             [](const AddressRange& a, const AddressRange& b) { return a.start < b.start; });

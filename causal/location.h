@@ -17,6 +17,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace cprof::causal {
@@ -25,6 +26,17 @@ struct AddressRange {
   uint64_t start = 0;  // run-time address, inclusive
   uint64_t end = 0;    // exclusive
 };
+
+// A location named by lines: "FILE:LINE", or "FILE:FIRST-LAST", a block of lines taken as
+// one location (--line). nullopt for anything else, a function's name: C++ names never end
+// in ":<digits>", so "ns::f" stays a function. FIRST > LAST is returned as written, for
+// the caller to refuse; the most lines a block may span is kMaxBlockLines.
+struct LineSpan {
+  std::string_view file;
+  uint32_t first = 0, last = 0;
+};
+inline constexpr uint32_t kMaxBlockLines = 10000;
+std::optional<LineSpan> parse_line_span(std::string_view name);
 
 struct Location {
   uint32_t id = 0;

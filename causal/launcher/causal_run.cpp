@@ -188,7 +188,6 @@ int resolve_only(const std::string& program, const cprof::causal::Selection& sel
   return 0;
 }
 
-// The name of the progress point that --progress SPEC counts.
 // PROGRAM starts with "#!INTERPRETER". Its selection cannot be resolved before it runs:
 // where that is needed it is an error; otherwise the images it execs resolve it.
 // What to run instead of a script: the interpreter with the script as its argument, as the
@@ -411,8 +410,6 @@ int run(int argc, char** argv) {
     for (const auto& spec : o.progress) {
       uint64_t address = 0;
       if (std::string err = resolver.breakpoint_address(spec, address); !err.empty()) fail(1, err);
-      // Not the spec alone: a CAUSAL_PROGRESS on that line is named FILE:LINE too, and
-      // points of one name are one point (their visits would add up).
       breakpoints += fmt::format("{}\t{:x}\n", cprof::causal::breakpoint_point_name(spec), address);
       if (automatic && o.selection.mode == "line")
         cprof::causal::leave_out_counted_line(locations, address, o.quiet);

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "causal/launcher/no_debug_info.h"
+#include "causal/location.h"
 
 namespace cprof::causal {
 namespace {
@@ -169,38 +170,15 @@ std::string LocationResolver::resolve(std::vector<LocationLine>& out,
   return {};
 }
 
-namespace {
-
-// "FILE:FIRST-LAST": a block of lines as one location (a change that touches several
-// lines at once is predicted by speeding them up together). nullopt: not of that form.
-struct LineBlock {
-  std::string file;
-  uint32_t first = 0, last = 0;
-};
-constexpr uint32_t kMaxBlockLines = 10000;
-
-std::optional<LineBlock> parse_line_block(const std::string& spec) {
-  const size_t colon = spec.rfind(':');
-  const size_t dash = spec.find('-', colon == std::string::npos ? 0 : colon);
-  if (colon == std::string::npos || colon == 0 || dash == std::string::npos) return std::nullopt;
-  LineBlock b{spec.substr(0, colon), 0, 0};
-  const std::string first = spec.substr(colon + 1, dash - colon - 1);
-  const std::string last = spec.substr(dash + 1);
-  const auto number = [](const std::string& t, uint32_t& out) {
-    if (t.empty() || t.size() > 9 || t.find_first_not_of("0123456789") != std::string::npos)
-      return false;
-    out = static_cast<uint32_t>(std::stoul(t));
-    return out > 0;
-  };
-  if (!number(first, b.first) || !number(last, b.last)) return std::nullopt;
-  return b;
-}
-
-}  // namespace
-
 std::string LocationResolver::add_lines(std::vector<LocationLine>& out) {
   for (const auto& spec : selection_.lines) {
-    const auto block = parse_line_block(spec);
+    // "FILE:FIRST-LAST": a block of lines as one location (a change that touches several
+    // lines at once is predicted by speeding them up together).
+    auto block = parse_line_span(spec);
+    if (block && (block->first == 0 || block->last == 0 ||
+                  spec.find('-', spec.rfind(':')) == std::string::npos)) {
+      block.reset();
+    }
     if (block && (block->last < block->first || block->last - block->first >= kMaxBlockLines)) {
       return "--line " + spec +
              ": a block of lines is FILE:FIRST-LAST with FIRST <= LAST, at most " +
@@ -214,7 +192,7 @@ std::string LocationResolver::add_lines(std::vector<LocationLine>& out) {
       }
       one = *parsed;
     }
-    const std::string file = block ? block->file : one->file;
+    const std::string file = block ? std::string(block->file) : one->file;
     const uint32_t first = block ? block->first : one->line;
     const uint32_t last = block ? block->last : one->line;
     // The first binary in scope that has the line(s) (the executable first).
@@ -236,17 +214,9 @@ std::string LocationResolver::add_lines(std::vector<LocationLine>& out) {
         if (ranges.error().message.find("has no code") == std::string::npos) break;
       }
       if (!all.empty()) {
-        std::sort(all.begin(), all.end(),
-                  [](const auto& x, const auto& y) { return x.low < y.low; });
-        std::vector<symbolize::AddressRange> merged;
-        for (const auto& r : all) {
-          if (!merged.empty() && r.low <= merged.back().high) {
-            merged.back().high = std::max(merged.back().high, r.high);
-          } else {
-            merged.push_back(r);
-          }
-        }
-        out.push_back(LocationLine{spec, to_ranges(merged), b.module});
+        // Overlaps (code inlined from one line into another) are merged where every
+        // location's ranges are, by the runtime (Location::normalize).
+        out.push_back(LocationLine{spec, to_ranges(all), b.module});
         found = true;
         break;
       }

@@ -8,42 +8,12 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "causal/location.h"
 #include "report/load/process_profile.h"
 #include "report/symbols/symbol_table.h"
 
 namespace cprof::report {
 namespace {
-
-struct LineLocation {
-  std::string_view file;
-  uint32_t first = 0, last = 0;  // one line, or a block (--line FILE:FIRST-LAST)
-};
-
-std::optional<uint32_t> line_number(std::string_view digits) {
-  if (digits.empty()) return std::nullopt;
-  uint64_t line = 0;
-  for (const char c : digits) {
-    if (c < '0' || c > '9') return std::nullopt;
-    line = line * 10 + static_cast<uint64_t>(c - '0');
-    if (line > UINT32_MAX) return std::nullopt;
-  }
-  return static_cast<uint32_t>(line);
-}
-
-// "file:line" or "file:first-last" (the digits after the last ':'); anything else names
-// a function. C++ names never end in ":<digits>", so "ns::f" stays a function.
-std::optional<LineLocation> parse_line_location(std::string_view location) {
-  const size_t colon = location.rfind(':');
-  if (colon == std::string_view::npos || colon == 0 || colon + 1 == location.size()) {
-    return std::nullopt;
-  }
-  const std::string_view numbers = location.substr(colon + 1);
-  const size_t dash = numbers.find('-');
-  const auto first = line_number(numbers.substr(0, dash));
-  const auto last = dash == std::string_view::npos ? first : line_number(numbers.substr(dash + 1));
-  if (!first || !last || *last < *first) return std::nullopt;
-  return LineLocation{location.substr(0, colon), *first, *last};
-}
 
 // The runtime's rule for --line FILE (symbolize/module_reverse.cpp): the file given is a
 // suffix of the path on whole components, so "w.cpp" matches "/src/w.cpp" but not
@@ -72,9 +42,6 @@ struct Targets {
   std::unordered_map<uint32_t, std::vector<uint32_t>> by_line, by_function;
 };
 
-// causal-run accepts blocks of at most this many lines (causal/launcher/resolve.cpp).
-constexpr uint64_t kMaxBlock = 10000;
-
 Targets match_locations(const std::vector<std::string>& locations, const SymbolTable& table) {
   std::unordered_map<uint32_t, std::vector<LineId>> lines_by_number;
   for (LineId id = 0; id < table.lines.size(); ++id) {
@@ -86,8 +53,10 @@ Targets match_locations(const std::vector<std::string>& locations, const SymbolT
   }
   Targets t;
   for (uint32_t k = 0; k < locations.size(); ++k) {
-    if (const auto line = parse_line_location(locations[k])) {
-      for (uint64_t number = line->first; number <= line->last && number < line->first + kMaxBlock;
+    if (const auto line = causal::parse_line_span(locations[k]);
+        line && line->first <= line->last) {
+      for (uint64_t number = line->first;
+           number <= line->last && number < uint64_t{line->first} + causal::kMaxBlockLines;
            ++number) {
         const auto it = lines_by_number.find(static_cast<uint32_t>(number));
         if (it == lines_by_number.end()) continue;
