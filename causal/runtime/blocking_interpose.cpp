@@ -24,9 +24,10 @@
 
 #include "causal/runtime/calling_thread.h"
 #include "causal/runtime/causal_runtime.h"
-#include "common/monotonic.h"
 #include "causal/runtime/futex_rules.h"
 #include "causal/runtime/real_calls.h"
+#include "common/monotonic.h"
+#include "sampler/runtime/interpose.h"
 
 namespace cprof::causal {
 namespace {
@@ -402,5 +403,6 @@ CPROF_EXPORT long syscall(long number, ...) {
   long a[6];
   for (long& x : a) x = va_arg(ap, long);
   va_end(ap);
+  if (long result = 0; cprof::sampler::exec_system_call(number, a, result)) return result;
   return cprof::causal::syscall_with_futex_rules(number, a, cprof::causal::FutexPath::syscall_function);
 }

@@ -1,6 +1,9 @@
 #include "sampler/runtime/config.h"
 
+#include <unistd.h>
+
 #include <cstdlib>
+#include <cstring>
 #include <string_view>
 
 #include "sampler/events/event_resolver.h"
@@ -59,6 +62,9 @@ RuntimeConfig config_from_environment(std::vector<std::string>& problems) {
   parse_number(env::kSignal, 1, 64, c.signal, problems);
   parse_number(env::kFlushMs, 1u, 10000u, c.flush_interval_ms, problems);
   if (const char* v = get(env::kPreload)) c.preload_library = v;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    if (std::strncmp(*e, "CPROF_", 6) == 0) c.profiling_environment.emplace_back(*e);
+  }
   return c;
 }
 

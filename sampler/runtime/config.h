@@ -22,6 +22,9 @@ struct RuntimeConfig {
   unsigned flush_interval_ms = 50;
   unsigned metrics_interval_ms = 200;
   std::string preload_library;   // re-added to an exec'd program's environment
+  // Every CPROF_ variable as the runtime started ("NAME=value"): an exec'd image gets
+  // them from here, since the program may have cleared its environment (env -i, clearenv).
+  std::vector<std::string> profiling_environment;
 
   uint64_t period_ns() const { return static_cast<uint64_t>(1e9 / frequency_hz); }
 };

@@ -3,8 +3,11 @@
 // mask_interpose.cpp. Each forwards faithfully to the next definition (RTLD_NEXT) with
 // the same arguments, errno and result.
 
+#include "sampler/runtime/interpose.h"
+
 #include <dlfcn.h>
 #include <pthread.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -14,7 +17,6 @@
 #include <string>
 #include <vector>
 
-#include "sampler/runtime/interpose.h"
 #include "sampler/runtime/runtime.h"
 #include "sampler/runtime/signal_mask.h"
 
@@ -40,58 +42,60 @@ void* thread_trampoline(void* p) {
 }
 
 // The environment an exec'd image needs to be profiled too: our library in LD_PRELOAD
-// and every CPROF_ setting. A program that execs with an environment of its own (env -i,
-// execle) would otherwise drop them.
-std::vector<std::string> profiling_environment_for(char* const envp[]) {
+// and every CPROF_ setting, as they were when the runtime started. A program that execs
+// with an environment of its own (execle) or clears its own first (env -i, clearenv)
+// would otherwise drop them.
+std::vector<std::string> profiling_environment_for(char* const envp[],
+                                                   const RuntimeConfig& config) {
   std::vector<std::string> out;
   bool has_preload = false;
-  const char* ours = std::getenv(env::kPreload);
+  const std::string& ours = config.preload_library;
   for (char* const* e = envp; e != nullptr && *e != nullptr; ++e) {
     std::string var = *e;
     if (var.rfind("LD_PRELOAD=", 0) == 0) {
       has_preload = true;
-      if (ours != nullptr && var.find(ours) == std::string::npos) var += std::string(":") + ours;
+      if (!ours.empty() && var.find(ours) == std::string::npos) var += ":" + ours;
     }
     if (var.rfind("CPROF_", 0) == 0) continue;  // re-added below from our own values
     out.push_back(std::move(var));
   }
-  if (!has_preload && ours != nullptr) out.push_back(std::string("LD_PRELOAD=") + ours);
-  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
-    if (std::strncmp(*e, "CPROF_", 6) == 0) out.emplace_back(*e);
-  }
+  if (!has_preload && !ours.empty()) out.push_back("LD_PRELOAD=" + ours);
+  out.insert(out.end(), config.profiling_environment.begin(), config.profiling_environment.end());
   return out;
 }
 
 using ExecFn = int (*)(const char*, char* const*, char* const*);
 
-// exec through `real` with the mask the program set, so the new image starts with it
-// (signal_mask.h); if exec returns, the sampling signal is open again. errno is exec's.
-int exec_with_program_mask(int signal, ExecFn real, const char* file, char* const argv[],
-                           char* const envp[]) {
+// exec through `exec(envp)` with the mask the program set, so the new image starts with
+// it (signal_mask.h); if exec returns, the sampling signal is open again. errno is exec's.
+template <typename Exec>
+int exec_with_program_mask(int signal, char* const envp[], const Exec& exec) {
   const bool masked = apply_program_mask_for_exec(signal);
-  const int rc = real(file, argv, envp);
+  const int rc = exec(envp);
   const int saved = errno;
   if (masked) keep_sampling_signal_deliverable(signal, true);
   errno = saved;
   return rc;
 }
 
-// One exec through `real` (execve or execvpe): everything buffered is written first, the
-// new image keeps the profiling environment, and sampling resumes if exec fails.
-int exec_profiled(ExecFn real, const char* file, char* const argv[], char* const envp[]) {
+// One exec through `exec(envp)` (one of libc's exec calls, with the rest of its
+// arguments bound): everything buffered is written first, the new image keeps the
+// profiling environment, and sampling resumes if exec fails.
+template <typename Exec>
+int exec_profiled(char* const envp[], const Exec& exec) {
   Runtime* rt = Runtime::instance();
-  if (rt == nullptr) return real(file, argv, envp);
+  if (rt == nullptr) return exec(envp);
   const int signal = rt->config().signal;
   if (getpid() != rt->pid()) {  // a vfork child: its own mask, but our memory
-    return exec_with_program_mask(signal, real, file, argv, envp);
+    return exec_with_program_mask(signal, envp, exec);
   }
   rt->before_exec();
-  auto vars = profiling_environment_for(envp);
+  auto vars = profiling_environment_for(envp, rt->config());
   std::vector<char*> env;
   env.reserve(vars.size() + 1);
   for (auto& v : vars) env.push_back(v.data());
   env.push_back(nullptr);
-  const int rc = exec_with_program_mask(signal, real, file, argv, env.data());
+  const int rc = exec_with_program_mask(signal, env.data(), exec);
   const int saved = errno;
   rt->after_failed_exec();
   errno = saved;
@@ -103,6 +107,21 @@ int exec_profiled(ExecFn real, const char* file, char* const argv[], char* const
 RealPthreadCreate real_pthread_create() {
   static RealPthreadCreate fn = next_symbol<RealPthreadCreate>("pthread_create");
   return fn;
+}
+
+bool exec_system_call(long number, const long args[6], long& result) {
+  if (number == SYS_execve) {
+    result = execve(reinterpret_cast<const char*>(args[0]), reinterpret_cast<char* const*>(args[1]),
+                    reinterpret_cast<char* const*>(args[2]));
+    return true;
+  }
+  if (number == SYS_execveat) {
+    result = execveat(static_cast<int>(args[0]), reinterpret_cast<const char*>(args[1]),
+                      reinterpret_cast<char* const*>(args[2]),
+                      reinterpret_cast<char* const*>(args[3]), static_cast<int>(args[4]));
+    return true;
+  }
+  return false;
 }
 
 }  // namespace cprof::sampler
@@ -147,7 +166,7 @@ __attribute__((visibility("default"))) int dlclose(void* handle) {
 __attribute__((visibility("default"))) int execve(const char* path, char* const argv[],
                                                   char* const envp[]) {
   static auto real = cprof::sampler::next_symbol<cprof::sampler::ExecFn>("execve");
-  return cprof::sampler::exec_profiled(real, path, argv, envp);
+  return cprof::sampler::exec_profiled(envp, [&](char* const* e) { return real(path, argv, e); });
 }
 
 __attribute__((visibility("default"))) int execv(const char* path, char* const argv[]) {
@@ -157,7 +176,28 @@ __attribute__((visibility("default"))) int execv(const char* path, char* const a
 __attribute__((visibility("default"))) int execvpe(const char* file, char* const argv[],
                                                    char* const envp[]) {
   static auto real = cprof::sampler::next_symbol<cprof::sampler::ExecFn>("execvpe");
-  return cprof::sampler::exec_profiled(real, file, argv, envp);
+  return cprof::sampler::exec_profiled(envp, [&](char* const* e) { return real(file, argv, e); });
+}
+
+// fexecve and execveat make the system call inside libc, past the execve above. An exec
+// none of these sees (a raw system call) keeps the thread's sampling event counting
+// through exec, and the new image dies of the signal it sends (docs/sampler.md).
+__attribute__((visibility("default"))) int fexecve(int fd, char* const argv[], char* const envp[]) {
+  using Fn = int (*)(int, char* const*, char* const*);
+  static auto real = cprof::sampler::next_symbol<Fn>("fexecve");
+  return cprof::sampler::exec_profiled(envp, [&](char* const* e) { return real(fd, argv, e); });
+}
+
+__attribute__((visibility("default"))) int execveat(int dirfd, const char* path, char* const argv[],
+                                                    char* const envp[], int flags) {
+  using Fn = int (*)(int, const char*, char* const*, char* const*, int);
+  static auto real = cprof::sampler::next_symbol<Fn>("execveat");
+  if (real == nullptr) {  // glibc before 2.34
+    errno = ENOSYS;
+    return -1;
+  }
+  return cprof::sampler::exec_profiled(
+      envp, [&](char* const* e) { return real(dirfd, path, argv, e, flags); });
 }
 
 __attribute__((visibility("default"))) int execvp(const char* file, char* const argv[]) {

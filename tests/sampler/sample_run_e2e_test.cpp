@@ -326,7 +326,8 @@ TEST(SampleRun, RuntimeExportsOnlyTheFunctionsItInterposes) {
   }
   const std::set<std::string> expected{
       "pthread_create", "dlopen", "dlclose", "execve", "execv", "execvp", "execvpe", "execl",
-      "execlp", "execle", "pthread_sigmask", "sigprocmask", "sigaction", "signal",
+      "execlp", "execle", "fexecve", "execveat", "syscall", "pthread_sigmask", "sigprocmask",
+      "sigaction", "signal",
       // the descriptor calls (fd_interpose.cpp) and the set of owned descriptors
       "close", "close_range", "closefrom", "dup2", "dup3", "cprof_owned_fds_v1", "_exit", "_Exit",
       // the calls that sleep (sleep_interpose.cpp, for --clock wall)
@@ -373,6 +374,25 @@ TEST(SampleRun, ForkedChildAndExecedImageWriteTheirOwnFiles) {
   EXPECT_EQ(parents, 1u);
   EXPECT_EQ(children, 1u);
 }
+
+// The exec'd image is profiled however the child execs: after clearing its environment
+// (env -i: the runtime keeps its settings from its start), or through calls that make
+// the system call past execve (the sampling event, counting through exec's kernel work,
+// used to signal the new image to death: exit 190 instead of 7).
+class SampleRunExec : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(SampleRunExec, TheExecedImageIsProfiled) {
+  const std::string how = GetParam();
+  const SampledRun run = sample("fork-exec-" + how, "-f 1000",
+                                kPrograms + "/fork_exec " + kPrograms + "/exec_target " + how);
+  EXPECT_EQ(run.status, 7) << run.output;
+  ASSERT_EQ(run.processes.size(), 3u) << run.output;
+  const LoadedProcess* target = process_running(run, "/exec_target");
+  ASSERT_NE(target, nullptr);
+  EXPECT_GT(target->total_samples("target_work"), 100u);
+}
+
+INSTANTIATE_TEST_SUITE_P(How, SampleRunExec, ::testing::Values("clearenv", "syscall", "fexecve"));
 
 TEST(SampleRun, DlopenedLibraryFunctionsAreNamed) {
   const SampledRun run = sample("dlopen", "-f 1000", kPrograms + "/dlopen_host " + TEST_PLUGIN);
