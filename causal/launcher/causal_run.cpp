@@ -23,6 +23,7 @@
 #include "causal/experiment_focus.h"
 #include "causal/launcher/breakpoint_probe.h"
 #include "causal/launcher/cpu_wait_warnings.h"
+#include "causal/launcher/experiment_summary.h"
 #include "causal/launcher/focus.h"
 #include "causal/launcher/no_debug_info.h"
 #include "causal/launcher/progress_points.h"
@@ -82,62 +83,6 @@ uint64_t shortest_experiment_ms(const Options& o) {
   return cprof::causal::causal_settings_from_environment(ignored).experiments.min_duration_ns /
          1000000;
 }
-
-// What the experiments in the new results files saw, counted record by record in the
-// run summary's own pass over the files.
-struct ExperimentSummary {
-  size_t experiments = 0;
-  size_t with_progress = 0;
-  size_t never_progressed = 0;  // processes that said kNoProgressMessage
-  std::set<std::string> locations;
-  std::vector<cprof::format::ExperimentRecord> with_points;  // progress-point experiments
-
-  void count(const cprof::format::Record& r) {
-    if (const auto* m = std::get_if<cprof::format::MessageRecord>(&r)) {
-      never_progressed += m->text == cprof::causal::kNoProgressMessage ? 1 : 0;
-      return;
-    }
-    const auto* e = std::get_if<cprof::format::ExperimentRecord>(&r);
-    if (e == nullptr) return;
-    ++experiments;
-    locations.insert(e->location);
-    bool progressed = e->mode == cprof::format::ExperimentMode::end_to_end;
-    for (const auto& p : e->progress) progressed |= p.visits + p.end > 0;
-    with_progress += progressed;
-    if (e->mode != cprof::format::ExperimentMode::end_to_end) with_points.push_back(*e);
-  }
-
-  // The named locations (--line/--function) whose curves are below the minimum evidence,
-  // by the report's own rule (causal/minimum_evidence.h): what the report will call "too
-  // little evidence yet" is said here first, in the same words.
-  std::string too_few(uint64_t shortest_ms) const {
-    std::vector<std::string> short_of;
-    std::set<std::string> with_curve;
-    for (const auto& curve : cprof::causal::predict_all(with_points, {.bootstrap_samples = 0})) {
-      if (!with_curve.insert(curve.location).second ||
-          cprof::causal::meets_minimum_evidence(curve)) {
-        continue;
-      }
-      short_of.push_back(curve.location + " (" + cprof::causal::evidence_note(curve) + ")");
-    }
-    std::set<std::string> named;
-    for (const auto& e : with_points) named.insert(e.location);
-    for (const auto& location : named) {
-      if (with_curve.count(location) == 0) short_of.push_back(location + " (no baseline yet)");
-    }
-    if (short_of.empty()) return "";
-    const size_t more = short_of.size() - 1;
-    return fmt::format(
-        "too little evidence for a prediction of {}{}; run the program longer or again (-n "
-        "RUNS adds runs to the directory), or shorten the experiments with --experiment-ms "
-        "(they last {} ms or more)",
-        short_of.front(),
-        more == 0
-            ? ""
-            : fmt::format(" ({} more location{} short of it too)", more, more == 1 ? "" : "s"),
-        shortest_ms);
-  }
-};
 
 // An automatic run whose samples ran (nearly) all outside the binary scope: why it started
 // no experiment (`miss`), or that its experiments measure code that hardly runs (`scarce`).
@@ -538,7 +483,7 @@ int run(int argc, char** argv) {
   // them (not with -q: nothing to sum up then but the warnings below).
   const auto writers = cprof::launch::wait_for_writers(
       results_dir, before, o.quiet ? std::chrono::milliseconds(0) : cprof::launch::kWritersWait);
-  ExperimentSummary seen;
+  cprof::causal::ExperimentSummary seen;
   // Automatic selection: where the samples ran, counted in the summary's own pass.
   const bool count_where = automatic && !o.end_to_end;
   const cprof::causal::BinaryScope scope(cprof::causal::split_scope_list(o.selection.binary_scope));

@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <iterator>
 #include <map>
 
 #include "causal/experiment_focus.h"
+#include "causal/idle_tail.h"
 #include "format/reader.h"
 #include "sampler/launcher/run_summary.h"
 
@@ -17,9 +19,13 @@ FocusStep next_focus(const std::string& dir, const std::set<std::string>& before
   std::vector<format::ExperimentRecord> records;
   for (const auto& file : launch::results_files_in(dir)) {
     if (before.count(file) != 0) continue;
+    std::vector<format::ExperimentRecord> of_file;  // one process (an exec'd image: its own)
     format::read_results_file(file, [&](format::Record&& r) {
-      if (auto* e = std::get_if<format::ExperimentRecord>(&r)) records.push_back(std::move(*e));
+      if (auto* e = std::get_if<format::ExperimentRecord>(&r)) of_file.push_back(std::move(*e));
     });
+    drop_idle_tail(of_file);  // as the report does (causal/idle_tail.h)
+    records.insert(records.end(), std::make_move_iterator(of_file.begin()),
+                   std::make_move_iterator(of_file.end()));
   }
   const FocusChoice choice = choose_focus(records, keep, focus);
   FocusStep step;

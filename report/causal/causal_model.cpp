@@ -120,6 +120,7 @@ CausalModel build_causal_model(const std::vector<ProcessProfile>& processes,
   std::map<std::string, causal::RegionStats> regions;
   for (const auto& p : processes) {
     all.insert(all.end(), p.experiments.begin(), p.experiments.end());
+    m.idle_tail_experiments += p.idle_tail_experiments;
     for (const auto& pp : p.progress_points) {
       const bool seen = std::any_of(m.progress_points.begin(), m.progress_points.end(),
                                     [&](const auto& q) { return q.name == pp.name; });

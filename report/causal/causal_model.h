@@ -92,6 +92,9 @@ struct NoPrediction {
 struct CausalModel {
   size_t experiments = 0;
   size_t end_to_end_runs = 0;
+  // Experiments after their process's last progress, left out (causal/idle_tail.h): not
+  // in `experiments`.
+  size_t idle_tail_experiments = 0;
   // Ranked by phase-corrected impact (corrected_impact), highest first, the curves out of
   // bounds (curve_status) after all the others; ties by location, then point. Every curve
   // has a point at a non-zero speedup.

@@ -29,6 +29,7 @@ void json_causal(JsonWriter& j, const Report& r) {
   j.key("causal").begin_object();
   j.field("experiments", static_cast<uint64_t>(m.experiments));
   j.field("end_to_end_runs", static_cast<uint64_t>(m.end_to_end_runs));
+  j.field("idle_tail_experiments", static_cast<uint64_t>(m.idle_tail_experiments));
   j.key("predictions").begin_array();
   for (const auto& p : m.predictions) {
     j.begin_object().field("location", p.location);
@@ -132,6 +133,12 @@ void text_causal(std::string& out, const Report& r) {
     fmt::format_to(o, "\nCausal profile: {}", plural(m.experiments, "experiment"));
     if (m.end_to_end_runs > 0)
       fmt::format_to(o, " ({})", plural(m.end_to_end_runs, "end-to-end run"));
+    if (m.idle_tail_experiments > 0) {
+      fmt::format_to(o,
+                     "; {} after the last progress left out (the program had stopped "
+                     "working)",
+                     m.idle_tail_experiments);
+    }
     fmt::format_to(o, "\n");
     if (m.predictions.empty()) {
       fmt::format_to(o, "  no prediction: no location has both baseline (0%) and sped-up "

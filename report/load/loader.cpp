@@ -18,6 +18,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "causal/idle_tail.h"
 #include "format/reader.h"
 #include "report/load/encoded_stacks.h"
 #include "report/load/gpu_load.h"
@@ -127,6 +128,7 @@ class Builder {
       }
     }
     p_.events = std::move(events);
+    p_.idle_tail_experiments = causal::drop_idle_tail(p_.experiments);
   }
 
  private:

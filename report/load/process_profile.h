@@ -74,6 +74,9 @@ struct ProcessProfile {
   std::vector<format::MessageRecord> messages;
   // Causal runs (docs/causal.md): experiments, progress points, timed regions.
   std::vector<format::ExperimentRecord> experiments;
+  // Experiments after the process's last progress, left out of `experiments`
+  // (causal/idle_tail.h).
+  size_t idle_tail_experiments = 0;
   std::vector<format::ProgressPointRecord> progress_points;
   std::vector<format::RegionRecord> regions;
   // Per-call spans of the timed regions, in batches as written (format 1.3): the first

@@ -735,6 +735,34 @@ TEST(CausalRun, ExperimentsWaitForTheFirstProgress) {
       << " ms after the process";
 }
 
+// memcached idled after its load generator ended, and its experiments went on, each
+// seeing no progress: as baselines they said its throughput was zero. The report leaves
+// out the experiments after a process's last progress, and says how many.
+TEST(CausalRun, ExperimentsAfterTheLastProgressAreLeftOut) {
+  const auto r = causal_run("idle-tail", "--line " + serial_line("LINE_A") + " --experiment-ms 20",
+                            kPrograms + "/causal_serial 1500 0 500");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto all = experiments_in(r.dir);
+  size_t idle = 0;  // at the end, without a visit
+  for (auto e = all.rbegin(); e != all.rend(); ++e) {
+    if (e->progress.empty() || e->progress[0].visits > 0) break;
+    ++idle;
+  }
+  ASSERT_GE(idle, 3u) << "the program idles 500 ms at the end";
+  ASSERT_LT(idle, all.size());
+  const std::string json = report_json(r.dir);
+  EXPECT_NE(json.find("\"idle_tail_experiments\": " + std::to_string(idle) + ","),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find("\"experiments\": " + std::to_string(all.size() - idle) + ","),
+            std::string::npos);
+  std::string text;
+  ASSERT_EQ(run_command(kReport + " " + r.dir, text), 0);
+  EXPECT_NE(text.find(std::to_string(idle) + " after the last progress left out"),
+            std::string::npos)
+      << text;
+}
+
 // A run whose experiments are too few for the report's minimum evidence says so, in the
 // report's words and by its rule (causal/minimum_evidence.h), and how to get more: ~0.5-1 s
 // of work in experiments of 300 ms and more (with their warm-up and cool-off, 370 ms

@@ -4,8 +4,9 @@
 // point (CPROF_NO_PROGRESS) and without debug information, for the error tests, and with
 // the loop in a thread that blocks every signal (CPROF_MASKED_THREAD), as xz's workers do,
 // and with the loop in two forked children that outlive the program (CPROF_FORK_CHILDREN).
-// START_MS: first a start-up of that much CPU time that reaches no progress point.
-//   serial [ITERATIONS [START_MS]]
+// START_MS: first a start-up of that much CPU time that reaches no progress point;
+// IDLE_MS: at the end, that long asleep, as a server idles before it is stopped.
+//   serial [ITERATIONS [START_MS [IDLE_MS]]]
 #include <unistd.h>
 
 #include <csignal>
@@ -76,5 +77,6 @@ int main(int argc, char** argv) {
   const uint64_t sum = loop(iterations);
 #endif
   std::printf("%llu\n", static_cast<unsigned long long>(sum & 0xff));
+  if (argc > 3) usleep(static_cast<useconds_t>(std::atol(argv[3]) * 1000));
   return 0;
 }

@@ -1,0 +1,38 @@
+#pragma once
+// What causal-run says after the run about its experiments: counted record by record in
+// the run summary's own pass over the new results files (a file is one process, its
+// process record first).
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "format/records.h"
+
+namespace cprof::causal {
+
+class ExperimentSummary {
+ public:
+  size_t experiments = 0;
+  size_t with_progress = 0;
+  size_t never_progressed = 0;  // processes that said kNoProgressMessage
+  std::set<std::string> locations;
+
+  void count(const format::Record& r);
+
+  // The named locations (--line/--function) whose curves are below the minimum evidence,
+  // by the report's own rule (causal/minimum_evidence.h), on the experiments the report
+  // keeps (causal/idle_tail.h): what the report will call "too little evidence yet" is
+  // said here first, in the same words. "" when every location has it.
+  std::string too_few(uint64_t shortest_ms);
+
+ private:
+  // The last process's experiments, without those after its last progress.
+  void end_process();
+
+  std::vector<format::ExperimentRecord> with_points_;     // progress-point experiments
+  std::vector<format::ExperimentRecord> process_points_;  // of the file being read
+};
+
+}  // namespace cprof::causal
