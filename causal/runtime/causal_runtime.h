@@ -84,6 +84,7 @@ class CausalRuntime {
   void enable_region_spans();
 
   // sampler::RuntimeHooks (hooks.h), set by start().
+  static bool hook_leave_out_sample(sampler::ThreadState& ts, uint64_t weight_ns);
   static void hook_on_sample(sampler::ThreadState& ts, const uint64_t* frames, size_t depth,
                              uint64_t weight_ns);
   static void hook_thread_registered(sampler::ThreadState& ts);
@@ -159,6 +160,9 @@ class CausalRuntime {
   // experiment is not written (what it measured ends wherever the signal came).
   std::atomic<bool> killed_{false};
   std::atomic<uint64_t> samples_seen_{0};  // by the hook, with a controller (signal-safe)
+  // CPU-time samples taken while their thread paid a delay, left out of the profile.
+  std::atomic<uint64_t> paying_samples_{0};
+  std::atomic<uint64_t> paying_sample_ns_{0};
   CpuWaitTally cpu_wait_;  // over the experiments' windows, or the whole end-to-end run
 
   struct Queue {

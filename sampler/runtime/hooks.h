@@ -22,6 +22,11 @@ namespace cprof::sampler {
 struct ThreadState;
 
 struct RuntimeHooks {
+  // Signal handler, on the sampled thread, before a CPU-time sample is unwound: true when
+  // the thread is in the hook runtime's own work (the causal runtime paying a delay), which
+  // is not the program's: the sample is left out (not stored, on_sample not called), and
+  // the hook counts what it left out. Async-signal-safe.
+  bool (*leave_out_sample)(ThreadState& thread, uint64_t weight_ns) = nullptr;
   // Signal handler, on the sampled thread, after a CPU-time sample was unwound and stored
   // (wall-clock samples are not passed). frames[0] is the interrupted PC, frames[1..]
   // return addresses. ThreadState::in_handler is set while it runs.

@@ -338,6 +338,12 @@ bool Runtime::on_signal(const siginfo_t* info, void* ucontext) {
     ts->in_handler = 0;
     return true;
   }
+  if (const RuntimeHooks* h = runtime_hooks(); h && h->leave_out_sample &&
+                                               (flags & SampleRing::kWallFlag) == 0 &&
+                                               h->leave_out_sample(*ts, weight)) {
+    ts->in_handler = 0;
+    return true;
+  }
   const auto* uc = static_cast<const ucontext_t*>(ucontext);
   if (ts->stack.empty()) {
     // An adopted thread: its stack is the writable mapping that holds its stack pointer.
