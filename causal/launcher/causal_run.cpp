@@ -32,6 +32,7 @@
 #include "causal/minimum_evidence.h"
 #include "causal/prediction.h"
 #include "causal/rng.h"
+#include "causal/runtime/breakpoints.h"
 #include "causal/runtime/settings.h"
 #include "common/cli.h"
 #include "format/reader.h"
@@ -341,6 +342,7 @@ int run(int argc, char** argv) {
   const bool automatic = o.selection.automatic();
   std::vector<cprof::causal::LocationLine> locations;
   std::string breakpoints;
+  size_t counted_places = 0;  // the --progress lines' addresses
   if (const std::string interpreter = cprof::launch::script_interpreter(program);
       !interpreter.empty()) {
     check_script(program, interpreter, o);
@@ -353,15 +355,33 @@ int run(int argc, char** argv) {
       for (const auto& n : notes) fmt::print(stderr, "{}: {}\n", kTool, n);
     }
     for (const auto& spec : o.progress) {
-      uint64_t address = 0;
-      if (std::string err = resolver.breakpoint_address(spec, address); !err.empty()) fail(1, err);
-      breakpoints += fmt::format("{}\t{:x}\n", cprof::causal::breakpoint_point_name(spec), address);
-      if (automatic && o.selection.mode == "line")
-        cprof::causal::leave_out_counted_line(locations, address, o.quiet);
+      std::vector<uint64_t> addresses;
+      if (std::string err = resolver.breakpoint_addresses(spec, addresses); !err.empty())
+        fail(1, err);
+      if (addresses.size() > 1 && !o.quiet) {
+        fmt::print(stderr,
+                   "{}: --progress {}: the line has {} copies (inlined into several "
+                   "places); each is counted\n",
+                   kTool, spec, addresses.size());
+      }
+      for (const uint64_t address : addresses) {
+        breakpoints +=
+            fmt::format("{}\t{:x}\n", cprof::causal::breakpoint_point_name(spec), address);
+        if (automatic && o.selection.mode == "line")
+          cprof::causal::leave_out_counted_line(locations, address, o.quiet);
+      }
+      counted_places += addresses.size();
     }
   }
   std::optional<cprof::causal::VisitCounter> visit_counter;
   if (!breakpoints.empty()) visit_counter = cprof::causal::choose_progress_counter(o.quiet);
+  if (visit_counter == cprof::causal::VisitCounter::breakpoint &&
+      counted_places > cprof::causal::BreakpointPoints::kMaxBreakpoints) {
+    fail(1, fmt::format("--progress: {} places to count (copies of the lines included), and x86 "
+                        "has {} debug registers; count with uprobes instead ({}=uprobe)",
+                        counted_places, cprof::causal::BreakpointPoints::kMaxBreakpoints,
+                        cprof::causal::env::kVisitCounter));
+  }
   const std::string locations_file = write_locations_file(locations);
   // Where the programs it execs share their resolved locations (locations_cache.h).
   char cache_template[] = "/tmp/causal-run-resolved-XXXXXX";

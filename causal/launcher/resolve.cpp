@@ -285,18 +285,50 @@ std::string LocationResolver::add_all_lines(const Binary& binary, std::vector<Lo
   return {};
 }
 
-std::string LocationResolver::breakpoint_address(const std::string& spec, uint64_t& address) {
+namespace {
+
+// Which copy of FILE:LINE the code at an address belongs to: the chain of functions and
+// call sites from the frame of the line itself outwards. Rows of one copy split by other
+// lines' code share it; an inlined copy differs from the others in its call site.
+std::string copy_of(const symbolize::Symbol& symbol, uint32_t line) {
+  const auto& frames = symbol.frames;
+  size_t own = 0;  // the frame at the line (a line whose code is all inlined: further out)
+  while (own < frames.size() && frames[own].line != line) ++own;
+  if (own == frames.size()) own = 0;
+  std::string key;
+  for (size_t i = own; i < frames.size(); ++i) {
+    key += frames[i].function;
+    if (i > own) key += "@" + frames[i].file + ":" + std::to_string(frames[i].line);
+    key += '\n';
+  }
+  return key;
+}
+
+}  // namespace
+
+std::string LocationResolver::breakpoint_addresses(const std::string& spec,
+                                                   std::vector<uint64_t>& addresses) {
   auto parsed = symbolize::parse_source_line(spec);
   if (!parsed.ok()) return "--progress " + spec + ": " + parsed.error().message;
   // The line's own first instruction: the lowest address of code inlined into it could be
   // inside a loop of the callee, visited more often than the line. A line whose only code
   // is inlined (a call site with no row of its own) counts at that code's entry.
-  auto ranges = symbolizer_.ranges_for_line({executable_, ""}, parsed->file, parsed->line,
+  const symbolize::ModuleRef module{executable_, ""};
+  auto ranges = symbolizer_.ranges_for_line(module, parsed->file, parsed->line,
                                             symbolize::LineCode::own_rows);
-  if (!ranges.ok())
-    ranges = symbolizer_.ranges_for_line({executable_, ""}, parsed->file, parsed->line);
+  if (!ranges.ok()) ranges = symbolizer_.ranges_for_line(module, parsed->file, parsed->line);
   if (!ranges.ok()) return "--progress " + spec + ": " + ranges.error().message;
-  address = ranges->front().low;
+  std::vector<uint64_t> lows;
+  for (const auto& r : *ranges) lows.push_back(r.low);
+  const auto symbols = symbolizer_.symbolize(module, lows);
+  std::map<std::string, uint64_t> first_of_copy;
+  for (size_t i = 0; i < lows.size(); ++i) {
+    auto [it, added] = first_of_copy.emplace(copy_of(symbols[i], parsed->line), lows[i]);
+    if (!added) it->second = std::min(it->second, lows[i]);
+  }
+  addresses.clear();
+  for (const auto& [copy, address] : first_of_copy) addresses.push_back(address);
+  std::sort(addresses.begin(), addresses.end());
   return {};
 }
 

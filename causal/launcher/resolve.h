@@ -44,8 +44,11 @@ class LocationResolver {
   // Resolves the selection into `out`. Returns "" or the first error. `notes` gets lines
   // worth telling the user (libraries in scope without debug information).
   std::string resolve(std::vector<LocationLine>& out, std::vector<std::string>& notes);
-  // --progress FILE:LINE: the address of the line's first instruction (main executable).
-  std::string breakpoint_address(const std::string& spec, uint64_t& address);
+  // --progress FILE:LINE: the addresses to count (main executable), one per copy of the
+  // line: its first instruction in each function body that holds it, out of line or
+  // inlined into a caller (each copy runs on paths of its own; the lowest alone may be
+  // one that never runs). Returns "" or the error.
+  std::string breakpoint_addresses(const std::string& spec, std::vector<uint64_t>& addresses);
 
  private:
   struct Binary {

@@ -19,7 +19,11 @@ std::string hex(uint64_t value) {
 
 std::string BreakpointPoints::add(ProgressPoint* point, uint64_t address) {
   std::lock_guard lock(mutex_);
-  if (points_.size() >= kMaxPoints || point == nullptr) return {};
+  if (point == nullptr) return {};
+  const size_t most = kind_ == VisitCounter::breakpoint ? kMaxBreakpoints : kMaxUprobes;
+  if (points_.size() >= most) {
+    return "more than " + std::to_string(most) + " places to count (" + to_string(kind_) + "s)";
+  }
   CodePlace place{address, {}, 0};
   if (kind_ == VisitCounter::uprobe) {
     auto found = code_place(address);

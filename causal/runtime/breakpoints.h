@@ -4,7 +4,8 @@
 // causal/visit_counter.h), in counting mode, so every visit is counted exactly and none
 // costs a signal. The controller folds the counters into the points' visit counts
 // (sync()) before it reads them at an experiment's start and end. x86 has four debug
-// registers: at most four points per thread.
+// registers: at most four breakpoints per thread. A point may count at several places
+// (the copies of an inlined line), each a counter of its own.
 //
 // Normal context only (a mutex guards the counters); nothing here runs in a handler.
 
@@ -23,11 +24,13 @@ namespace cprof::causal {
 
 class BreakpointPoints {
  public:
-  static constexpr size_t kMaxPoints = 4;
+  static constexpr size_t kMaxBreakpoints = 4;  // x86's debug registers
+  static constexpr size_t kMaxUprobes = 64;     // descriptors per thread, kept few
 
   explicit BreakpointPoints(VisitCounter kind) : kind_(kind) {}
-  // A point counting executions of the instruction at `address` (run-time address).
-  // Returns "" or why it cannot be counted.
+  // Counts executions of the instruction at `address` (run-time address) as visits of
+  // `point`; a point added at several addresses counts the sum. Returns "" or why it
+  // cannot be counted.
   std::string add(ProgressPoint* point, uint64_t address);
   bool empty() const { return points_.empty(); }
   // Opens the counters of thread `tid`. Returns "" or why they could not be opened.

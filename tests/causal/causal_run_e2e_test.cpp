@@ -284,6 +284,32 @@ TEST(CausalRun, UprobeProgressPoint) {
   check_counted_progress_point("uprobe", "uprobe");
 }
 
+// A --progress line inlined in two places, the copy that never runs at the lower address
+// (speedtest1.c:564 had many): every copy is counted. Only the lowest was, and its
+// experiments saw no visit.
+TEST(CausalRun, ProgressOnALineWithInlinedCopiesCountsEach) {
+  const std::string counted =
+      "inlined_progress.cpp:" + std::to_string(line_of("inlined_progress.cpp", "COUNTED"));
+  const std::string work =
+      "inlined_progress.cpp:" + std::to_string(line_of("inlined_progress.cpp", "WORK_LINE"));
+  const auto r = causal_run("inlined-progress",
+                            "--line " + work + " --progress " + counted + " --experiment-ms 25",
+                            kPrograms + "/causal_inlined_progress 5000");
+  ASSERT_EQ(r.status, 0) << r.output;
+  if (r.output.find("will count no visit") != std::string::npos) {
+    GTEST_SKIP() << "no visit counter works on this machine (said by causal-run): " << r.output;
+  }
+  EXPECT_NE(r.output.find("the line has 2 copies"), std::string::npos) << r.output;
+  const auto all = experiments_in(r.dir);
+  ASSERT_FALSE(all.empty()) << r.output;
+  uint64_t visits = 0;
+  for (const auto& e : all) {
+    for (const auto& p : e.progress) visits += p.visits;
+  }
+  // One visit per iteration, all of them in the copy inlined into the loop.
+  EXPECT_GT(visits, 100u) << r.output;
+}
+
 // Mutex, condition variable, C++20 barrier, latch and atomic wait (futexes through
 // syscall()), joins and sleeps, all interposed: the program runs to the end with its own
 // output, and automatic selection finds the function that does the work.
