@@ -141,6 +141,10 @@ Symbol Module::lookup(uint64_t addr) {
       SourceFrame frame;
       if (scope.printed == nullptr) scope.printed = &name_of(scope.name);
       frame.function = *scope.printed;
+      if (scope.decl_line != 0) {
+        frame.decl_file = unit->scopes->call_file_name(scope.decl_file);
+        frame.decl_line = scope.decl_line;
+      }
       if (callee == nullptr) {
         if (row != nullptr) {
           frame.file = unit->lines->file(row->file);

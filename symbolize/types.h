@@ -25,6 +25,10 @@ struct SourceFrame {
   std::string function;  // demangled unless Options::demangle is false
   std::string file;      // may be empty when there is no line info
   uint32_t line = 0, column = 0;
+  // Where the function is defined (DW_AT_decl_file/line); decl_line 0 when not known.
+  // `line` is where the address is, which imprecise inline info can put in a callee.
+  std::string decl_file;
+  uint32_t decl_line = 0;
 };
 
 // Why an address has no name, or has a name but no line. `ok` means full information.

@@ -36,7 +36,9 @@ class DwarfSource final : public SymbolSource {
         r.frames.push_back({.function = std::move(f.function),
                             .file = std::move(f.file),
                             .line = f.line,
-                            .column = f.column});
+                            .column = f.column,
+                            .decl_file = std::move(f.decl_file),
+                            .decl_line = f.decl_line});
       }
       r.unnamed_function_start = s.frames.empty() ? s.function_start : 0;
       out.addresses.push_back(std::move(r));

@@ -24,6 +24,8 @@ struct SourceLocation {
   std::string file;      // empty when unknown
   uint32_t line = 0;     // 0 when unknown
   uint32_t column = 0;
+  std::string decl_file;  // where the function is defined; decl_line 0 when unknown
+  uint32_t decl_line = 0;
 };
 
 // The inline chain at one address: innermost (the inlined callee) first, outermost (the

@@ -99,18 +99,28 @@ class Interner {
   explicit Interner(SymbolTable& t) : t_(t) {
     // Location 0 and function 0: addresses outside every known module.
     t_.functions.push_back({.name = "[unknown]"});
+    declared_.push_back(false);
     t_.lines.push_back({.function = 0});
     t_.location_frames.push_back({0, 0});
     t_.location_offsets.push_back(1);
   }
 
+  // `decl_*`: where the function is defined, when the debug information says (then it
+  // is the function's place); else its place is the lowest line seen in its first file.
   FunctionId function(const std::string& module, const std::string& name, const std::string& file,
-                      uint32_t line) {
+                      uint32_t line, const std::string& decl_file = kNoFile,
+                      uint32_t decl_line = 0) {
     auto [it, inserted] = functions_.try_emplace(module + '\0' + name, t_.functions.size());
     if (inserted) {
       t_.functions.push_back({.name = name, .module = module, .file = file, .line = line});
-    } else if (line != 0) {
-      auto& f = t_.functions[it->second];
+      declared_.push_back(false);
+    }
+    auto& f = t_.functions[it->second];
+    if (decl_line != 0 && !decl_file.empty()) {
+      f.file = decl_file;
+      f.line = decl_line;
+      declared_[it->second] = true;
+    } else if (!inserted && line != 0 && !declared_[it->second]) {
       if (f.file.empty()) f.file = file;
       if (f.file == file && (f.line == 0 || line < f.line)) f.line = line;
     }
@@ -148,7 +158,8 @@ class Interner {
         // every function's unplaced code. Such an address has no line, like one without
         // DWARF.
         const std::string& file = frame.line != 0 ? frame.file : kNoFile;
-        const FunctionId f = function(module.path, name, file, frame.line);
+        const FunctionId f =
+            function(module.path, name, file, frame.line, frame.decl_file, frame.decl_line);
         t_.location_frames.push_back({f, line(file, frame.line, f)});
       }
     }
@@ -158,6 +169,7 @@ class Interner {
  private:
   SymbolTable& t_;
   std::unordered_map<std::string, FunctionId> functions_;
+  std::vector<bool> declared_;  // per function: its place is its declaration's
   std::unordered_map<std::string, LineId> lines_;
 };
 

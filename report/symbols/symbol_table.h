@@ -21,8 +21,10 @@ using LineId = uint32_t;
 struct FunctionInfo {
   std::string name;    // demangled, or "module+0xoffset", or "[unknown]"
   std::string module;  // path of the module it is in; empty for [unknown]
-  std::string file;    // source file of its first-seen line; empty when unknown
-  uint32_t line = 0;   // lowest line seen for it in that file (about where it starts)
+  // Where it is defined (DW_AT_decl_file/line); without that, the file of its first-seen
+  // line and the lowest line seen in it (about where it starts). Empty, 0 when unknown.
+  std::string file;
+  uint32_t line = 0;
 };
 
 struct LineInfo {

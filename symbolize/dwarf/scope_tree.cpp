@@ -35,6 +35,18 @@ uint32_t udata(Dwarf_Die* die, int at) {
   return static_cast<uint32_t>(value);
 }
 
+// The same, looked up through DW_AT_abstract_origin and DW_AT_specification, from a DIE
+// of the same unit only (another unit's DW_AT_decl_file counts in its own file table).
+uint32_t integrated_udata(Dwarf_Die* die, int at) {
+  Dwarf_Attribute attr;
+  Dwarf_Word value = 0;
+  if (dwarf_attr_integrate(die, at, &attr) == nullptr || attr.cu != die->cu ||
+      dwarf_formudata(&attr, &value) != 0) {
+    return 0;
+  }
+  return static_cast<uint32_t>(value);
+}
+
 }  // namespace
 
 Result<ScopeTree> ScopeTree::load(Dwarf_Die* unit_die, Dwarf_Die* files_die) {
@@ -77,6 +89,8 @@ void ScopeTree::add_scope(Dwarf_Die* die, int32_t parent, bool inlined, uint32_t
   scope.name = scope_name(die);
   scope.parent = parent;
   scope.inlined = inlined;
+  scope.decl_file = integrated_udata(die, DW_AT_decl_file);
+  scope.decl_line = scope.decl_file != 0 ? integrated_udata(die, DW_AT_decl_line) : 0;
   if (inlined) {
     scope.call_file = udata(die, DW_AT_call_file);
     scope.call_line = udata(die, DW_AT_call_line);

@@ -22,6 +22,9 @@ struct Scope {
   bool inlined = false;        // DW_TAG_inlined_subroutine
   // Where this inlined call sits in its caller (DW_AT_call_file/line/column).
   uint32_t call_file = 0, call_line = 0, call_column = 0;
+  // Where the function is defined (DW_AT_decl_file/line, through DW_AT_abstract_origin
+  // and DW_AT_specification); decl_line 0 when not known.
+  uint32_t decl_file = 0, decl_line = 0;
   // The printed name, filled on first use by the owning Module (under its lock), so
   // that a lookup does not hash the raw name again.
   mutable const std::string* printed = nullptr;

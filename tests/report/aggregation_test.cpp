@@ -137,6 +137,25 @@ TEST(FlatProfile, LinesComeFromTheInnermostInlineFrame) {
   EXPECT_EQ(compute.line, 20u);
 }
 
+// Where the debug information says where a function is defined, that is its place: GCC's
+// imprecise inline ranges put a callee's line (before the function, in SQLite's
+// amalgamation) in the function's own frame, and "the lowest line seen" named it
+// (sqlite3BtreeIndexMoveto at sqlite3.c:34808).
+TEST(FlatProfile, AFunctionIsPlacedWhereItIsDefined) {
+  TempDir dir;
+  write_profile(dir.path());
+  FakeSymbols symbols;
+  name_functions(symbols);
+  symbols.add(
+      0x2000, 0x2080,
+      {{.function = "compute", .file = "c.cpp", .line = 3, .decl_file = "c.cpp", .decl_line = 18}});
+  const auto r = build(dir.path(), symbols);
+  const auto& compute = r.symbols.table.functions[row_named(r, "compute").id];
+  EXPECT_EQ(compute.file, "c.cpp");
+  EXPECT_EQ(compute.line, 18u);
+  EXPECT_EQ(line_row(r, "c.cpp:3").self.samples, 1u);  // the address's line is kept
+}
+
 TEST(FlatProfile, PerThreadSpreadCountsThreadsWithoutTheRowAsZero) {
   TempDir dir;
   write_profile(dir.path());
