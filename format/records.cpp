@@ -370,7 +370,7 @@ std::optional<Record> decode_record(uint32_t type, std::span<const uint8_t> payl
       const uint8_t mode = d.u8();
       if (mode > static_cast<uint8_t>(ExperimentMode::end_to_end)) return std::nullopt;
       r.mode = static_cast<ExperimentMode>(mode);
-      r.progress.resize(d.count(13));  // empty name, three 1-byte varints, an f64
+      r.progress.resize(d.count(12));  // empty name, three 1-byte varints, an f64
       for (auto& p : r.progress) {
         p.name = d.str();
         p.visits = d.varint();

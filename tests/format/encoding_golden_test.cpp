@@ -225,5 +225,18 @@ TEST(RecordBytes, GoldenBytesDecodeAndEncodeAgain) {
   }
 }
 
+// The smallest progress entry (an empty name, zero counts: 12 bytes) reads back: the
+// bound on the entry count is the entry's least size, not more.
+TEST(RecordBytes, ExperimentWithTheSmallestProgressEntryDecodes) {
+  std::vector<uint8_t> framed;
+  encode_record(ExperimentRecord{.progress = {{}}}, framed);
+  Decoder d(framed);
+  const auto type = static_cast<uint32_t>(d.varint());
+  const auto payload = d.bytes(d.varint());
+  const auto record = decode_record(type, payload);
+  ASSERT_TRUE(record);
+  EXPECT_EQ(std::get<ExperimentRecord>(*record).progress.size(), 1u);
+}
+
 }  // namespace
 }  // namespace cprof::format
