@@ -1,231 +1,211 @@
 #include "format/records.h"
 
+#include <algorithm>
+#include <array>
+#include <string>
+#include <type_traits>
+#include <utility>
+
 #include "format/encoding.h"
+#include "format/framing.h"
 #include "format/record_codec.h"
 
 namespace cprof::format {
 namespace {
 
-void put_frames(Encoder& e, const std::vector<uint64_t>& v) {
-  // Frames of one stack lie close together: deltas from the previous frame keep them short.
-  e.varint(v.size());
-  uint64_t prev = 0;
-  for (uint64_t x : v) {
-    e.svarint(static_cast<int64_t>(x - prev));
-    prev = x;
+// Reads the `fields` tables of records.h: every record is written and read here by walking
+// its fields in order, so one table is its encoder, its decoder and its range checks.
+
+template <class T, template <class...> class Template>
+constexpr bool is_a = false;
+template <template <class...> class Template, class... Args>
+constexpr bool is_a<Template<Args...>, Template> = true;
+
+template <class T>
+using Element = std::remove_cvref_t<decltype(std::declval<T&>()[0])>;
+
+// The least bytes a value of type T written as `encoding` takes: a count read from a file
+// is bounded by what the rest of the payload could hold (Decoder::count).
+template <class T, class Encoding>
+constexpr size_t min_bytes(const Encoding& encoding) {
+  if constexpr (std::is_same_v<Encoding, wire::F64>) {
+    return 8;
+  } else if constexpr (is_a<Encoding, wire::Array>) {
+    return std::extent_v<T> * min_bytes<Element<T>>(encoding.element);
+  } else if constexpr (std::is_same_v<Encoding, wire::Nested>) {
+    return std::apply(
+        [](const auto&... f) {
+          return (
+              min_bytes<std::remove_cvref_t<decltype(std::declval<T&>().*f.member)>>(f.encoding) +
+              ...);
+        },
+        T::fields);
+  } else {
+    static_assert(std::is_same_v<Encoding, wire::Varint> ||
+                      std::is_same_v<Encoding, wire::Svarint> ||
+                      std::is_same_v<Encoding, wire::Str> || std::is_same_v<Encoding, wire::Flag> ||
+                      std::is_same_v<Encoding, wire::Delta> || is_a<Encoding, wire::Enum> ||
+                      is_a<Encoding, wire::EnumAndFlag> || is_a<Encoding, wire::Since> ||
+                      is_a<Encoding, wire::List>,
+                  "an encoding min_bytes() does not know");
+    return 1;  // one varint (a string's length, a list's count) or one byte
   }
 }
 
-std::vector<uint64_t> get_frames(Decoder& d) {
-  std::vector<uint64_t> v(d.count(1));
-  uint64_t prev = 0;
-  for (auto& x : v) {
-    x = prev + static_cast<uint64_t>(d.svarint());
-    prev = x;
-  }
-  return v;
-}
+template <class S>
+void put_fields(Encoder& e, const S& s, const S* prev);
+template <class S>
+bool get_fields(Decoder& d, S& s, const S* prev);
 
-void encode_payload(const ProcessRecord& r, Encoder& e) {
-  e.svarint(r.pid);
-  e.svarint(r.ppid);
-  e.svarint(r.rank);
-  e.str(r.hostname);
-  e.str(r.executable);
-  e.varint(r.command_line.size());
-  for (const auto& a : r.command_line) e.str(a);
-  e.varint(r.start_realtime_ns);
-  e.varint(r.start_monotonic_ns);
-  e.str(r.engine);
-  e.str(r.clock);
-  e.str(r.unwinder);
-  e.f64(r.frequency_hz);
-  e.varint(r.period_ns);
-}
-
-void encode_payload(const ModuleRecord& r, Encoder& e) {
-  e.varint(r.id);
-  e.str(r.path);
-  e.str(r.build_id);
-  e.varint(r.load_bias);
-  e.varint(r.start);
-  e.varint(r.end);
-  e.varint(r.time_ns);
-}
-
-void encode_payload(const ThreadRecord& r, Encoder& e) {
-  e.svarint(r.tid);
-  e.str(r.name);
-  e.varint(r.time_ns);
-  e.u8(r.existed_before_start ? 1 : 0);
-}
-
-void encode_payload(const ThreadEndRecord& r, Encoder& e) {
-  e.svarint(r.tid);
-  e.varint(r.time_ns);
-  e.varint(r.cpu_time_ns);
-  e.varint(r.samples);
-  e.varint(r.dropped_samples);
-}
-
-void encode_payload(const ThreadNameRecord& r, Encoder& e) {
-  e.svarint(r.tid);
-  e.varint(r.time_ns);
-  e.str(r.name);
-}
-
-void encode_payload(const EventRecord& r, Encoder& e) {
-  e.varint(r.index);
-  e.str(r.name);
-  e.str(r.canonical_name);
-  e.u8(static_cast<uint8_t>(r.status));
-  e.str(r.detail);
-}
-
-void encode_payload(const SampleRecord& r, Encoder& e) {
-  e.svarint(r.tid);
-  e.varint(r.time_ns);
-  e.varint(r.weight_ns);
-  e.u8(static_cast<uint8_t>(static_cast<uint8_t>(r.clock) | (r.truncated ? 0x80 : 0)));
-  put_frames(e, r.frames);
-  e.varint(r.counter_deltas.size());
-  for (uint64_t c : r.counter_deltas) e.varint(c);
-}
-
-void encode_payload(const MetricRecord& r, Encoder& e) {
-  for (uint64_t v : {r.time_ns, r.rss_bytes, r.cpu_user_ns, r.cpu_system_ns, r.minor_faults,
-                     r.major_faults, r.voluntary_switches, r.involuntary_switches, r.threads,
-                     r.cpu_frequency_khz}) {
+// Writes one value. `prev` is the same value in the list's previous element (null outside
+// a list and for its first element): only wire::delta reads it.
+template <class T, class Encoding>
+void put(Encoder& e, const Encoding& encoding, const T& v, const T* prev) {
+  if constexpr (std::is_same_v<Encoding, wire::Varint>) {
+    static_assert(std::is_unsigned_v<T>);
     e.varint(v);
+  } else if constexpr (std::is_same_v<Encoding, wire::Svarint>) {
+    static_assert(std::is_same_v<T, int64_t>);
+    e.svarint(v);
+  } else if constexpr (std::is_same_v<Encoding, wire::Str>) {
+    static_assert(std::is_same_v<T, std::string>);
+    e.str(v);
+  } else if constexpr (std::is_same_v<Encoding, wire::F64>) {
+    static_assert(std::is_same_v<T, double>);
+    e.f64(v);
+  } else if constexpr (std::is_same_v<Encoding, wire::Flag>) {
+    static_assert(std::is_same_v<T, bool>);
+    e.u8(v ? 1 : 0);
+  } else if constexpr (std::is_same_v<Encoding, wire::Enum<T>>) {
+    e.u8(static_cast<uint8_t>(v));
+  } else if constexpr (std::is_same_v<Encoding, wire::Delta>) {
+    static_assert(std::is_same_v<T, uint64_t>);
+    e.svarint(static_cast<int64_t>(v - (prev != nullptr ? *prev : 0)));
+  } else if constexpr (is_a<Encoding, wire::List>) {
+    e.varint(v.size());
+    const Element<T>* previous = nullptr;
+    for (const auto& x : v) {
+      put(e, encoding.element, x, previous);
+      previous = &x;
+    }
+  } else if constexpr (is_a<Encoding, wire::Array>) {
+    for (const auto& x : v) put<Element<T>>(e, encoding.element, x, nullptr);
+  } else if constexpr (std::is_same_v<Encoding, wire::Nested>) {
+    put_fields(e, v, prev);
+  } else {
+    static_assert(is_a<Encoding, wire::Since> || is_a<Encoding, wire::EnumAndFlag>,
+                  "an encoding put() does not know");
   }
 }
 
-void encode_payload(const MessageRecord& r, Encoder& e) {
-  e.varint(r.time_ns);
-  e.u8(static_cast<uint8_t>(r.level));
-  e.str(r.text);
+// Reads one value, as put() wrote it. False when it is out of its range (an enum above its
+// last value); the decoder's own errors (a short payload) are left for the caller to check.
+template <class T, class Encoding>
+bool get(Decoder& d, const Encoding& encoding, T& v, const T* prev) {
+  if constexpr (std::is_same_v<Encoding, wire::Varint>) {
+    v = static_cast<T>(d.varint());
+  } else if constexpr (std::is_same_v<Encoding, wire::Svarint>) {
+    v = d.svarint();
+  } else if constexpr (std::is_same_v<Encoding, wire::Str>) {
+    v = d.str();
+  } else if constexpr (std::is_same_v<Encoding, wire::F64>) {
+    v = d.f64();
+  } else if constexpr (std::is_same_v<Encoding, wire::Flag>) {
+    v = d.u8() != 0;
+  } else if constexpr (std::is_same_v<Encoding, wire::Enum<T>>) {
+    const uint8_t byte = d.u8();
+    if (byte > static_cast<uint8_t>(encoding.last)) return false;
+    v = static_cast<T>(byte);
+  } else if constexpr (std::is_same_v<Encoding, wire::Delta>) {
+    v = (prev != nullptr ? *prev : 0) + static_cast<uint64_t>(d.svarint());
+  } else if constexpr (is_a<Encoding, wire::List>) {
+    v.resize(d.count(min_bytes<Element<T>>(encoding.element)));
+    for (size_t i = 0; i < v.size(); ++i) {
+      if (!get(d, encoding.element, v[i], i > 0 ? &v[i - 1] : nullptr)) return false;
+    }
+  } else if constexpr (is_a<Encoding, wire::Array>) {
+    for (auto& x : v) {
+      if (!get<Element<T>>(d, encoding.element, x, nullptr)) return false;
+    }
+  } else if constexpr (std::is_same_v<Encoding, wire::Nested>) {
+    return get_fields(d, v, prev);
+  } else {
+    static_assert(is_a<Encoding, wire::Since> || is_a<Encoding, wire::EnumAndFlag>,
+                  "an encoding get() does not know");
+  }
+  return true;
 }
 
-void encode_payload(const ExperimentRecord& r, Encoder& e) {
-  e.varint(r.time_ns);
-  e.str(r.location);
-  e.varint(r.location_id);
-  e.f64(r.speedup);
-  e.varint(r.duration_ns);
-  e.varint(r.delay_ns);
-  e.varint(r.period_ns);
-  e.varint(r.selected_samples);
-  e.u8(static_cast<uint8_t>(r.mode));
-  e.varint(r.progress.size());
-  for (const auto& p : r.progress) {
-    e.str(p.name);
-    e.varint(p.visits);
-    e.varint(p.begin);
-    e.varint(p.end);
-    e.f64(p.mean_in_flight);
+// One field of s. The encodings that involve another field of s are written here; the
+// rest by put() and get() on the field's value alone.
+template <class S, class F>
+void put_field(Encoder& e, const F& f, const S& s, const S* prev) {
+  const auto& v = s.*f.member;
+  if constexpr (is_a<decltype(f.encoding), wire::Since>) {
+    const auto base = s.*f.encoding.base;
+    e.varint(v > base ? v - base : 0);
+  } else if constexpr (is_a<decltype(f.encoding), wire::EnumAndFlag>) {
+    e.u8(static_cast<uint8_t>(static_cast<uint8_t>(v) | (s.*f.encoding.flag ? 0x80 : 0)));
+  } else {
+    put(e, f.encoding, v, prev != nullptr ? &(prev->*f.member) : nullptr);
   }
 }
 
-void encode_payload(const ProgressPointRecord& r, Encoder& e) {
-  e.varint(r.id);
-  e.str(r.name);
-  e.u8(static_cast<uint8_t>(r.kind));
-  e.u8(static_cast<uint8_t>(r.source));
-  e.str(r.file);
-  e.varint(r.line);
-  e.varint(r.time_ns);
-}
-
-void encode_payload(const RegionRecord& r, Encoder& e) {
-  e.str(r.name);
-  e.varint(r.time_ns);
-  e.varint(r.count);
-  e.f64(r.mean_ns);
-  e.f64(r.stddev_ns);
-  e.varint(r.min_ns);
-  e.varint(r.max_ns);
-  e.varint(r.dropped);
-}
-
-void encode_payload(const RegionSpansRecord& r, Encoder& e) {
-  // Begins as signed deltas from the previous span's (spans arrive in about end order,
-  // so a begin may go back a little) and durations instead of ends: a few bytes a call.
-  e.varint(r.point_id);
-  e.str(r.name);
-  e.varint(r.spans.size());
-  uint64_t prev = 0;
-  for (const RegionSpan& s : r.spans) {
-    e.svarint(s.tid);
-    e.svarint(static_cast<int64_t>(s.begin_ns - prev));
-    e.varint(s.end_ns > s.begin_ns ? s.end_ns - s.begin_ns : 0);
-    prev = s.begin_ns;
+template <class S, class F>
+bool get_field(Decoder& d, const F& f, S& s, const S* prev) {
+  auto& v = s.*f.member;
+  if constexpr (is_a<decltype(f.encoding), wire::Since>) {
+    v = s.*f.encoding.base + d.varint();
+  } else if constexpr (is_a<decltype(f.encoding), wire::EnumAndFlag>) {
+    const uint8_t byte = d.u8();
+    s.*f.encoding.flag = (byte & 0x80) != 0;
+    if ((byte & 0x7f) > static_cast<uint8_t>(f.encoding.last)) return false;
+    v = static_cast<std::remove_cvref_t<decltype(v)>>(byte & 0x7f);
+  } else {
+    return get(d, f.encoding, v, prev != nullptr ? &(prev->*f.member) : nullptr);
   }
+  return true;
 }
 
-void encode_payload(const KernelRecord& r, Encoder& e) {
-  e.varint(r.time_ns);
-  e.varint(r.start_ns);
-  e.varint(r.end_ns);
-  e.varint(r.device_id);
-  e.varint(r.queue_id);
-  e.str(r.name);
-  e.varint(r.dispatch_id);
-  for (uint32_t v : r.grid) e.varint(v);
-  for (uint32_t v : r.workgroup) e.varint(v);
-  e.svarint(r.tid);
-  put_frames(e, r.frames);
-  e.varint(r.correlation_id);
+template <class S>
+void put_fields(Encoder& e, const S& s, const S* prev) {
+  std::apply([&](const auto&... f) { (put_field(e, f, s, prev), ...); }, S::fields);
 }
 
-void encode_payload(const CopyRecord& r, Encoder& e) {
-  e.varint(r.time_ns);
-  e.varint(r.start_ns);
-  e.varint(r.end_ns);
-  e.varint(r.bytes);
-  e.u8(static_cast<uint8_t>(r.direction));
-  e.varint(r.src_device_id);
-  e.varint(r.dst_device_id);
-  e.svarint(r.tid);
-  put_frames(e, r.frames);
-  e.varint(r.correlation_id);
+// Stops at the first field out of its range.
+template <class S>
+bool get_fields(Decoder& d, S& s, const S* prev) {
+  return std::apply([&](const auto&... f) { return (get_field(d, f, s, prev) && ...); }, S::fields);
 }
 
-void encode_payload(const GpuDeviceRecord& r, Encoder& e) {
-  e.varint(r.id);
-  e.str(r.name);
-  e.u8(static_cast<uint8_t>(r.kind));
+template <class R>
+std::optional<Record> decode_as(std::span<const uint8_t> payload) {
+  Decoder d(payload);
+  R r;
+  if (!get_fields(d, r, static_cast<const R*>(nullptr)) || !d.ok()) return std::nullopt;
+  if constexpr (requires { r.valid(); }) {
+    if (!r.valid()) return std::nullopt;
+  }
+  return Record(std::move(r));
 }
 
-void encode_payload(const GpuTraceWindowRecord& r, Encoder& e) {
-  e.varint(r.start_ns);
-  e.varint(r.end_ns);
-  e.f64(r.duty);
-  e.varint(r.period_ns);
+// decode_as<R> by type number, for every type of AllRecords.
+using DecodeFn = std::optional<Record> (*)(std::span<const uint8_t>);
+
+template <class... Rs>
+constexpr auto make_decoders(TypeList<Rs...> /*records*/) {
+  constexpr uint32_t last = std::max({static_cast<uint32_t>(Rs::type)...});
+  std::array<DecodeFn, last + 1> decoders{};
+  const auto add = [&](uint32_t type, DecodeFn decode) {
+    if (decoders[type] != nullptr) throw "two record types of AllRecords have one type number";
+    if (type == kChunkSequenceType || type == kFileEndType) throw "a framing record's number";
+    decoders[type] = decode;
+  };
+  (add(static_cast<uint32_t>(Rs::type), &decode_as<Rs>), ...);
+  return decoders;
 }
 
-template <typename T>
-constexpr RecordType type_of();
-template <> constexpr RecordType type_of<ProcessRecord>() { return RecordType::process; }
-template <> constexpr RecordType type_of<ModuleRecord>() { return RecordType::module; }
-template <> constexpr RecordType type_of<ThreadRecord>() { return RecordType::thread; }
-template <> constexpr RecordType type_of<ThreadEndRecord>() { return RecordType::thread_end; }
-template <> constexpr RecordType type_of<ThreadNameRecord>() { return RecordType::thread_name; }
-template <> constexpr RecordType type_of<EventRecord>() { return RecordType::event; }
-template <> constexpr RecordType type_of<SampleRecord>() { return RecordType::sample; }
-template <> constexpr RecordType type_of<MetricRecord>() { return RecordType::metric; }
-template <> constexpr RecordType type_of<MessageRecord>() { return RecordType::message; }
-template <> constexpr RecordType type_of<ExperimentRecord>() { return RecordType::experiment; }
-template <> constexpr RecordType type_of<ProgressPointRecord>() {
-  return RecordType::progress_point;
-}
-template <> constexpr RecordType type_of<RegionRecord>() { return RecordType::region; }
-template <> constexpr RecordType type_of<KernelRecord>() { return RecordType::kernel; }
-template <> constexpr RecordType type_of<CopyRecord>() { return RecordType::gpu_copy; }
-template <> constexpr RecordType type_of<GpuDeviceRecord>() { return RecordType::gpu_device; }
-template <> constexpr RecordType type_of<RegionSpansRecord>() { return RecordType::region_spans; }
-template <> constexpr RecordType type_of<GpuTraceWindowRecord>() {
-  return RecordType::gpu_trace_window;
-}
+constexpr auto kDecoders = make_decoders(AllRecords{});
 
 }  // namespace
 
@@ -234,258 +214,26 @@ void encode_record(const Record& record, std::vector<uint8_t>& out) {
   // buffer, which as a thread_local would already be destroyed when the runtime writes
   // its last records from a library destructor at exit.
   Encoder e(out);
-  RecordType type{};
-  std::visit([&](const auto& r) { type = type_of<std::decay_t<decltype(r)>>(); }, record);
-  e.varint(static_cast<uint32_t>(type));
-  const size_t payload_start = out.size();
-  std::visit([&](const auto& r) { encode_payload(r, e); }, record);
-  uint8_t length[10];
-  size_t n = 0;
-  for (uint64_t v = out.size() - payload_start; ; v >>= 7) {
-    length[n++] = static_cast<uint8_t>(v >= 0x80 ? (v & 0x7f) | 0x80 : v);
-    if (v < 0x80) break;
-  }
-  out.insert(out.begin() + static_cast<std::ptrdiff_t>(payload_start), length, length + n);
+  std::visit(
+      [&](const auto& r) {
+        using R = std::decay_t<decltype(r)>;
+        e.varint(static_cast<uint32_t>(R::type));
+        const size_t payload_start = out.size();
+        put_fields(e, r, static_cast<const R*>(nullptr));
+        uint8_t length[10];
+        size_t n = 0;
+        for (uint64_t v = out.size() - payload_start;; v >>= 7) {
+          length[n++] = static_cast<uint8_t>(v >= 0x80 ? (v & 0x7f) | 0x80 : v);
+          if (v < 0x80) break;
+        }
+        out.insert(out.begin() + static_cast<std::ptrdiff_t>(payload_start), length, length + n);
+      },
+      record);
 }
 
 std::optional<Record> decode_record(uint32_t type, std::span<const uint8_t> payload) {
-  Decoder d(payload);
-  Record out;
-  switch (static_cast<RecordType>(type)) {
-    case RecordType::process: {
-      ProcessRecord r;
-      r.pid = d.svarint();
-      r.ppid = d.svarint();
-      r.rank = d.svarint();
-      r.hostname = d.str();
-      r.executable = d.str();
-      r.command_line.resize(d.count(1));
-      for (auto& a : r.command_line) a = d.str();
-      r.start_realtime_ns = d.varint();
-      r.start_monotonic_ns = d.varint();
-      r.engine = d.str();
-      r.clock = d.str();
-      r.unwinder = d.str();
-      r.frequency_hz = d.f64();
-      r.period_ns = d.varint();
-      out = std::move(r);
-      break;
-    }
-    case RecordType::module: {
-      ModuleRecord r;
-      r.id = static_cast<uint32_t>(d.varint());
-      r.path = d.str();
-      r.build_id = d.str();
-      r.load_bias = d.varint();
-      r.start = d.varint();
-      r.end = d.varint();
-      r.time_ns = d.varint();
-      out = std::move(r);
-      break;
-    }
-    case RecordType::thread: {
-      ThreadRecord r;
-      r.tid = d.svarint();
-      r.name = d.str();
-      r.time_ns = d.varint();
-      r.existed_before_start = d.u8() != 0;
-      out = std::move(r);
-      break;
-    }
-    case RecordType::thread_end: {
-      ThreadEndRecord r;
-      r.tid = d.svarint();
-      r.time_ns = d.varint();
-      r.cpu_time_ns = d.varint();
-      r.samples = d.varint();
-      r.dropped_samples = d.varint();
-      out = r;
-      break;
-    }
-    case RecordType::thread_name: {
-      ThreadNameRecord r;
-      r.tid = d.svarint();
-      r.time_ns = d.varint();
-      r.name = d.str();
-      out = std::move(r);
-      break;
-    }
-    case RecordType::event: {
-      EventRecord r;
-      r.index = static_cast<uint32_t>(d.varint());
-      r.name = d.str();
-      r.canonical_name = d.str();
-      const uint8_t status = d.u8();
-      if (status > static_cast<uint8_t>(EventStatus::counted_zero)) return std::nullopt;
-      r.status = static_cast<EventStatus>(status);
-      r.detail = d.str();
-      out = std::move(r);
-      break;
-    }
-    case RecordType::sample: {
-      SampleRecord r;
-      r.tid = d.svarint();
-      r.time_ns = d.varint();
-      r.weight_ns = d.varint();
-      const uint8_t flags = d.u8();
-      r.clock = static_cast<SampleClock>(flags & 0x7f);
-      r.truncated = (flags & 0x80) != 0;
-      if (r.clock != SampleClock::cpu && r.clock != SampleClock::wall) return std::nullopt;
-      r.frames = get_frames(d);
-      r.counter_deltas.resize(d.count(1));
-      for (auto& c : r.counter_deltas) c = d.varint();
-      out = std::move(r);
-      break;
-    }
-    case RecordType::metric: {
-      MetricRecord r;
-      for (uint64_t* v : {&r.time_ns, &r.rss_bytes, &r.cpu_user_ns, &r.cpu_system_ns,
-                          &r.minor_faults, &r.major_faults, &r.voluntary_switches,
-                          &r.involuntary_switches, &r.threads, &r.cpu_frequency_khz}) {
-        *v = d.varint();
-      }
-      out = r;
-      break;
-    }
-    case RecordType::message: {
-      MessageRecord r;
-      r.time_ns = d.varint();
-      const uint8_t level = d.u8();
-      if (level > static_cast<uint8_t>(MessageLevel::error)) return std::nullopt;
-      r.level = static_cast<MessageLevel>(level);
-      r.text = d.str();
-      out = std::move(r);
-      break;
-    }
-    case RecordType::experiment: {
-      ExperimentRecord r;
-      r.time_ns = d.varint();
-      r.location = d.str();
-      r.location_id = d.varint();
-      r.speedup = d.f64();
-      r.duration_ns = d.varint();
-      r.delay_ns = d.varint();
-      r.period_ns = d.varint();
-      r.selected_samples = d.varint();
-      const uint8_t mode = d.u8();
-      if (mode > static_cast<uint8_t>(ExperimentMode::end_to_end)) return std::nullopt;
-      r.mode = static_cast<ExperimentMode>(mode);
-      r.progress.resize(d.count(12));  // empty name, three 1-byte varints, an f64
-      for (auto& p : r.progress) {
-        p.name = d.str();
-        p.visits = d.varint();
-        p.begin = d.varint();
-        p.end = d.varint();
-        p.mean_in_flight = d.f64();
-      }
-      out = std::move(r);
-      break;
-    }
-    case RecordType::progress_point: {
-      ProgressPointRecord r;
-      r.id = static_cast<uint32_t>(d.varint());
-      r.name = d.str();
-      const uint8_t kind = d.u8();
-      const uint8_t source = d.u8();
-      if (kind > static_cast<uint8_t>(ProgressPointKind::latency) ||
-          source > static_cast<uint8_t>(ProgressPointSource::breakpoint)) {
-        return std::nullopt;
-      }
-      r.kind = static_cast<ProgressPointKind>(kind);
-      r.source = static_cast<ProgressPointSource>(source);
-      r.file = d.str();
-      r.line = static_cast<uint32_t>(d.varint());
-      r.time_ns = d.varint();
-      out = std::move(r);
-      break;
-    }
-    case RecordType::region: {
-      RegionRecord r;
-      r.name = d.str();
-      r.time_ns = d.varint();
-      r.count = d.varint();
-      r.mean_ns = d.f64();
-      r.stddev_ns = d.f64();
-      r.min_ns = d.varint();
-      r.max_ns = d.varint();
-      r.dropped = d.varint();
-      out = std::move(r);
-      break;
-    }
-    case RecordType::region_spans: {
-      RegionSpansRecord r;
-      r.point_id = static_cast<uint32_t>(d.varint());
-      r.name = d.str();
-      r.spans.resize(d.count(3));  // three 1-byte varints at least
-      uint64_t prev = 0;
-      for (RegionSpan& s : r.spans) {
-        s.tid = d.svarint();
-        s.begin_ns = prev + static_cast<uint64_t>(d.svarint());
-        s.end_ns = s.begin_ns + d.varint();
-        prev = s.begin_ns;
-      }
-      out = std::move(r);
-      break;
-    }
-    case RecordType::kernel: {
-      KernelRecord r;
-      r.time_ns = d.varint();
-      r.start_ns = d.varint();
-      r.end_ns = d.varint();
-      r.device_id = static_cast<uint32_t>(d.varint());
-      r.queue_id = d.varint();
-      r.name = d.str();
-      r.dispatch_id = d.varint();
-      for (uint32_t& v : r.grid) v = static_cast<uint32_t>(d.varint());
-      for (uint32_t& v : r.workgroup) v = static_cast<uint32_t>(d.varint());
-      r.tid = d.svarint();
-      r.frames = get_frames(d);
-      r.correlation_id = d.varint();
-      out = std::move(r);
-      break;
-    }
-    case RecordType::gpu_copy: {
-      CopyRecord r;
-      r.time_ns = d.varint();
-      r.start_ns = d.varint();
-      r.end_ns = d.varint();
-      r.bytes = d.varint();
-      const uint8_t direction = d.u8();
-      if (direction > static_cast<uint8_t>(CopyDirection::host_to_host)) return std::nullopt;
-      r.direction = static_cast<CopyDirection>(direction);
-      r.src_device_id = static_cast<uint32_t>(d.varint());
-      r.dst_device_id = static_cast<uint32_t>(d.varint());
-      r.tid = d.svarint();
-      r.frames = get_frames(d);
-      r.correlation_id = d.varint();
-      out = std::move(r);
-      break;
-    }
-    case RecordType::gpu_device: {
-      GpuDeviceRecord r;
-      r.id = static_cast<uint32_t>(d.varint());
-      r.name = d.str();
-      const uint8_t kind = d.u8();
-      if (kind > static_cast<uint8_t>(GpuDeviceKind::other)) return std::nullopt;
-      r.kind = static_cast<GpuDeviceKind>(kind);
-      out = std::move(r);
-      break;
-    }
-    case RecordType::gpu_trace_window: {
-      GpuTraceWindowRecord r;
-      r.start_ns = d.varint();
-      r.end_ns = d.varint();
-      r.duty = d.f64();
-      r.period_ns = d.varint();
-      if (r.end_ns < r.start_ns || !(r.duty > 0 && r.duty <= 1)) return std::nullopt;
-      out = r;
-      break;
-    }
-    default:
-      return std::nullopt;
-  }
-  if (!d.ok()) return std::nullopt;
-  return out;
+  if (type >= kDecoders.size() || kDecoders[type] == nullptr) return std::nullopt;
+  return kDecoders[type](payload);
 }
 
 }  // namespace cprof::format
