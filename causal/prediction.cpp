@@ -36,6 +36,26 @@ void resample(std::span<const Observation> from, std::vector<Observation>& to, R
   for (auto& o : to) o = from[rng.below(from.size())];
 }
 
+// End to end: each speedup whose every run has its baseline partner gets the paired
+// point instead of the one against every baseline of the directory, which compares runs
+// made minutes apart on a machine whose speed drifts (under load one came out at -172%).
+void replace_with_pairs(std::vector<PredictionPoint>& points, std::span<const Observation> runs,
+                        const PredictionOptions& options) {
+  std::vector<Observation> unpaired;
+  const auto pairs = pair_runs(runs, unpaired);
+  std::map<double, std::vector<RunPair>> by_speedup;
+  for (const auto& p : pairs) by_speedup[p.sped_up.speedup].push_back(p);
+  std::set<double> incomplete;
+  for (const auto& o : unpaired) incomplete.insert(o.speedup);
+  for (auto& point : points) {
+    const auto it = by_speedup.find(point.speedup);
+    if (point.speedup == 0 || it == by_speedup.end() || incomplete.count(point.speedup) != 0) {
+      continue;
+    }
+    point = paired_point(it->second, options);
+  }
+}
+
 }  // namespace
 
 double effective_duration_ns(uint64_t duration_ns, uint64_t delay_ns) {
@@ -116,6 +136,68 @@ std::vector<PredictionPoint> predict_curve(std::span<const Observation> experime
   return out;
 }
 
+std::vector<RunPair> pair_runs(std::span<const Observation> runs,
+                               std::vector<Observation>& unpaired) {
+  std::vector<Observation> by_time(runs.begin(), runs.end());
+  std::stable_sort(by_time.begin(), by_time.end(), [](const Observation& a, const Observation& b) {
+    return a.time_ns < b.time_ns;
+  });
+  std::vector<RunPair> pairs;
+  std::vector<const Observation*> open;  // 0% runs not paired yet, oldest first
+  for (const auto& o : by_time) {
+    if (o.speedup == 0) {
+      if (o.time_ns != 0) open.push_back(&o);
+      continue;
+    }
+    if (o.time_ns == 0 || open.empty() || open.back()->time_ns >= o.time_ns) {
+      unpaired.push_back(o);
+      continue;
+    }
+    pairs.push_back(RunPair{*open.back(), o});
+    open.pop_back();
+  }
+  return pairs;
+}
+
+PredictionPoint paired_point(std::span<const RunPair> pairs, const PredictionOptions& options) {
+  const auto speedup_of_pairs = [](std::span<const RunPair> some) -> std::optional<double> {
+    double base = 0, sped = 0;
+    for (const auto& p : some) {
+      base += effective_duration_ns(p.baseline.duration_ns, p.baseline.delay_ns);
+      sped += effective_duration_ns(p.sped_up.duration_ns, p.sped_up.delay_ns);
+    }
+    if (base <= 0) return std::nullopt;
+    return program_speedup(base, sped);
+  };
+  PredictionPoint p;
+  if (pairs.empty()) return p;
+  p.speedup = pairs.front().sped_up.speedup;
+  p.program_speedup = speedup_of_pairs(pairs).value_or(kNaN);
+  p.experiments = static_cast<uint32_t>(pairs.size());
+  double delay = 0, duration = 0;
+  bool known = true;
+  for (const auto& pair : pairs) {
+    delay += static_cast<double>(pair.sped_up.delay_ns);
+    duration += static_cast<double>(pair.sped_up.duration_ns);
+    known &= pair.sped_up.delay_known;
+  }
+  if (known && duration > 0) p.delay_share = delay / duration;
+  if (pairs.size() >= 2 && options.bootstrap_samples > 0) {
+    Rng rng(options.seed);
+    std::vector<RunPair> drawn(pairs.size());
+    std::vector<double> stats;
+    for (unsigned i = 0; i < options.bootstrap_samples; ++i) {
+      for (auto& d : drawn) d = pairs[rng.below(pairs.size())];
+      if (const auto s = speedup_of_pairs(drawn)) stats.push_back(*s);
+    }
+    std::sort(stats.begin(), stats.end());
+    const double tail = (1.0 - options.confidence) / 2.0;
+    p.ci_low = quantile(stats, tail);
+    p.ci_high = quantile(stats, 1.0 - tail);
+  }
+  return p;
+}
+
 std::vector<LocationPrediction> predict_all(std::span<const format::ExperimentRecord> records,
                                             const PredictionOptions& options) {
   // (location, point) -> observations; the point is "" for end-to-end runs.
@@ -127,8 +209,8 @@ std::vector<LocationPrediction> predict_all(std::span<const format::ExperimentRe
   for (const auto& r : records) {
     auto add = [&](const std::string& point, uint64_t visits, double in_flight, bool latency) {
       auto& s = series[{r.location, point}];
-      s.all.push_back(
-          Observation{r.speedup, r.duration_ns, r.delay_ns, visits, in_flight, r.period_ns > 0});
+      s.all.push_back(Observation{r.speedup, r.duration_ns, r.delay_ns, visits, in_flight,
+                                  r.period_ns > 0, r.time_ns});
       s.latency = s.latency || latency;
     };
     if (r.mode == format::ExperimentMode::end_to_end) {
@@ -163,6 +245,7 @@ std::vector<LocationPrediction> predict_all(std::span<const format::ExperimentRe
     const auto& baseline = options.pooled_baseline ? pooled[key.second] : own_baseline;
     auto points = predict_curve(s.all, baseline, opt);
     if (points.empty()) continue;
+    if (opt.metric == Metric::end_to_end) replace_with_pairs(points, s.all, opt);
     out.push_back(LocationPrediction{key.first, key.second, std::move(points), speedups.size()});
   }
   return out;

@@ -39,6 +39,7 @@ struct Observation {
   // The record says what delay it inserted (ours do; a Coz profile's durations have the
   // delay taken out already and no period): else no delay bound is computed.
   bool delay_known = true;
+  uint64_t time_ns = 0;  // when it began (pairs end-to-end runs); 0: not known
 };
 
 enum class Metric { throughput, latency, end_to_end };
@@ -81,6 +82,23 @@ struct PredictionPoint {
   // "Predictions"): the tightest bound on what the method can measure.
   double delay_share = std::numeric_limits<double>::quiet_NaN();
 };
+
+// End to end, a sped-up run and the baseline run just before it of the same location
+// (causal-run runs them as a pair: docs/causal.md, "Paired runs").
+struct RunPair {
+  Observation baseline;
+  Observation sped_up;
+};
+// Pairs each sped-up run of `runs` (one location's, any order) with the latest 0% run of
+// them that began before it and is not paired yet. Runs without a time are not paired.
+// `unpaired` gets the sped-up runs left without a partner.
+std::vector<RunPair> pair_runs(std::span<const Observation> runs,
+                               std::vector<Observation>& unpaired);
+
+// The point at one speedup from its pairs: 1 - sum(E sped up) / sum(E baseline), the
+// bootstrap resampling pairs, so that the drift of the machine between pairs widens the
+// interval while the drift within a pair (a minute apart at most) cancels.
+PredictionPoint paired_point(std::span<const RunPair> pairs, const PredictionOptions& options);
 
 // The curve of one location: a point per distinct speedup (ascending), from that
 // speedup's experiments and the baseline's. Empty without a usable baseline.

@@ -104,6 +104,60 @@ TEST(Prediction, BootstrapIntervalIsSeededAndBracketsTheEstimate) {
   EXPECT_NE(a[1].ci_low, c[1].ci_low);
 }
 
+format::ExperimentRecord whole_run(const std::string& location, double speedup, uint64_t time_s,
+                                   uint64_t duration_ms, uint64_t delay_ms) {
+  format::ExperimentRecord r;
+  r.location = location;
+  r.mode = format::ExperimentMode::end_to_end;
+  r.speedup = speedup;
+  r.time_ns = time_s * 1000 * kMs;
+  r.duration_ns = duration_ms * kMs;
+  r.delay_ns = delay_ms * kMs;
+  r.period_ns = 1000000;
+  return r;
+}
+
+TEST(Prediction, EachSpedUpRunPairsWithTheBaselineJustBeforeIt) {
+  const std::vector<Observation> runs = {
+      {.speedup = 0, .duration_ns = 100, .time_ns = 1},
+      {.speedup = 0.5, .duration_ns = 90, .time_ns = 2},
+      {.speedup = 0, .duration_ns = 200, .time_ns = 3},
+      {.speedup = 0.5, .duration_ns = 180, .time_ns = 4},
+      {.speedup = 0.5, .duration_ns = 70, .time_ns = 5},   // its baseline was taken already
+      {.speedup = 0.5, .duration_ns = 70, .time_ns = 0}};  // no time: no partner
+  std::vector<Observation> unpaired;
+  const auto pairs = pair_runs(runs, unpaired);
+  ASSERT_EQ(pairs.size(), 2u);
+  EXPECT_EQ(pairs[0].baseline.duration_ns, 100u);
+  EXPECT_EQ(pairs[0].sped_up.duration_ns, 90u);
+  EXPECT_EQ(pairs[1].baseline.duration_ns, 200u);
+  EXPECT_EQ(pairs[1].sped_up.duration_ns, 180u);
+  EXPECT_EQ(unpaired.size(), 2u);
+}
+
+// The machine slows down run after run (load came and went); each sped-up run is 10%
+// faster than the baseline just before it. Against every baseline of the directory the
+// estimate swings with the drift; pair by pair it is 10%, and the interval is narrow.
+TEST(Prediction, EndToEndRunsArePredictedPairByPair) {
+  std::vector<format::ExperimentRecord> rs;
+  const uint64_t base_ms[] = {1000, 3000, 1500, 6000, 1200, 2500};
+  uint64_t t = 1;
+  for (const uint64_t b : base_ms) {
+    rs.push_back(whole_run("main", 0, t++, b, 0));
+    rs.push_back(whole_run("main", 0.2, t++, b * 9 / 10 + 100, 100));
+  }
+  PredictionOptions pooled;
+  pooled.pooled_baseline = true;
+  const auto all = predict_all(rs, pooled);
+  ASSERT_EQ(all.size(), 1u);
+  ASSERT_EQ(all[0].points.size(), 2u);
+  const auto& p = all[0].points[1];
+  EXPECT_NEAR(p.program_speedup, 0.1, 1e-9);
+  EXPECT_NEAR(p.ci_low, 0.1, 1e-9);
+  EXPECT_NEAR(p.ci_high, 0.1, 1e-9);
+  EXPECT_EQ(p.experiments, 6u);
+}
+
 TEST(Prediction, PredictAllGroupsByLocationAndPoint) {
   auto rec = [](std::string loc, double s, uint64_t dur_ms, uint64_t delay_ms, uint64_t visits,
                 uint64_t begin, uint64_t end, double in_flight) {
