@@ -278,9 +278,7 @@ bool CausalRuntime::finish_end_to_end(format::ExperimentRecord& record) {
   const auto id = draw_by_count(counts, seed);
   if (!id) {
     if (samples_seen_.load(std::memory_order_relaxed) >= 50) {
-      queue_message(format::MessageLevel::info,
-                    std::string(kNoSampleInScopeMessage) + " (" + std::to_string(table_.size()) +
-                        (table_.size() == 1 ? " location)" : " locations)"));
+      queue_no_sample_in_scope();
     }
     return false;
   }
@@ -303,7 +301,7 @@ void CausalRuntime::start_controller() {
   if (end_to_end_) {
     // One experiment for the whole run, on one location, which the two runs of a pair
     // (one seed: a baseline, then a sped-up run) share.
-    if (breakpoints_) breakpoints_->sync();
+    sync_counted_points();
     const uint64_t seed = settings_.experiments.seed;
     const double speedup = *settings_.end_to_end_speedup;
     const Location* location = nullptr;
@@ -361,7 +359,7 @@ void CausalRuntime::controller_loop() {
   // next ones had 120, and turned its prediction negative). A forked child inherits its
   // parent's counts and starts at once.
   const auto progress_started = [this] {
-    if (breakpoints_) breakpoints_->sync();  // --progress points' counts
+    sync_counted_points();
     for (const ProgressCounts& c : progress_.counts()) {
       if (c.visits + c.begin + c.end > 0) return true;
     }
@@ -380,7 +378,7 @@ void CausalRuntime::controller_loop() {
       sleeper.sleep_ns(std::max<uint64_t>(controller->config().cooloff_ns, kSliceNs));
       continue;
     }
-    if (breakpoints_) breakpoints_->sync();
+    sync_counted_points();
     // Inline futex calls trap during experiments only (syscall_dispatch.h).
     dispatch::set_trapping(true, plan->speedup > 0);
     controller->begin(*plan);
@@ -391,7 +389,7 @@ void CausalRuntime::controller_loop() {
       warmed += sleeper.sleep_ns(std::min(kSliceNs, plan->warmup_ns - warmed));
     }
     if (plan->warmup_ns > 0) {
-      if (breakpoints_) breakpoints_->sync();
+      sync_counted_points();
       controller->start_measuring();
       cpu_wait_.begin();
     }
@@ -400,7 +398,7 @@ void CausalRuntime::controller_loop() {
       measured += sleeper.sleep_ns(std::min(kSliceNs, plan->duration_ns - measured));
       controller->observe_in_flight();
     }
-    if (breakpoints_) breakpoints_->sync();
+    sync_counted_points();
     format::ExperimentRecord record = controller->finish();
     dispatch::set_trapping(false, false);
     // An experiment cut short by the exit (in its warm-up or later) is dropped: the
@@ -429,9 +427,7 @@ void CausalRuntime::stop() {
   // Enough samples to tell (50 ms of CPU time at the default rate), none in scope.
   if (settings_.automatic && !end_to_end_ && experiments_enabled_ && controller() != nullptr &&
       samples_seen_.load(std::memory_order_relaxed) >= 50 && recent_.noted() == 0) {
-    queue_message(format::MessageLevel::info,
-                  std::string(kNoSampleInScopeMessage) + " (" + std::to_string(table_.size()) +
-                      (table_.size() == 1 ? " location)" : " locations)"));
+    queue_no_sample_in_scope();
   }
   if (end_to_end_ && cpu_wait_.window_open()) cpu_wait_.end();
   if (std::string busy = cpu_wait_warning(cpu_wait_.run_ns(), cpu_wait_.wait_ns(),
@@ -442,7 +438,7 @@ void CausalRuntime::stop() {
   if (ExperimentController* controller = this->controller();
       end_to_end_ && controller != nullptr && controller->running() &&
       !killed_.load(std::memory_order_acquire)) {
-    if (breakpoints_) breakpoints_->sync();
+    sync_counted_points();
     format::ExperimentRecord record = controller->finish();
     record.mode = format::ExperimentMode::end_to_end;
     if (finish_end_to_end(record)) queue(std::move(record));
@@ -499,6 +495,16 @@ void CausalRuntime::queue_region_span_counts(uint64_t calls) {
                     std::to_string(over_cap) + " after the first " + std::to_string(ring->cap()) +
                     " (" + kRegionSpansEnv + "), " + std::to_string(full) +
                     " dropped with the buffer full; the region summaries count every call");
+}
+
+void CausalRuntime::sync_counted_points() {
+  if (breakpoints_) breakpoints_->sync();
+}
+
+void CausalRuntime::queue_no_sample_in_scope() {
+  queue_message(format::MessageLevel::info,
+                std::string(kNoSampleInScopeMessage) + " (" + std::to_string(table_.size()) +
+                    (table_.size() == 1 ? " location)" : " locations)"));
 }
 
 void CausalRuntime::queue_futex_counts() {

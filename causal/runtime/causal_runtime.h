@@ -115,7 +115,10 @@ class CausalRuntime {
   bool finish_end_to_end(format::ExperimentRecord& record);
   static void* controller_main(void* self);
   void controller_loop();
-  void run_experiment(const ExperimentPlan& plan);
+  // Folds the --progress points' counters into their visit counts, if there are any.
+  void sync_counted_points();
+  // The info message that the run had enough samples and none in scope (once, at exit).
+  void queue_no_sample_in_scope();
   void queue(format::Record record);
   void queue_message(format::MessageLevel level, std::string text);
   // The end-of-run count of the futex calls seen outside pthread (an info message).
