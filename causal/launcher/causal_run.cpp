@@ -37,6 +37,7 @@
 #include "common/cli.h"
 #include "format/reader.h"
 #include "sampler/engines/engine.h"
+#include "sampler/launcher/earlier_results.h"
 #include "sampler/launcher/gpu_environment.h"
 #include "sampler/launcher/launch.h"
 #include "sampler/launcher/run_summary.h"
@@ -69,6 +70,7 @@ struct Options {
   unsigned runs = 1;
   unsigned focus = 4;  // --focus: locations per run after the screening run; 0: Coz's draw
   std::string output = "results";
+  bool append = false;  // --append: add to the directory's earlier runs
   double frequency = 1000;
   bool quiet = false;
   bool gpu = false;
@@ -294,7 +296,10 @@ int run(int argc, char** argv) {
                  "(--end-to-end: one experiment each; else each run's experiments add up)")
       ->check(cprof::cli::whole_number_in(1, 100000, "runs"))
       ->default_val(1);
-  app.add_option("-o,--output", o.output, "results directory")->default_val("results");
+  app.add_option("-o,--output", o.output,
+                 "results directory; one that holds an earlier run is moved to DIR.old first")
+      ->default_val("results");
+  app.add_flag("--append", o.append, "add this run to the results directory's earlier runs");
   app.add_option("-f,--frequency", o.frequency, "samples per second of CPU time per thread")
       ->check(cprof::cli::number_in(10, 20000, "samples per second"))
       ->default_val(1000);
@@ -320,6 +325,12 @@ int run(int argc, char** argv) {
   program = std::filesystem::canonical(program, ec).string();
   if (!o.resolve_only.empty()) return resolve_only(program, o.selection, o.resolve_only);
   std::string results_dir;
+  if (const auto earlier = cprof::launch::set_earlier_results_aside(o.output, o.append);
+      !earlier.error.empty()) {
+    fail(1, earlier.error);
+  } else if (!earlier.said.empty() && !o.quiet) {
+    fmt::print(stderr, "{}: {}\n", kTool, earlier.said);
+  }
   if (std::string err = cprof::launch::prepare_results_dir(o.output, results_dir); !err.empty()) {
     fail(1, err);
   }

@@ -1,9 +1,9 @@
 // sample-run: runs a program with the sampling runtime preloaded.
 //   sample-run [options] -- PROGRAM [ARGS...]
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <chrono>
 #include <filesystem>
 #include <set>
@@ -15,6 +15,7 @@
 #include "sampler/engines/engine.h"
 #include "sampler/events/counter_group.h"
 #include "sampler/events/event_resolver.h"
+#include "sampler/launcher/earlier_results.h"
 #include "sampler/launcher/gpu_environment.h"
 #include "sampler/launcher/launch.h"
 #include "sampler/launcher/run_summary.h"
@@ -76,6 +77,7 @@ static int run(int argc, char** argv) {
       kTool};
   double frequency = 500;
   std::string output = "results";
+  bool append = false;
   std::string backend = "auto";
   std::string clock = "cpu";
   std::string unwind = "dwarf";
@@ -88,7 +90,10 @@ static int run(int argc, char** argv) {
   app.add_option("-f,--frequency", frequency, "samples per second of CPU time per thread")
       ->check(cprof::cli::number_in(1, 100000, "samples per second"))
       ->default_val(500);
-  app.add_option("-o,--output", output, "results directory")->default_val("results");
+  app.add_option("-o,--output", output,
+                 "results directory; one that holds an earlier run is moved to DIR.old first")
+      ->default_val("results");
+  app.add_flag("--append", append, "add this run to the results directory's earlier runs");
   app.add_option("--backend", backend,
                  "perf (perf_event task-clock), timer (POSIX CPU-time timers), or auto")
       ->check(cprof::cli::one_of({"auto", "perf", "timer"}))
@@ -119,6 +124,12 @@ static int run(int argc, char** argv) {
   std::string program;
   if (std::string err = cprof::launch::check_program(command[0], program); !err.empty()) fail(1, err);
   std::string results_dir;
+  if (const auto earlier = cprof::launch::set_earlier_results_aside(output, append);
+      !earlier.error.empty()) {
+    fail(1, earlier.error);
+  } else if (!earlier.said.empty() && !quiet) {
+    fmt::print(stderr, "{}: {}\n", kTool, earlier.said);
+  }
   if (std::string err = cprof::launch::prepare_results_dir(output, results_dir); !err.empty()) {
     fail(1, err);
   }

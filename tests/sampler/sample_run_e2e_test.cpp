@@ -1,7 +1,6 @@
 // sample-run on real programs: attribution per thread, churn, fork/exec, dlopen, crashes,
 // counters, backends and faithful exit status and output.
 #include <gtest/gtest.h>
-
 #include <signal.h>
 
 #include <cctype>
@@ -9,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -393,6 +393,42 @@ TEST_P(SampleRunExec, TheExecedImageIsProfiled) {
 }
 
 INSTANTIATE_TEST_SUITE_P(How, SampleRunExec, ::testing::Values("clearenv", "syscall", "fexecve"));
+
+// Two runs into one directory (the default -o results makes it the normal case) used to
+// make one profile of both programs without a word. The earlier run is set aside as
+// DIR.old, as perf keeps perf.data.old; --append adds deliberately; an MPI job's ranks
+// share the directory; a directory with other files is never moved.
+TEST(SampleRun, AnEarlierRunIsSetAsideNotMerged) {
+  const SampledRun first = sample("twice", "-f 1000", kPrograms + "/exec_target");
+  ASSERT_EQ(first.processes.size(), 1u) << first.output;
+  std::string out;
+  run_command(kSampleRun + " -f 1000 -o " + first.dir + " -- " + kPrograms + "/two_threads", out);
+  EXPECT_NE(out.find("held an earlier run (1 results file): moved to " + first.dir + ".old/"),
+            std::string::npos)
+      << out;
+  const auto now = load_results(first.dir);
+  ASSERT_EQ(now.size(), 1u);
+  EXPECT_NE(now[0].process.executable.find("two_threads"), std::string::npos);
+  const auto old = load_results(first.dir + ".old");
+  ASSERT_EQ(old.size(), 1u);
+  EXPECT_NE(old[0].process.executable.find("exec_target"), std::string::npos);
+
+  run_command(
+      kSampleRun + " -f 1000 --append -o " + first.dir + " -- " + kPrograms + "/exec_target", out);
+  EXPECT_EQ(load_results(first.dir).size(), 2u) << out;
+  run_command("OMPI_COMM_WORLD_RANK=1 " + kSampleRun + " -f 1000 -o " + first.dir + " -- " +
+                  kPrograms + "/exec_target",
+              out);
+  EXPECT_EQ(load_results(first.dir).size(), 3u) << out;
+
+  std::ofstream(first.dir + "/notes.txt") << "mine\n";
+  EXPECT_NE(run_command(kSampleRun + " -o " + first.dir + " -- " + kPrograms + "/exec_target", out),
+            0);
+  EXPECT_NE(out.find("holds 3 results files of an earlier run and other files"), std::string::npos)
+      << out;
+  EXPECT_TRUE(std::filesystem::exists(first.dir + "/notes.txt"));
+  std::filesystem::remove_all(first.dir + ".old");
+}
 
 TEST(SampleRun, DlopenedLibraryFunctionsAreNamed) {
   const SampledRun run = sample("dlopen", "-f 1000", kPrograms + "/dlopen_host " + TEST_PLUGIN);
