@@ -83,7 +83,7 @@ for p in "${programs[@]}"; do
     pc=$(awk -v s="$s" 'BEGIN { printf "%d", s * 100 + 0.5 }')
     for ((t = 1; t <= tool_runs; t++)); do
       # Every run of one S goes into one results directory / profile: the report merges them.
-      "$BIN/causal-run" ${CAUSAL_ARGS:-} --line "$loc" --fixed-speedup "$pc" -o "$tmp/ours-$p-$s" -- "$prog" "${items[@]}" \
+      "$BIN/causal-run" ${CAUSAL_ARGS:-} --append --line "$loc" --fixed-speedup "$pc" -o "$tmp/ours-$p-$s" -- "$prog" "${items[@]}" \
         >"$tmp/ours-$p-$s.out" 2>"$tmp/ours-$p-$s.err" || echo "  causal-run failed: $(tail -1 "$tmp/ours-$p-$s.err")" >&2
       if ((have_coz)); then
         (cd "$tmp" && "$coz_bin" run --fixed-line "$loc" --fixed-speedup "$pc" -o "$tmp/coz-$p-$s.run.coz" \
