@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "report/load/launches.h"
+
 namespace cprof::report {
 
 uint64_t Report::samples() const {
@@ -42,6 +44,9 @@ Report build_report(LoadResult loaded, SymbolSource& source, const BuildOptions&
   r.files_found = loaded.files_found;
   r.files_failed = loaded.files_failed;
   r.filter = std::move(loaded.filter);
+  if (std::string w = separate_launches_warning(r.processes); !w.empty()) {
+    r.warnings.push_back(std::move(w));
+  }
   for (const auto& p : r.processes) r.coverage.push_back(check_sampling_coverage(p));
   r.symbols = symbolize_profiles(r.processes, source);
   for (auto& w : r.symbols.warnings) r.warnings.push_back(w);

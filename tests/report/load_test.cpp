@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "format/framing.h"
+#include "report/load/launches.h"
 #include "report/load/loader.h"
 #include "tests/report/results_fixture.h"
 
@@ -25,6 +26,35 @@ void write_newer_version(const std::filesystem::path& p) {
   std::string header(format::kFileMagic, sizeof format::kFileMagic);
   header += std::string("\x63\x00\x00\x00\x00\x00\x00\x00", 8);  // major 99
   write_text(p, header);
+}
+
+ProcessProfile process(int64_t pid, int64_t ppid, int64_t rank = -1, std::string run = "") {
+  ProcessProfile p;
+  p.has_process_record = true;
+  p.process.hostname = "h";
+  p.process.pid = pid;
+  p.process.ppid = ppid;
+  p.process.rank = rank;
+  p.run = std::move(run);
+  return p;
+}
+
+// A launcher's child is a root (its parent is not among the processes), the program's own
+// children are not; each launcher is a run.
+TEST(Launches, SeparateLaunchesInOneDirectoryAreSaid) {
+  // One launch: the program (parent 10, the launcher), its child, an exec'd image of it.
+  std::vector<ProcessProfile> one{process(100, 10), process(101, 100), process(101, 100)};
+  EXPECT_EQ(separate_launches_warning(one), "");
+  // causal-run -n 3: three roots of one launcher.
+  EXPECT_EQ(separate_launches_warning({process(100, 10), process(200, 10), process(300, 10)}), "");
+  // MPI ranks, each under its own launcher: one job.
+  EXPECT_EQ(separate_launches_warning({process(100, 10, 0), process(200, 20, 1)}), "");
+  // Each run in a subdirectory of its own: nothing merged.
+  EXPECT_EQ(separate_launches_warning({process(100, 10, -1, "a"), process(200, 20, -1, "b")}), "");
+  // Two launches (sample-run twice with --append).
+  const std::string w =
+      separate_launches_warning({process(100, 10), process(101, 100), process(200, 20)});
+  EXPECT_NE(w.find("holds 2 separate runs"), std::string::npos) << w;
 }
 
 TEST(StackTable, InternsEqualSequencesOnce) {
