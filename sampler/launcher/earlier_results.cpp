@@ -3,11 +3,11 @@
 #include <fmt/format.h>
 
 #include <chrono>
-#include <cstdlib>
 #include <filesystem>
 #include <system_error>
 
 #include "sampler/launcher/run_summary.h"
+#include "sampler/runtime/process_identity.h"
 
 namespace cprof::launch {
 namespace {
@@ -18,15 +18,6 @@ namespace fs = std::filesystem;
 // maps (jit_map.h).
 bool is_results_file(const fs::path& p) {
   return p.extension() == ".cprof" || p.extension() == ".perf-map";
-}
-
-// The ranks of an MPI job each start a launcher with the same -o: they share it by design.
-bool in_an_mpi_job() {
-  for (const char* name :
-       {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "MV2_COMM_WORLD_RANK"}) {
-    if (std::getenv(name) != nullptr) return true;
-  }
-  return false;
 }
 
 struct Contents {
@@ -58,7 +49,9 @@ Contents contents_of(const fs::path& dir) {
 EarlierResults set_earlier_results_aside(const std::string& dir, bool append) {
   EarlierResults out;
   std::error_code ec;
-  if (append || in_an_mpi_job() || !fs::is_directory(dir, ec)) return out;
+  // The ranks of an MPI job (or Slurm tasks) each start a launcher with the same -o: they
+  // share it by design.
+  if (append || sampler::rank_from_environment() >= 0 || !fs::is_directory(dir, ec)) return out;
   const Contents c = contents_of(dir);
   if (c.results == 0) return out;
   const std::string files = plural(c.results, "results file");
