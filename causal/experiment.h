@@ -27,6 +27,7 @@
 
 #include "causal/clock.h"
 #include "causal/delays.h"
+#include "causal/experiment_timings.h"
 #include "causal/location.h"
 #include "causal/progress.h"
 #include "causal/rng.h"
@@ -39,19 +40,18 @@ struct ExperimentConfig {
   std::vector<double> speedups;
   // Every non-baseline experiment uses this speedup (--fixed-speedup).
   std::optional<double> fixed_speedup;
-  // Share of experiments run at 0%, the baselines (Coz: one half).
-  double baseline_share = 0.5;
+  // Share of experiments run at 0%, the baselines.
+  double baseline_share = timing::kBaselineShare;
   uint64_t seed = 0;
   uint64_t period_ns = 1000000;  // the sampling period, recorded with each experiment
-  // Coz starts at, and never goes below, 0.5 s. Shorter experiments, more of them, predict
-  // better in runs of seconds on a machine whose speed drifts (docs/causal.md, Duration).
-  uint64_t initial_duration_ns = 100000000;
-  uint64_t min_duration_ns = 100000000;      // shrinking stops here
-  uint64_t max_duration_ns = 64000000000;    // doubling stops here
+  // The length: first, shortest and longest (experiment_timings.h).
+  uint64_t initial_duration_ns = timing::kFirstExperimentNs;
+  uint64_t min_duration_ns = timing::kFirstExperimentNs;    // shrinking stops here
+  uint64_t max_duration_ns = timing::kLongestExperimentNs;  // doubling stops here
   // Fewer visits than this at the least-visited active progress point: double the
-  // duration. More than twice as many: halve it (Coz: 5).
-  uint64_t target_visits = 5;
-  uint64_t cooloff_ns = 10000000;  // pause between experiments
+  // duration. More than twice as many: halve it.
+  uint64_t target_visits = timing::kTargetVisits;
+  uint64_t cooloff_ns = timing::kCooloffNs;  // pause between experiments
   // Warm-up before measuring, as a share of the experiment's (measured) duration: the
   // experiment runs at its speedup, delays and all, but is not measured yet, so state
   // the previous experiment left (a full queue, a backlog) drains first. Proportional,
@@ -59,7 +59,7 @@ struct ExperimentConfig {
   // time to drain a queue of them, are long. 0.2 covers the drain of the pipeline in
   // docs/causal.md "Experiments" (30-50 ms) at the 250 ms experiments the accuracy
   // runs use, for 20% more time per experiment. 0: no warm-up.
-  double warmup_share = 0.2;
+  double warmup_share = timing::kWarmupShare;
 };
 
 // The default speedup list: 0% to 100% in steps of 5%.

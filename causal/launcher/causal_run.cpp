@@ -21,6 +21,7 @@
 
 #include "causal/experiment.h"
 #include "causal/experiment_focus.h"
+#include "causal/experiment_timings.h"
 #include "causal/launcher/breakpoint_probe.h"
 #include "causal/launcher/cpu_wait_warnings.h"
 #include "causal/launcher/experiment_summary.h"
@@ -36,11 +37,11 @@
 #include "causal/runtime/settings.h"
 #include "common/cli.h"
 #include "format/reader.h"
-#include "sampler/engines/engine.h"
 #include "sampler/launcher/earlier_results.h"
 #include "sampler/launcher/gpu_environment.h"
 #include "sampler/launcher/launch.h"
 #include "sampler/launcher/run_summary.h"
+#include "sampler/launcher/sampler_environment.h"
 #include "sampler/runtime/config.h"
 
 namespace {
@@ -63,7 +64,7 @@ struct Options {
   std::string resolve_only;  // --resolve-only OUT: write the locations file and exit
   std::string speedups;
   double fixed_speedup = -1;
-  unsigned experiment_ms = 0;  // 0: the runtime's default (100 ms) or the environment's
+  unsigned experiment_ms = 0;  // 0: the runtime's default or the environment's
   uint64_t seed = 0;
   std::vector<std::string> progress;
   bool end_to_end = false;
@@ -276,9 +277,12 @@ int run(int argc, char** argv) {
                  "that is not a baseline")
       ->check(cprof::cli::number_in(0, 100, "a percentage"));
   app.add_option("--experiment-ms", o.experiment_ms,
-                 "length of the first and shortest experiment in ms (default 100; Coz's is "
-                 "500): shorter ones give more experiments in a short run, which averages out "
-                 "a machine whose speed drifts (docs/causal.md)")
+                 fmt::format("length of the first and shortest experiment in ms (default {}; "
+                             "Coz's is 500): shorter ones give more experiments in a short "
+                             "run, which averages out a machine whose speed drifts "
+                             "(docs/causal.md)",
+                             cprof::causal::timing::kFirstExperimentNs /
+                                 cprof::causal::timing::kMillisecond))
       ->check(cprof::cli::whole_number_in(1, 60000, "milliseconds"));
   app.add_option("--seed", o.seed, "seed of the experiment schedule, for a repeatable run");
   app.add_option("--progress", o.progress,
@@ -398,23 +402,19 @@ int run(int argc, char** argv) {
   char cache_template[] = "/tmp/causal-run-resolved-XXXXXX";
   const std::string locations_cache = ::mkdtemp(cache_template) != nullptr ? cache_template : "";
 
-  const cprof::sampler::EngineSettings settings{SIGRTMAX - 2,
-                                                static_cast<uint64_t>(1e9 / o.frequency)};
-  const std::string why = cprof::sampler::make_perf_event_engine(settings)->probe();
-  if (!why.empty() && !o.quiet) {
-    fmt::print(stderr, "{}: perf_event_open refused ({}); sampling with POSIX CPU-time timers\n",
-               kTool, why);
+  cprof::sampler::RuntimeConfig sampling;
+  sampling.preload_library = library;
+  sampling.output_dir = results_dir;
+  sampling.frequency_hz = o.frequency;
+  sampling.backend = "auto";
+  if (const std::string note = cprof::launch::resolve_auto_backend(sampling);
+      !note.empty() && !o.quiet) {
+    fmt::print(stderr, "{}: {}\n", kTool, note);
   }
 
-  namespace senv = cprof::sampler::env;
   namespace cenv = cprof::causal::env;
   cprof::launch::ChildEnvironment child_env;
-  child_env.set.emplace_back("LD_PRELOAD", cprof::launch::preload_value(library));
-  child_env.set.emplace_back(senv::kPreload, library);
-  child_env.set.emplace_back(senv::kOutputDir, results_dir);
-  child_env.set.emplace_back(senv::kFrequency, fmt::format("{}", o.frequency));
-  child_env.set.emplace_back(senv::kBackend, why.empty() ? "perf" : "timer");
-  child_env.set.emplace_back(senv::kClock, "cpu");
+  cprof::launch::add_sampler_environment(child_env, sampling);
   child_env.set.emplace_back(cenv::kLocations, locations_file);
   child_env.set.emplace_back(cenv::kExecutable, program);
   // For programs it execs: resolve the same selection for them (exec_resolve.h).

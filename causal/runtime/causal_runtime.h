@@ -1,8 +1,11 @@
 #pragma once
 // The causal runtime inside the profiled process (libcprof-causal.so): the sampling
-// runtime (sampler/runtime/) with hooks that run experiments. One controller thread runs
-// the experiments (causal/experiment.h); the sampling handler's hook matches the selected
-// location on each sample's stack, notes recent locations for automatic selection and
+// runtime (sampler/runtime/) with hooks that run experiments. Its jobs, one file each:
+// causal_runtime.cpp its life (start, the controller thread's start, the record queue,
+// latency points), runtime_locations.cpp loading the locations, controller_loop.cpp the
+// experiments, run_end.cpp the end-of-run records, runtime_hooks.cpp the hooks. One controller
+// thread runs the experiments (causal/experiment.h); the sampling handler's hook matches the
+// selected location on each sample's stack, notes recent locations for automatic selection and
 // makes the thread pay the delays it owes; the interposed blocking calls
 // (blocking_interpose.cpp) apply the blocking rules of causal/delays.h. Records go
 // through the sampling runtime's writer. docs/causal.md.
@@ -33,6 +36,7 @@ class ResultsWriter;
 }
 namespace cprof::sampler {
 struct ThreadState;
+struct RuntimeHooks;
 }
 
 namespace cprof::causal {
@@ -58,12 +62,13 @@ class CausalRuntime {
   // Reads the settings, builds the location table and sets the sampling runtime's hooks.
   // Call before sampler::Runtime::start. Returns null (and says why on stderr) when the
   // process cannot run experiments; progress points still count.
-  static CausalRuntime* start(uint64_t period_ns);
+  static CausalRuntime* start();
   static CausalRuntime* instance();
   // After the sampling runtime started: Syscall User Dispatch for libraries that make
   // inline futex calls (syscall_dispatch.h), if one is loaded.
   void start_dispatch();
-  // After the sampling runtime started: starts the controller thread.
+  // After the sampling runtime started: makes the experiment controller, with the
+  // sampling runtime's period, and starts the controller thread.
   void start_controller();
   // At exit, before the sampling runtime stops: ends the experiments and queues the last
   // records (the end-to-end experiment, the timed regions). Once; a second call returns.
@@ -100,6 +105,11 @@ class CausalRuntime {
  private:
   CausalRuntime(CausalSettings settings, std::vector<std::string> problems);
   ExperimentController* controller() const { return controller_.load(std::memory_order_acquire); }
+  static const sampler::RuntimeHooks* hooks_table();  // runtime_hooks.cpp
+  static uint64_t now_ns();
+  // The main executable's load bias and resolved path (runtime_locations.cpp).
+  static uint64_t main_load_bias();
+  static std::string self_executable();
   void make_controller(ExperimentConfig config);
   bool load_locations(std::string& error);
   bool load_locations_file(const std::string& path, std::string& error);
@@ -126,7 +136,6 @@ class CausalRuntime {
   // At exit: how many of the `calls` with a duration have no span (beyond the cap, ring
   // full), as an info message; nothing when every call has one.
   void queue_region_span_counts(uint64_t calls);
-
 
   CausalSettings settings_;
   std::vector<std::string> problems_;

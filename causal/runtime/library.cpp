@@ -16,7 +16,7 @@ __attribute__((constructor)) void cprof_causal_start() {
   cprof::causal::dispatch::configure_from_environment();
   std::vector<std::string> problems;
   auto config = cprof::sampler::config_from_environment(problems);
-  cprof::causal::CausalRuntime* causal = cprof::causal::CausalRuntime::start(config.period_ns());
+  cprof::causal::CausalRuntime* causal = cprof::causal::CausalRuntime::start();
   if (cprof::sampler::Runtime::start(std::move(config), std::move(problems),
                                      cprof::sampler::real_pthread_create()) != nullptr) {
     cprof::sampler::register_fork_handlers();

@@ -46,6 +46,9 @@ inline constexpr const char* kVisitCounter = "CPROF_CAUSAL_VISIT_COUNTER";
 // Percentage of their ready time the threads waited for a CPU from which the run warns
 // that the predictions come out small (cpu_wait.h); 0 always says the share.
 inline constexpr const char* kCpuWaitWarnPercent = "CPROF_CAUSAL_CPU_WAIT_WARN";
+// Region spans kept per process (region_spans.h); 0: none. Read by the runtime at start
+// (causal_runtime.cpp), not with the settings above: causal-run passes it through unchanged.
+inline constexpr const char* kRegionSpans = "CPROF_CAUSAL_REGION_SPANS";
 }  // namespace env
 
 // The info message an automatic run's process leaves when none of its samples had a frame

@@ -18,6 +18,13 @@
 namespace cprof::sampler {
 namespace {
 
+// Per thread: the event's descriptor and the task-clock at the previous sample.
+struct PerfThread {
+  bool armed;
+  OwnedFd fd;  // with its ownership (owned_fds.h)
+  uint64_t last_clock_ns;
+};
+
 class PerfEventEngine final : public Engine {
  public:
   explicit PerfEventEngine(const EngineSettings& s) : settings_(s) {}
@@ -42,8 +49,7 @@ class PerfEventEngine final : public Engine {
       close_owned(owned);
       return err;
     }
-    ts.perf = owned;
-    ts.last_clock_ns = 0;
+    state(ts) = PerfThread{true, owned, 0};
     if (::ioctl(fd, PERF_EVENT_IOC_RESET, 0) != 0 || ::ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
       std::string err = std::string("perf_event enable: ") + std::strerror(errno);
       disarm(ts);
@@ -53,28 +59,37 @@ class PerfEventEngine final : public Engine {
   }
 
   void disarm(ThreadState& ts) override {
-    if (ts.perf.fd < 0) return;
-    if (owns(ts.perf)) ::ioctl(ts.perf.fd, PERF_EVENT_IOC_DISABLE, 0);
-    close_owned(ts.perf);  // not a number the program took with dup2 since
-    ts.perf = {};
+    PerfThread& t = state(ts);
+    if (!t.armed) return;
+    if (owns(t.fd)) ::ioctl(t.fd.fd, PERF_EVENT_IOC_DISABLE, 0);
+    close_owned(t.fd);  // not a number the program took with dup2 since
+    t = PerfThread{};
+  }
+
+  void forget_after_fork(ThreadState& ts) override {
+    PerfThread& t = state(ts);
+    if (t.armed) close_owned(t.fd);  // the child's copy; the parent's event goes on
+    t = PerfThread{};
   }
 
   bool weigh(ThreadState& ts, const siginfo_t* info, uint64_t& weight_ns) override {
-    if (ts.perf.fd < 0 || info->si_code != POLL_IN || info->si_fd != ts.perf.fd ||
-        !owns(ts.perf)) {
+    PerfThread& t = state(ts);
+    if (!t.armed || info->si_code != POLL_IN || info->si_fd != t.fd.fd || !owns(t.fd)) {
       return false;
     }
     uint64_t now = 0;
-    if (::read(ts.perf.fd, &now, sizeof now) != static_cast<ssize_t>(sizeof now)) {
+    if (::read(t.fd.fd, &now, sizeof now) != static_cast<ssize_t>(sizeof now)) {
       weight_ns = settings_.period_ns;
       return true;
     }
-    weight_ns = now - ts.last_clock_ns;
-    ts.last_clock_ns = now;
+    weight_ns = now - t.last_clock_ns;
+    t.last_clock_ns = now;
     return true;
   }
 
  private:
+  PerfThread& state(ThreadState& ts) const { return engine_state<PerfThread>(ts, settings_.slot); }
+
   int open_for(pid_t tid) {
     perf_event_attr attr{};
     attr.size = sizeof attr;

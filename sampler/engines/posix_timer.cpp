@@ -20,6 +20,12 @@ namespace {
 // found in /proc do not have.
 clockid_t thread_cpu_clock(pid_t tid) { return static_cast<clockid_t>((~tid) << 3 | 6); }
 
+// Per thread: its timer.
+struct TimerThread {
+  bool armed;
+  timer_t id;
+};
+
 class PosixTimerEngine final : public Engine {
  public:
   PosixTimerEngine(const EngineSettings& s, bool wall) : settings_(s), wall_(wall) {}
@@ -44,21 +50,22 @@ class PosixTimerEngine final : public Engine {
       ::timer_delete(id);
       return err;
     }
-    (wall_ ? ts.wall_timer : ts.cpu_timer) = id;
-    (wall_ ? ts.has_wall_timer : ts.has_cpu_timer) = true;
+    state(ts) = TimerThread{true, id};
     return {};
   }
 
   void disarm(ThreadState& ts) override {
-    bool& has = wall_ ? ts.has_wall_timer : ts.has_cpu_timer;
-    if (!has) return;
-    ::timer_delete(wall_ ? ts.wall_timer : ts.cpu_timer);
-    has = false;
+    TimerThread& t = state(ts);
+    if (!t.armed) return;
+    ::timer_delete(t.id);
+    t = TimerThread{};
   }
 
+  // Timers are not inherited: the id is the parent's (or, in the child, nobody's).
+  void forget_after_fork(ThreadState& ts) override { state(ts) = TimerThread{}; }
+
   bool weigh(ThreadState& ts, const siginfo_t* info, uint64_t& weight_ns) override {
-    const bool has = wall_ ? ts.has_wall_timer : ts.has_cpu_timer;
-    if (!has || info->si_code != SI_TIMER ||
+    if (!state(ts).armed || info->si_code != SI_TIMER ||
         info->si_value.sival_int != (wall_ ? kWallTimerTag : kCpuTimerTag)) {
       return false;
     }
@@ -68,6 +75,10 @@ class PosixTimerEngine final : public Engine {
   }
 
  private:
+  TimerThread& state(ThreadState& ts) const {
+    return engine_state<TimerThread>(ts, settings_.slot);
+  }
+
   std::string create(pid_t tid, timer_t& id) {
     sigevent sev{};
     sev.sigev_notify = SIGEV_THREAD_ID;

@@ -12,13 +12,13 @@
 
 #include "common/cli.h"
 #include "format/reader.h"
-#include "sampler/engines/engine.h"
 #include "sampler/events/counter_group.h"
 #include "sampler/events/event_resolver.h"
 #include "sampler/launcher/earlier_results.h"
 #include "sampler/launcher/gpu_environment.h"
 #include "sampler/launcher/launch.h"
 #include "sampler/launcher/run_summary.h"
+#include "sampler/launcher/sampler_environment.h"
 #include "sampler/runtime/config.h"
 
 namespace {
@@ -139,30 +139,21 @@ static int run(int argc, char** argv) {
   }
   const auto known_events = check_events(cprof::sampler::split_event_list(events), quiet);
 
-  if (backend == "auto") {
-    const cprof::sampler::EngineSettings settings{SIGRTMAX - 2,
-                                                  static_cast<uint64_t>(1e9 / frequency)};
-    const std::string why = cprof::sampler::make_perf_event_engine(settings)->probe();
-    backend = why.empty() ? "perf" : "timer";
-    if (!why.empty() && !quiet) {
-      fmt::print(stderr, "{}: perf_event_open refused ({}); sampling with POSIX CPU-time timers\n",
-                 kTool, why);
-    }
+  cprof::sampler::RuntimeConfig config;
+  config.preload_library = library;
+  config.output_dir = results_dir;
+  config.frequency_hz = frequency;
+  config.backend = backend;
+  config.wall_clock = clock == "wall";
+  config.unwinder = unwind;
+  config.max_depth = depth;
+  config.events = known_events;
+  if (const std::string note = cprof::launch::resolve_auto_backend(config);
+      !note.empty() && !quiet) {
+    fmt::print(stderr, "{}: {}\n", kTool, note);
   }
-
-  namespace env = cprof::sampler::env;
   cprof::launch::ChildEnvironment child_env;
-  child_env.set.emplace_back("LD_PRELOAD", cprof::launch::preload_value(library));
-  child_env.set.emplace_back(env::kPreload, library);
-  child_env.set.emplace_back(env::kOutputDir, results_dir);
-  child_env.set.emplace_back(env::kFrequency, fmt::format("{}", frequency));
-  child_env.set.emplace_back(env::kBackend, backend);
-  child_env.set.emplace_back(env::kClock, clock);
-  child_env.set.emplace_back(env::kUnwind, unwind);
-  child_env.set.emplace_back(env::kDepth, std::to_string(depth));
-  std::string joined;
-  for (const auto& e : known_events) joined += (joined.empty() ? "" : ",") + e;
-  child_env.set.emplace_back(env::kEvents, joined);
+  cprof::launch::add_sampler_environment(child_env, config);
   if (gpu || app.count("--gpu-duty") > 0) {
     std::vector<std::string> notes;
     if (std::string err = cprof::launch::add_gpu_environment(child_env, notes, gpu_duty);

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <charconv>
 #include <cstdlib>
 #include <cstring>
 #include <string_view>
@@ -66,6 +67,24 @@ RuntimeConfig config_from_environment(std::vector<std::string>& problems) {
     if (std::strncmp(*e, "CPROF_", 6) == 0) c.profiling_environment.emplace_back(*e);
   }
   return c;
+}
+
+std::vector<std::pair<std::string, std::string>> environment_of(const RuntimeConfig& config) {
+  char frequency[32];
+  const auto written = std::to_chars(frequency, frequency + sizeof frequency, config.frequency_hz,
+                                     std::chars_format::general);
+  std::string events;
+  for (const auto& e : config.events) events += (events.empty() ? "" : ",") + e;
+  return {
+      {env::kPreload, config.preload_library},
+      {env::kOutputDir, config.output_dir},
+      {env::kFrequency, std::string(frequency, written.ptr)},
+      {env::kBackend, config.backend},
+      {env::kClock, config.wall_clock ? "wall" : "cpu"},
+      {env::kUnwind, config.unwinder},
+      {env::kDepth, std::to_string(config.max_depth)},
+      {env::kEvents, events},
+  };
 }
 
 }  // namespace cprof::sampler

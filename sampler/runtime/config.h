@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sampler/unwind/module_table.h"
@@ -25,13 +26,16 @@ struct RuntimeConfig {
   // Every CPROF_ variable as the runtime started ("NAME=value"): an exec'd image gets
   // them from here, since the program may have cleared its environment (env -i, clearenv).
   std::vector<std::string> profiling_environment;
-
-  uint64_t period_ns() const { return static_cast<uint64_t>(1e9 / frequency_hz); }
 };
 
 // Reads CPROF_* variables; unset ones keep their defaults. Invalid values produce
 // messages in `problems` (the runtime reports them in the results) and the default.
 RuntimeConfig config_from_environment(std::vector<std::string>& problems);
+
+// The variables a launcher sets for the runtime to read `config` back (its output
+// directory, frequency, backend, clock, unwinder, depth, events and preloaded library),
+// as NAME and value pairs: the inverse of config_from_environment.
+std::vector<std::pair<std::string, std::string>> environment_of(const RuntimeConfig& config);
 
 // When the runtime parses CFI tables: CPROF_CFI_TABLES=first-want (at the writer's first
 // tick after a sample asked, the rule before rent-or-buy) or eager (at start); unset or

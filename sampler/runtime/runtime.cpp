@@ -82,13 +82,11 @@ Runtime* Runtime::start(RuntimeConfig config, std::vector<std::string> problems,
   rt->pid_ = getpid();
   rt->real_pthread_create_ = real_pthread_create;
   rt->pending_messages_ = std::move(problems);
-  rt->period_ns_ = rt->config_.period_ns();
   // A signal the process does not handle yet; one it claims later stays the program's too
   // (sampling_signal.h).
-  const int signal = rt->config_.signal != 0 ? rt->config_.signal : choose_sampling_signal();
-  rt->config_.signal = signal;
-
-  const EngineSettings settings{signal, rt->period_ns_};
+  if (rt->config_.signal == 0) rt->config_.signal = choose_sampling_signal();
+  const EngineSettings settings = engine_settings(rt->config_);
+  rt->period_ns_ = settings.period_ns;
   // A small descriptor limit with no room above it: keep one descriptor only, the results
   // file (a file the runtime cannot open when the program holds every number would lose
   // the results), so that the program opens all but one of the files it does unprofiled.
@@ -115,7 +113,8 @@ Runtime* Runtime::start(RuntimeConfig config, std::vector<std::string> problems,
     rt->engine_ = make_cpu_timer_engine(settings);
   }
   rt->engine_name_ = rt->engine_->name();
-  if (rt->config_.wall_clock) rt->wall_engine_ = make_wall_timer_engine(settings);
+  if (rt->config_.wall_clock)
+    rt->wall_engine_ = make_wall_timer_engine(engine_settings(rt->config_, 1));
 
   const auto method = parse_unwind_method(rt->config_.unwinder);
   if (!method) {
@@ -150,7 +149,7 @@ Runtime* Runtime::start(RuntimeConfig config, std::vector<std::string> problems,
     std::fprintf(stderr, "sample-run: no pthread key left; this process is not profiled\n");
     return nullptr;
   }
-  install_sampling_handler(signal, signal_entry);
+  install_sampling_handler(rt->config_.signal, signal_entry);
 
   // A sample at most: the header, a counter delta per event, the stack to the depth
   // bound plus the frame that marks it truncated.

@@ -79,6 +79,8 @@ class Runtime {
 
   const RuntimeConfig& config() const { return config_; }
   pid_t pid() const { return pid_; }
+  // The nominal sampling period: what one CPU-time sample stands for on average.
+  uint64_t period_ns() const { return period_ns_; }
 
  private:
   explicit Runtime(RuntimeConfig config);

@@ -43,7 +43,10 @@ void Runtime::after_fork_in_parent() { release_fork_locks(); }
 void Runtime::after_fork_in_child() {
   // Only the forking thread exists here. Its perf_event fd and counters belong to the
   // parent's thread, and timers are not inherited at all.
-  threads_.keep_only_current_after_fork();
+  threads_.keep_only_current_after_fork([this](ThreadState& ts) {
+    engine_->forget_after_fork(ts);
+    if (wall_engine_) wall_engine_->forget_after_fork(ts);
+  });
   release_fork_locks();
   writer_running_ = false;
   ThreadState* self = ThreadRegistry::current();
@@ -53,11 +56,6 @@ void Runtime::after_fork_in_child() {
   dying_.store(0);
   if (self != nullptr) {
     self->active.store(false, std::memory_order_release);
-    close_owned(self->perf);
-    self->perf = {};
-    self->has_cpu_timer = false;
-    self->has_wall_timer = false;
-    self->counters.close();
     self->ring.init(self->ring_storage, threads_.ring_bytes());
     self->samples.store(0);
     self->dropped.store(0);

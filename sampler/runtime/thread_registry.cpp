@@ -99,15 +99,14 @@ void ThreadRegistry::reap(const std::function<void(ThreadState&)>& retire) {
   }
 }
 
-void ThreadRegistry::keep_only_current_after_fork() {
+void ThreadRegistry::keep_only_current_after_fork(
+    const std::function<void(ThreadState&)>& release) {
   ThreadState* self = t_current;
   // The mutex was taken in the fork prepare handler and is released by the caller.
-  // The other threads' descriptors are copies of the parent's: closed here, or the
-  // child would hold them (and keep its own close() off them) until it execs.
+  // Every state's descriptors are copies of the parent's: released here, or the child
+  // would hold them (and keep its own close() off them) until it execs.
   for (ThreadState* s : states_) {
-    if (s == self) continue;
-    close_owned(s->perf);
-    s->perf = {};
+    release(*s);
     s->counters.close();
   }
   states_.clear();

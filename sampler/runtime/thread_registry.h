@@ -48,9 +48,10 @@ class ThreadRegistry {
   // Removes and frees the states of exited threads whose rings are empty, after calling
   // `retire` on each (to write its end record).
   void reap(const std::function<void(ThreadState&)>& retire);
-  // After fork, in the child: every state but the calling thread's is dropped, and its
-  // descriptors (the parent's threads') closed.
-  void keep_only_current_after_fork();
+  // After fork, in the child: every state's counters are closed and `release` called on
+  // it (the engines' state is the parent's threads'), and every state but the calling
+  // thread's is dropped.
+  void keep_only_current_after_fork(const std::function<void(ThreadState&)>& release);
 
   std::mutex& mutex() { return mutex_; }
 

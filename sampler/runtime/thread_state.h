@@ -30,6 +30,13 @@ struct HeldCallRegisters {
   uint64_t r15 = 0;
 };
 
+// A sampling source's own state for one thread: the engine that arms the thread keeps a
+// struct of its own here (engine_state<T>, sampler/engines/engine.h), which nothing else
+// reads; all zero means "not armed". Plain memory, so the handler may read it.
+struct EngineSlot {
+  alignas(8) unsigned char bytes[32];
+};
+
 struct ThreadState {
   pid_t tid = 0;
   StackBounds stack;
@@ -47,13 +54,10 @@ struct ThreadState {
   std::atomic<uint64_t> samples{0};
   std::atomic<uint64_t> dropped{0};
 
-  // Engine state (see sampler/engines/): one sampling source per thread, plus a wall timer.
-  OwnedFd perf;  // fd -1 when none; with its ownership (owned_fds.h)
-  uint64_t last_clock_ns = 0;  // perf: task-clock at the previous sample
-  timer_t cpu_timer{};
-  bool has_cpu_timer = false;
-  timer_t wall_timer{};
-  bool has_wall_timer = false;
+  // One slot per sampling source (EngineSettings::slot): the CPU-time source (perf event
+  // or CPU timer) and the wall timer.
+  static constexpr unsigned kEngineSlots = 2;
+  EngineSlot engine_slots[kEngineSlots] = {};
 
   CounterGroup counters;
 

@@ -1,0 +1,85 @@
+// The causal runtime's controller thread: waits for the program's first progress visit,
+// then runs one experiment after another (causal/experiment.h) until the exit asks it to
+// stop, queueing each experiment's record.
+#include <pthread.h>
+
+#include <algorithm>
+
+#include "causal/experiment_timings.h"
+#include "causal/runtime/causal_runtime.h"
+#include "causal/runtime/real_calls.h"
+#include "causal/runtime/syscall_dispatch.h"
+#include "sampler/runtime/sanitizer_stack.h"
+
+namespace cprof::causal {
+
+void* CausalRuntime::controller_main(void* self) {
+  sampler::unpoison_own_stack();  // started past the sanitizer's interceptor
+  pthread_setname_np(pthread_self(), "cprof-causal");
+  static_cast<CausalRuntime*>(self)->controller_loop();
+  return nullptr;
+}
+
+void CausalRuntime::controller_loop() {
+  const Sleeper sleeper = real_sleeper();
+  if (!resolve_for_.empty() && !resolve_exec_locations()) return;
+  ExperimentController* const controller = this->controller();
+  constexpr uint64_t kSliceNs = timing::kControllerSliceNs;
+  // No experiment before the program's first progress visit: what runs before it (start-up,
+  // reading input) is not the work the points count, and an experiment over it measures a
+  // rate the program never keeps (an OpenMP program's first 100 ms had 6 rounds where the
+  // next ones had 120, and turned its prediction negative). A forked child inherits its
+  // parent's counts and starts at once.
+  const auto progress_started = [this] {
+    sync_counted_points();
+    for (const ProgressCounts& c : progress_.counts()) {
+      if (c.visits + c.begin + c.end > 0) return true;
+    }
+    return false;
+  };
+  uint64_t waited = 0;
+  bool started = false;
+  while (!stop_requested_.load(std::memory_order_acquire) && !(started = progress_started())) {
+    waited += sleeper.sleep_ns(kSliceNs);
+    waited_for_progress_ns_.store(waited, std::memory_order_release);
+  }
+  if (started) waited_for_progress_ns_.store(0, std::memory_order_release);
+  while (!stop_requested_.load(std::memory_order_acquire)) {
+    const auto plan = controller->plan_next();
+    if (!plan) {
+      sleeper.sleep_ns(std::max<uint64_t>(controller->config().cooloff_ns, kSliceNs));
+      continue;
+    }
+    sync_counted_points();
+    // Inline futex calls trap during experiments only (syscall_dispatch.h).
+    dispatch::set_trapping(true, plan->speedup > 0);
+    controller->begin(*plan);
+    if (plan->warmup_ns == 0) cpu_wait_.begin();  // measuring starts here
+    // The warm-up (ExperimentConfig::warmup_share): delays as usual, nothing measured.
+    uint64_t warmed = 0;
+    while (warmed < plan->warmup_ns && !stop_requested_.load(std::memory_order_acquire)) {
+      warmed += sleeper.sleep_ns(std::min(kSliceNs, plan->warmup_ns - warmed));
+    }
+    if (plan->warmup_ns > 0) {
+      sync_counted_points();
+      controller->start_measuring();
+      cpu_wait_.begin();
+    }
+    uint64_t measured = 0;
+    while (measured < plan->duration_ns && !stop_requested_.load(std::memory_order_acquire)) {
+      measured += sleeper.sleep_ns(std::min(kSliceNs, plan->duration_ns - measured));
+      controller->observe_in_flight();
+    }
+    sync_counted_points();
+    format::ExperimentRecord record = controller->finish();
+    dispatch::set_trapping(false, false);
+    // An experiment cut short by the exit (in its warm-up or later) is dropped: the
+    // program was winding down, not making progress as usual.
+    if (stop_requested_.load(std::memory_order_acquire)) break;
+    cpu_wait_.end();
+    queue(std::move(record));
+    sleeper.sleep_ns(controller->config().cooloff_ns);
+  }
+}
+
+}  // namespace cprof::causal
