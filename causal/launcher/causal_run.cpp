@@ -26,6 +26,7 @@
 #include "causal/launcher/cpu_wait_warnings.h"
 #include "causal/launcher/experiment_summary.h"
 #include "causal/launcher/focus.h"
+#include "causal/launcher/launch_inputs.h"
 #include "causal/launcher/no_debug_info.h"
 #include "causal/launcher/progress_points.h"
 #include "causal/launcher/resolve.h"
@@ -106,81 +107,6 @@ std::string self_path() {
   return std::filesystem::read_symlink("/proc/self/exe", ec).string();
 }
 
-// --resolve-only OUT: the runtime of an exec'd program asks for its locations. Writes
-// OUT atomically (a temporary file renamed) and prints the error line, if any, on stderr.
-int resolve_only(const std::string& program, const cprof::causal::Selection& selection,
-                 const std::string& out_path) {
-  cprof::causal::LocationResolver resolver(program, selection);
-  std::vector<cprof::causal::LocationLine> locations;
-  std::vector<std::string> notes;
-  std::string err = resolver.check_debug_info(notes);
-  if (err.empty()) err = resolver.resolve(locations, notes);
-  if (!err.empty()) {
-    fmt::print(stderr, "{}\n", err);
-    return 1;
-  }
-  const std::string tmp = out_path + ".tmp";
-  {
-    std::ofstream out(tmp);
-    for (const auto& l : locations) out << cprof::causal::format_location_line(l) << '\n';
-    if (!out) {
-      fmt::print(stderr, "cannot write {}\n", tmp);
-      return 1;
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, out_path, ec);
-  if (ec) {
-    fmt::print(stderr, "cannot write {}: {}\n", out_path, ec.message());
-    return 1;
-  }
-  return 0;
-}
-
-// PROGRAM starts with "#!INTERPRETER". Its selection cannot be resolved before it runs:
-// where that is needed it is an error; otherwise the images it execs resolve it.
-// What to run instead of a script: the interpreter with the script as its argument, as the
-// kernel would (with env, the program env would look up); for a version manager's shim
-// (pyenv, rbenv, asdf: a script under a shims/ folder that picks a program and execs it)
-// the interpreter is only the shell, so the program the shim picks is named instead.
-std::string instead_of_script(const std::string& program, const std::string& interpreter) {
-  if (program.find("/shims/") != std::string::npos) {
-    const std::string name = std::filesystem::path(program).filename().string();
-    return fmt::format("the program the shim runs (pyenv: `pyenv which {}`)", name);
-  }
-  std::string run = interpreter;
-  if (std::filesystem::path(interpreter).filename() == "env") {
-    // "#!/usr/bin/env NAME": the kernel passes the rest of the line as one argument.
-    std::ifstream in(program, std::ios::binary);
-    std::string line;
-    std::getline(in, line);
-    const size_t at = line.find(interpreter);
-    const size_t arg = at == std::string::npos ? at : line.find_first_not_of(" \t", at + interpreter.size());
-    if (arg != std::string::npos) {
-      run = line.substr(arg, line.find_last_not_of(" \t\r") + 1 - arg);
-    }
-  }
-  return fmt::format("the program the script runs, or the interpreter with the script as its "
-                     "argument ({} {})",
-                     run, program);
-}
-
-void check_script(const std::string& program, const std::string& interpreter, const Options& o) {
-  const char* needs = o.end_to_end          ? "--end-to-end runs no experiments in exec'd images"
-                      : !o.progress.empty() ? "--progress needs the line's address before it starts"
-                                            : nullptr;
-  if (needs != nullptr) {
-    fail(1, fmt::format("{} is a script (#!{}): {}; name the ELF executable instead: {}", program,
-                        interpreter, needs, instead_of_script(program, interpreter)));
-  }
-  if (!o.quiet) {
-    fmt::print(stderr,
-               "{}: {} is a script (#!{}): each program it runs resolves the selection for "
-               "itself when it starts (a selection it does not have is said in a warning)\n",
-               kTool, program, interpreter);
-  }
-}
-
 std::string write_locations_file(const std::vector<cprof::causal::LocationLine>& locations) {
   char path[] = "/tmp/causal-run-locations-XXXXXX";
   const int fd = mkstemp(path);
@@ -246,13 +172,14 @@ std::string option_without_effect(const CLI::App& app) {
   return "";
 }
 
-int run(int argc, char** argv) {
+// Parses the command line into `o`; a code to exit with when there is nothing to run
+// (--help, a usage error).
+std::optional<int> parse_options(int argc, char** argv, Options& o) {
   CLI::App app{
       "Causal profiling: runs PROGRAM with virtual speedups of code locations and records\n"
       "how fast it makes progress, to predict what speeding each location up would gain.\n"
       "Read the predictions with causal-report DIR.",
       kTool};
-  Options o;
   auto& sel = o.selection;
   app.add_option("--line", sel.lines,
                  "speed up FILE:LINE, or the block FILE:FIRST-LAST as one location (repeatable)");
@@ -322,50 +249,37 @@ int run(int argc, char** argv) {
   // average over draws. The summary names it, so a run can be drawn again.
   if (app.count("--seed") == 0) o.seed = std::random_device{}();
   o.gpu = o.gpu || app.count("--gpu-duty") > 0;
+  return std::nullopt;
+}
 
-  std::string program;
-  if (std::string err = cprof::launch::check_program(o.command[0], program); !err.empty()) fail(1, err);
-  std::error_code ec;
-  program = std::filesystem::canonical(program, ec).string();
-  if (!o.resolve_only.empty()) return resolve_only(program, o.selection, o.resolve_only);
-  std::string results_dir;
-  if (const auto earlier = cprof::launch::set_earlier_results_aside(o.output, o.append);
-      !earlier.error.empty()) {
-    fail(1, earlier.error);
-  } else if (!earlier.said.empty() && !o.quiet) {
-    fmt::print(stderr, "{}: {}\n", kTool, earlier.said);
-  }
-  if (std::string err = cprof::launch::prepare_results_dir(o.output, results_dir); !err.empty()) {
-    fail(1, err);
-  }
-  std::string library;
-  if (std::string err = cprof::launch::find_runtime_library(kRuntimeLibrary, library); !err.empty()) {
-    fail(1, err);
-  }
-  if (o.progress.size() > 4) fail(1, "--progress: at most 4 points (x86 has four debug registers)");
-  std::string speedup_error;
-  std::vector<double> speedups = cprof::causal::default_speedups();
-  if (!o.speedups.empty()) {
-    auto parsed = cprof::causal::parse_speedups(o.speedups, speedup_error);
-    if (!parsed) fail(1, speedup_error);
-    speedups = *parsed;
-  }
-
-  // What to speed up, as ELF addresses of the executable. A script has none: the images
-  // it execs resolve the selection for themselves, as any exec'd program does
-  // (exec_resolve.h), except where it is needed before the program starts.
-  const bool automatic = o.selection.automatic();
+// What the program's runs are given: its locations and counted progress places, resolved
+// before it starts.
+struct Selected {
   std::vector<cprof::causal::LocationLine> locations;
-  std::string breakpoints;
+  std::string breakpoints;  // "NAME<TAB>HEXADDR" lines, the --progress places
+  std::optional<cprof::causal::VisitCounter> visit_counter;
+};
+
+// What to speed up, as ELF addresses of the executable. A script has none: the images it
+// execs resolve the selection for themselves, as any exec'd program does
+// (exec_resolve.h), except where it is needed before the program starts.
+Selected select_locations(const std::string& program, const Options& o) {
+  Selected out;
   size_t counted_places = 0;  // the --progress lines' addresses
   if (const std::string interpreter = cprof::launch::script_interpreter(program);
       !interpreter.empty()) {
-    check_script(program, interpreter, o);
+    std::string note;
+    if (std::string err = cprof::causal::check_script(program, interpreter, o.end_to_end,
+                                                      !o.progress.empty(), note);
+        !err.empty()) {
+      fail(1, err);
+    }
+    if (!o.quiet) fmt::print(stderr, "{}: {}\n", kTool, note);
   } else {
     cprof::causal::LocationResolver resolver(program, o.selection);
     std::vector<std::string> notes;
     if (std::string err = resolver.check_debug_info(notes); !err.empty()) fail(1, err);
-    if (std::string err = resolver.resolve(locations, notes); !err.empty()) fail(1, err);
+    if (std::string err = resolver.resolve(out.locations, notes); !err.empty()) fail(1, err);
     if (!o.quiet) {
       for (const auto& n : notes) fmt::print(stderr, "{}: {}\n", kTool, n);
     }
@@ -380,31 +294,41 @@ int run(int argc, char** argv) {
                    kTool, spec, addresses.size());
       }
       for (const uint64_t address : addresses) {
-        breakpoints +=
+        out.breakpoints +=
             fmt::format("{}\t{:x}\n", cprof::causal::breakpoint_point_name(spec), address);
-        if (automatic && o.selection.mode == "line")
-          cprof::causal::leave_out_counted_line(locations, address, o.quiet);
+        if (o.selection.automatic() && o.selection.mode == "line")
+          cprof::causal::leave_out_counted_line(out.locations, address, o.quiet);
       }
       counted_places += addresses.size();
     }
   }
-  std::optional<cprof::causal::VisitCounter> visit_counter;
-  if (!breakpoints.empty()) visit_counter = cprof::causal::choose_progress_counter(o.quiet);
-  if (visit_counter == cprof::causal::VisitCounter::breakpoint &&
+  if (!out.breakpoints.empty()) out.visit_counter = cprof::causal::choose_progress_counter(o.quiet);
+  if (out.visit_counter == cprof::causal::VisitCounter::breakpoint &&
       counted_places > cprof::causal::BreakpointPoints::kMaxBreakpoints) {
     fail(1, fmt::format("--progress: {} places to count (copies of the lines included), and x86 "
                         "has {} debug registers; count with uprobes instead ({}=uprobe)",
                         counted_places, cprof::causal::BreakpointPoints::kMaxBreakpoints,
                         cprof::causal::env::kVisitCounter));
   }
-  const std::string locations_file = write_locations_file(locations);
-  // Where the programs it execs share their resolved locations (locations_cache.h).
-  char cache_template[] = "/tmp/causal-run-resolved-XXXXXX";
-  const std::string locations_cache = ::mkdtemp(cache_template) != nullptr ? cache_template : "";
+  return out;
+}
 
+// Where the runs' files are: the results directory, the locations file and the cache
+// the programs it execs share their resolved locations through (locations_cache.h).
+struct RunFiles {
+  std::string results_dir;
+  std::string locations_file;
+  std::string locations_cache;  // "" when none could be made
+};
+
+// The environment every run shares: the sampling runtime's variables and the causal
+// runtime's (settings.h).
+cprof::launch::ChildEnvironment run_environment(const Options& o, const std::string& program,
+                                                const std::string& library,
+                                                const Selected& selected, const RunFiles& files) {
   cprof::sampler::RuntimeConfig sampling;
   sampling.preload_library = library;
-  sampling.output_dir = results_dir;
+  sampling.output_dir = files.results_dir;
   sampling.frequency_hz = o.frequency;
   sampling.backend = "auto";
   if (const std::string note = cprof::launch::resolve_auto_backend(sampling);
@@ -415,14 +339,17 @@ int run(int argc, char** argv) {
   namespace cenv = cprof::causal::env;
   cprof::launch::ChildEnvironment child_env;
   cprof::launch::add_sampler_environment(child_env, sampling);
-  child_env.set.emplace_back(cenv::kLocations, locations_file);
+  child_env.set.emplace_back(cenv::kLocations, files.locations_file);
   child_env.set.emplace_back(cenv::kExecutable, program);
   // For programs it execs: resolve the same selection for them (exec_resolve.h).
   child_env.set.emplace_back(cenv::kResolver, self_path());
-  if (!locations_cache.empty()) child_env.set.emplace_back(cenv::kLocationsCache, locations_cache);
-  child_env.set.emplace_back(cenv::kSelectionArgs,
-                             fmt::format("{}", fmt::join(cprof::causal::selection_arguments(o.selection), "\t")));
-  child_env.set.emplace_back(cenv::kSelection, automatic ? "auto" : "fixed");
+  if (!files.locations_cache.empty()) {
+    child_env.set.emplace_back(cenv::kLocationsCache, files.locations_cache);
+  }
+  child_env.set.emplace_back(
+      cenv::kSelectionArgs,
+      fmt::format("{}", fmt::join(cprof::causal::selection_arguments(o.selection), "\t")));
+  child_env.set.emplace_back(cenv::kSelection, o.selection.automatic() ? "auto" : "fixed");
   if (!o.speedups.empty()) child_env.set.emplace_back(cenv::kSpeedups, o.speedups);
   if (o.fixed_speedup >= 0) {
     child_env.set.emplace_back(cenv::kFixedSpeedup, fmt::format("{}", o.fixed_speedup));
@@ -430,8 +357,12 @@ int run(int argc, char** argv) {
   if (o.experiment_ms > 0) {
     child_env.set.emplace_back(cenv::kDurationMs, fmt::format("{}", o.experiment_ms));
   }
-  if (!breakpoints.empty()) child_env.set.emplace_back(cenv::kBreakpoints, breakpoints);
-  if (visit_counter) child_env.set.emplace_back(cenv::kVisitCounter, to_string(*visit_counter));
+  if (!selected.breakpoints.empty()) {
+    child_env.set.emplace_back(cenv::kBreakpoints, selected.breakpoints);
+  }
+  if (selected.visit_counter) {
+    child_env.set.emplace_back(cenv::kVisitCounter, to_string(*selected.visit_counter));
+  }
   if (o.gpu) {
     std::vector<std::string> gpu_notes;
     if (std::string err = cprof::launch::add_gpu_environment(child_env, gpu_notes, o.gpu_duty);
@@ -442,24 +373,31 @@ int run(int argc, char** argv) {
       if (!o.quiet) fmt::print(stderr, "{}: {}\n", kTool, note);
     }
   }
+  return child_env;
+}
 
-  const auto before = cprof::launch::results_files_in(results_dir);
-  o.command[0] = program;
-  cprof::launch::ChildResult result;
-  // End-to-end: run r is one experiment; even runs are the baselines, odd runs draw a
-  // speedup (the fixed one, or from the list with the seeded generator). The two runs of
-  // a pair share a seed and so a location (automatic: the one the baseline drew from its
-  // samples, docs/causal.md): each location gets a baseline of its own next to its
-  // sped-up run.
-  // With progress points, each run's experiments add to the others' in the directory
-  // (the report merges them), each run drawing its own schedule (seed + r).
+struct RunsDone {
+  cprof::launch::ChildResult last;  // the last run's (a killed run ends the loop)
+  uint64_t cpu_ns = 0;              // of every run
+};
+
+// Runs the program o.runs times. End-to-end: run r is one experiment; even runs are the
+// baselines, odd runs draw a speedup (the fixed one, or from the list with the seeded
+// generator). The two runs of a pair share a seed and so a location (automatic: the one
+// the baseline drew from its samples, docs/causal.md): each location gets a baseline of
+// its own next to its sped-up run. With progress points, each run's experiments add to
+// the others' in the directory (the report merges them), each run drawing its own
+// schedule (seed + r); automatic runs with -n focus after the first (experiment_focus.h).
+RunsDone run_program(const Options& o, const std::vector<std::string>& command,
+                     cprof::launch::ChildEnvironment child_env, const std::vector<double>& speedups,
+                     const Selected& selected, const RunFiles& files,
+                     const std::set<std::string>& before) {
+  namespace cenv = cprof::causal::env;
   cprof::causal::Rng rng(o.seed);
   const unsigned runs = o.runs;
-  uint64_t cpu_ns = 0;  // of every run
-  // Automatic runs with progress points: the first screens, the others focus
-  // (causal/experiment_focus.h).
-  const bool focusing =
-      automatic && !o.end_to_end && o.focus > 0 && o.runs > 1 && !locations.empty();
+  RunsDone done;
+  const bool focusing = o.selection.automatic() && !o.end_to_end && o.focus > 0 && o.runs > 1 &&
+                        !selected.locations.empty();
   std::vector<std::string> focus;
   std::string focus_file;
   if (focusing && o.speedups.empty() && o.fixed_speedup < 0) {
@@ -470,8 +408,8 @@ int run(int argc, char** argv) {
     run_env.set.emplace_back(cenv::kSeed,
                              std::to_string(o.end_to_end ? o.seed + r / 2 : o.seed + r));
     if (focusing && r > 0) {
-      const auto step =
-          cprof::causal::next_focus(results_dir, before, locations, o.focus, focus, r, runs);
+      const auto step = cprof::causal::next_focus(files.results_dir, before, selected.locations,
+                                                  o.focus, focus, r, runs);
       if (!o.quiet) fmt::print(stderr, "{}: {}\n", kTool, step.said);
       if (!step.locations.empty()) {
         if (!focus_file.empty()) std::remove(focus_file.c_str());
@@ -494,42 +432,45 @@ int run(int argc, char** argv) {
                    speedup * 100.0);
       }
     }
-    result = cprof::launch::run_child(o.command, run_env, kTool);
-    cpu_ns += result.cpu_ns;
-    if (result.term_signal != 0) break;
+    done.last = cprof::launch::run_child(command, run_env, kTool);
+    done.cpu_ns += done.last.cpu_ns;
+    if (done.last.term_signal != 0) break;
   }
-  std::remove(locations_file.c_str());
   if (!focus_file.empty()) std::remove(focus_file.c_str());
   if (focusing && !o.quiet) {
-    fmt::print(
-        stderr, "{}: {}\n", kTool,
-        cprof::causal::next_focus(results_dir, before, locations, o.focus, focus, runs, runs).said);
+    fmt::print(stderr, "{}: {}\n", kTool,
+               cprof::causal::next_focus(files.results_dir, before, selected.locations, o.focus,
+                                         focus, runs, runs)
+                   .said);
   }
-  if (!locations_cache.empty()) {
-    std::error_code ignored;
-    std::filesystem::remove_all(locations_cache, ignored);
-  }
+  return done;
+}
 
+// What the runs gave, on stderr: the run summary, and why there is no experiment or
+// prediction where there is none.
+void summarize(const Options& o, const RunFiles& files, const std::set<std::string>& before,
+               const RunsDone& done) {
   // Children the program left running still write, experiments too: wait a little for
   // them (not with -q: nothing to sum up then but the warnings below).
   const auto writers = cprof::launch::wait_for_writers(
-      results_dir, before, o.quiet ? std::chrono::milliseconds(0) : cprof::launch::kWritersWait);
+      files.results_dir, before,
+      o.quiet ? std::chrono::milliseconds(0) : cprof::launch::kWritersWait);
   cprof::causal::ExperimentSummary seen;
   // Automatic selection: where the samples ran, counted in the summary's own pass.
-  const bool count_where = automatic && !o.end_to_end;
+  const bool count_where = o.selection.automatic() && !o.end_to_end;
   const cprof::causal::BinaryScope scope(cprof::causal::split_scope_list(o.selection.binary_scope));
   cprof::causal::SampleModuleCounter where(scope);
-  auto summary = cprof::launch::summarize_new_results(
-      results_dir, before, writers, [&](const cprof::format::Record& r) {
-        seen.count(r);
-        if (count_where) where.add(r);
-      });
+  auto summary = cprof::launch::summarize_new_results(files.results_dir, before, writers,
+                                                      [&](const cprof::format::Record& r) {
+                                                        seen.count(r);
+                                                        if (count_where) where.add(r);
+                                                      });
   const ScopeHints hints = count_where ? scope_hints(where, scope) : ScopeHints{};
   if (!o.quiet) {
     cprof::causal::group_no_debug_info_warnings(summary.warnings);
     cprof::causal::group_cpu_wait_warnings(summary.warnings);
-    cprof::launch::print_run_summary(stderr, kTool, results_dir, summary,
-                                     {result.term_signal, cpu_ns});
+    cprof::launch::print_run_summary(stderr, kTool, files.results_dir, summary,
+                                     {done.last.term_signal, done.cpu_ns});
   }
   if (seen.experiments == 0 && writers.running > 0) {
     if (!o.quiet) {
@@ -538,16 +479,17 @@ int run(int argc, char** argv) {
                  "before the first one did, and {} it started still running; see causal-report "
                  "{} once {}\n",
                  kTool, cprof::launch::plural(writers.running, "process", "processes"),
-                 writers.running == 1 ? "is" : "are", results_dir,
+                 writers.running == 1 ? "is" : "are", files.results_dir,
                  writers.running == 1 ? "it ends" : "they end");
     }
   } else if (seen.experiments == 0) {
     if (!hints.miss.empty()) {
       fmt::print(stderr, "{}: no experiment started: {}\n", kTool, hints.miss);
-    } else if (o.end_to_end && result.term_signal != 0) {
-      fmt::print(stderr, "{}: no experiment finished: {} ended the program, and an end-to-end "
-                 "run counts only when the program ends by itself\n", kTool,
-                 cprof::launch::signal_name(result.term_signal));
+    } else if (o.end_to_end && done.last.term_signal != 0) {
+      fmt::print(stderr,
+                 "{}: no experiment finished: {} ended the program, and an end-to-end "
+                 "run counts only when the program ends by itself\n",
+                 kTool, cprof::launch::signal_name(done.last.term_signal));
     } else if (o.end_to_end) {
       fmt::print(stderr, "{}: no experiment finished: no end-to-end run was written (see the "
                  "messages above)\n", kTool);
@@ -573,16 +515,70 @@ int run(int argc, char** argv) {
     } else if (!o.quiet) {
       fmt::print(stderr, "{}: {} on {}; predictions: causal-report {}; seed {}\n", kTool,
                  cprof::launch::plural(seen.experiments, "experiment"),
-                 cprof::launch::plural(seen.locations.size(), "location"), results_dir, o.seed);
+                 cprof::launch::plural(seen.locations.size(), "location"), files.results_dir,
+                 o.seed);
       // Only for named locations: automatic runs spread over many, most of them rare.
-      if (!automatic && !o.end_to_end) {
+      if (!o.selection.automatic() && !o.end_to_end) {
         if (const std::string note = seen.too_few(shortest_experiment_ms(o)); !note.empty()) {
           fmt::print(stderr, "{}: note: {}\n", kTool, note);
         }
       }
     }
   }
-  cprof::launch::exit_like(result);
+}
+
+int run(int argc, char** argv) {
+  Options o;
+  if (const auto code = parse_options(argc, argv, o)) return *code;
+  std::string program;
+  if (std::string err = cprof::launch::check_program(o.command[0], program); !err.empty())
+    fail(1, err);
+  std::error_code ec;
+  program = std::filesystem::canonical(program, ec).string();
+  if (!o.resolve_only.empty())
+    return cprof::causal::write_resolved_locations(program, o.selection, o.resolve_only);
+  RunFiles files;
+  if (const auto earlier = cprof::launch::set_earlier_results_aside(o.output, o.append);
+      !earlier.error.empty()) {
+    fail(1, earlier.error);
+  } else if (!earlier.said.empty() && !o.quiet) {
+    fmt::print(stderr, "{}: {}\n", kTool, earlier.said);
+  }
+  if (std::string err = cprof::launch::prepare_results_dir(o.output, files.results_dir);
+      !err.empty()) {
+    fail(1, err);
+  }
+  std::string library;
+  if (std::string err = cprof::launch::find_runtime_library(kRuntimeLibrary, library);
+      !err.empty()) {
+    fail(1, err);
+  }
+  if (o.progress.size() > 4) fail(1, "--progress: at most 4 points (x86 has four debug registers)");
+  std::vector<double> speedups = cprof::causal::default_speedups();
+  if (!o.speedups.empty()) {
+    std::string speedup_error;
+    auto parsed = cprof::causal::parse_speedups(o.speedups, speedup_error);
+    if (!parsed) fail(1, speedup_error);
+    speedups = *parsed;
+  }
+
+  const Selected selected = select_locations(program, o);
+  files.locations_file = write_locations_file(selected.locations);
+  char cache_template[] = "/tmp/causal-run-resolved-XXXXXX";
+  if (::mkdtemp(cache_template) != nullptr) files.locations_cache = cache_template;
+  const auto child_env = run_environment(o, program, library, selected, files);
+
+  const auto before = cprof::launch::results_files_in(files.results_dir);
+  std::vector<std::string> command = o.command;
+  command[0] = program;
+  const RunsDone done = run_program(o, command, child_env, speedups, selected, files, before);
+  std::remove(files.locations_file.c_str());
+  if (!files.locations_cache.empty()) {
+    std::error_code ignored;
+    std::filesystem::remove_all(files.locations_cache, ignored);
+  }
+  summarize(o, files, before, done);
+  cprof::launch::exit_like(done.last);
 }
 
 }  // namespace
