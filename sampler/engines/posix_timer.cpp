@@ -11,14 +11,10 @@
 #include <cstring>
 
 #include "sampler/engines/engine.h"
+#include "sampler/runtime/thread_clock.h"
 
 namespace cprof::sampler {
 namespace {
-
-// The CPU-time clock of any thread of this process (the kernel's CPUCLOCK encoding:
-// per-thread, scheduler clock). pthread_getcpuclockid needs a pthread_t, which threads
-// found in /proc do not have.
-clockid_t thread_cpu_clock(pid_t tid) { return static_cast<clockid_t>((~tid) << 3 | 6); }
 
 // Per thread: its timer.
 struct TimerThread {
@@ -33,7 +29,7 @@ class PosixTimerEngine final : public Engine {
 
   std::string probe() override {
     timer_t id{};
-    std::string err = create(static_cast<pid_t>(::syscall(SYS_gettid)), id);
+    std::string err = create(gettid_raw(), id);
     if (err.empty()) ::timer_delete(id);
     return err;
   }
