@@ -1,5 +1,5 @@
 // `--format coz`: the report as a Coz profile (coz_writer.h): startup, every experiment
-// with its progress points (coz_experiments.cpp), the samples per source line, runtime.
+// with its progress points (coz_causal.cpp), the samples per source line, runtime.
 // Without experiments (a sampling run) Coz's viewer says the profile has no experiments,
 // as it does for Coz's own.
 #include <fmt/format.h>

@@ -1,6 +1,6 @@
 #pragma once
 // The GPU sections of each format (docs/report.md, "GPU"), one file per format
-// (gpu_text.cpp, gpu_json.cpp, gpu_html.cpp, gpu_chrome.cpp, gpu_sqlite.cpp), called by
+// (text_gpu.cpp, json_gpu.cpp, html_gpu.cpp, chrome_gpu.cpp, sqlite_gpu.cpp), called by
 // the format's own renderer. Each writes nothing (json: null) when the report has no GPU
 // records. Internal to render/.
 

@@ -9,7 +9,7 @@
 
 #include "report/render/coverage_warning.h"
 #include "report/render/unnamed_code_note.h"
-#include "report/render/html_causal_plot.h"
+#include "report/render/html_causal.h"
 #include "report/render/html_escape.h"
 #include "report/render/gpu_render.h"
 #include "report/render/render.h"

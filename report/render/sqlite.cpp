@@ -201,7 +201,7 @@ std::string write_sqlite(const Report& r, const std::string& path) {
     stack_base += p.stacks.size();
   }
   write_sqlite_causal(db, r);  // experiments, progress, regions (sqlite_causal.cpp)
-  write_sqlite_gpu(db, r);     // kernels, copies, GPU devices (gpu_sqlite.cpp)
+  write_sqlite_gpu(db, r);     // kernels, copies, GPU devices (sqlite_gpu.cpp)
   db.exec("CREATE INDEX samples_stack ON samples(stack_id); COMMIT;");
   return db.ok() ? "" : db.error();
 }

@@ -8,7 +8,7 @@
 #include <regex>
 
 #include "causal/runtime/settings.h"
-#include "report/render/html_causal_plot.h"
+#include "report/render/html_causal.h"
 #include "report/render/render.h"
 #include "tests/report/causal_fixture.h"
 #include "tests/report/tool_shell.h"

@@ -1,4 +1,4 @@
-#include "report/render/html_causal_plot.h"
+#include "report/render/html_causal.h"
 
 #include <fmt/format.h>
 
