@@ -2,7 +2,7 @@
 // docs/report.md; the `profile` fields are a contract (../shared/design.md).
 #include "report/render/json_views.h"
 #include "report/render/gpu_render.h"
-#include "report/causal/causal_render.h"
+#include "report/render/json_causal.h"
 #include "report/render/json_writer.h"
 #include "report/render/render.h"
 

@@ -8,10 +8,10 @@
 #include <set>
 
 #include "causal/runtime/settings.h"
-#include "report/causal/causal_render.h"
 #include "report/render/coverage_warning.h"
 #include "report/render/gpu_render.h"
 #include "report/render/render.h"
+#include "report/render/text_causal.h"
 #include "report/render/text_rows.h"
 #include "report/render/text_util.h"
 #include "report/render/text_views.h"
