@@ -1,5 +1,18 @@
 #pragma once
-// Renderers: one file per output format, each a function from a built Report to text.
+// The output formats (docs/report.md): each is one function below from a built Report to
+// the format's bytes (write_sqlite: to a database file). The rest of render/ serves them.
+// Files are named format first, so a format's files sort together:
+//   <format>.cpp            the function below: the document and its sampled profile; it
+//                           calls the format's sections
+//   <format>_<section>.cpp  one section of that format: views (call tree; per thread,
+//                           process and rank; counters), causal (experiments, predictions,
+//                           timed regions), gpu. Declared in <format>_<section>.h; the gpu
+//                           sections together in gpu_render.h, coz's in coz_writer.h
+//   <format>_<helper>       how that format is written, for its files and others':
+//                           text_util, text_rows, json_writer (json, chrome, speedscope),
+//                           html_escape, sqlite_db.h, coz_writer.h
+// What several formats say alike is named for what it is: gpu_labels (names and notes of
+// the gpu sections), coverage_warning and unnamed_code_note (text and html header notes).
 
 #include <algorithm>
 #include <cstddef>
