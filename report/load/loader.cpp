@@ -12,16 +12,13 @@
 #include <map>
 #include <mutex>
 #include <optional>
-#include <span>
 #include <stdexcept>
 #include <system_error>
 #include <tuple>
-#include <unordered_map>
 
-#include "causal/idle_tail.h"
 #include "format/reader.h"
-#include "report/load/encoded_stacks.h"
 #include "report/load/gpu_load.h"
+#include "report/load/process_builder.h"
 
 namespace cprof::report {
 namespace fs = std::filesystem;
@@ -83,230 +80,6 @@ std::vector<ResultsFile> find_results_files(const fs::path& dir, int max_depth) 
 }
 
 namespace {
-
-// 2^50 ns, 13 days: more than any one sample can weigh, small enough that 2^13 of them
-// still sum without wrapping.
-constexpr uint64_t kMaxSampleWeightNs = uint64_t{1} << 50;
-
-// Folds records into a ProcessProfile as they are read.
-class Builder {
- public:
-  Builder(ProcessProfile& p, bool keep_timeline, ClockChoice clock)
-      : p_(p), keep_timeline_(keep_timeline), choice_(clock) {}
-
-  // Text inputs have no clock per sample (every row reads as a CPU-clock sample): all of
-  // their samples make the profile, whatever the choice.
-  void take_every_sample() { every_sample_ = true; }
-
-  void operator()(format::Record&& record) {
-    std::visit([this](auto&& r) { add(std::forward<decltype(r)>(r)); }, std::move(record));
-  }
-
-  // Samples of a results file arrive as views, their frames still encoded (see
-  // encoded_stacks.h: only stacks not seen before are decoded).
-  void sample(const format::SampleView& v) {
-    add_sample(v.tid, v.time_ns, v.weight_ns, v.truncated, v.clock, v.frame_count > 0,
-               [&] { return encoded_.intern(v); }, v.counter_deltas);
-  }
-
-  uint64_t implausible_weights() const { return implausible_weights_; }
-
-  void finish() {
-    if (!clock_decided_) decide_clock();  // no sample: still the clock it was sampled on
-    std::sort(p_.modules.begin(), p_.modules.end(),
-              [](const auto& a, const auto& b) { return a.start < b.start; });
-    // An event may be corrected at exit (unavailable, counted zero): the last record of an
-    // index wins (results-format.md). Stable, so "last" is the file's order.
-    std::stable_sort(p_.events.begin(), p_.events.end(),
-                     [](const auto& a, const auto& b) { return a.index < b.index; });
-    std::vector<format::EventRecord> events;
-    for (auto& e : p_.events) {
-      if (!events.empty() && events.back().index == e.index) {
-        events.back() = std::move(e);
-      } else {
-        events.push_back(std::move(e));
-      }
-    }
-    p_.events = std::move(events);
-    p_.idle_tail_experiments = causal::drop_idle_tail(p_.experiments);
-  }
-
- private:
-  void saw_time(uint64_t t) {
-    if (t == 0) return;
-    p_.first_time_ns = std::min(p_.first_time_ns, t);
-    p_.last_time_ns = std::max(p_.last_time_ns, t);
-  }
-
-  uint32_t thread_index(int64_t tid) {
-    if (tid == last_tid_ && last_thread_ != ~uint32_t{0}) return last_thread_;
-    auto [it, inserted] = thread_of_tid_.try_emplace(tid, static_cast<uint32_t>(p_.threads.size()));
-    if (inserted) p_.threads.push_back(ThreadInfo{.tid = tid});
-    last_tid_ = tid;
-    last_thread_ = it->second;
-    return it->second;
-  }
-
-  void add(format::ProcessRecord&& r) {
-    p_.has_process_record = true;
-    p_.process = std::move(r);
-  }
-  void add(format::ModuleRecord&& r) {
-    saw_time(r.time_ns);
-    p_.modules.push_back(std::move(r));
-  }
-  void add(format::ThreadRecord&& r) {
-    saw_time(r.time_ns);
-    auto& t = p_.threads[thread_index(r.tid)];
-    t.name = std::move(r.name);
-    t.start_ns = r.time_ns;
-    t.existed_before_start = r.existed_before_start;
-    t.seen_record = true;
-  }
-  void add(format::ThreadNameRecord&& r) {
-    saw_time(r.time_ns);
-    p_.threads[thread_index(r.tid)].name = std::move(r.name);
-  }
-  void add(format::ThreadEndRecord&& r) {
-    saw_time(r.time_ns);
-    auto& t = p_.threads[thread_index(r.tid)];
-    t.ended = true;
-    t.end_ns = r.time_ns;
-    t.cpu_time_ns = r.cpu_time_ns;
-    t.dropped_samples = r.dropped_samples;
-  }
-  void add(format::EventRecord&& r) { p_.events.push_back(std::move(r)); }
-  void add(format::MetricRecord&& r) {
-    saw_time(r.time_ns);
-    p_.metrics.push_back(r);
-  }
-  void add(format::MessageRecord&& r) {
-    saw_time(r.time_ns);
-    p_.messages.push_back(std::move(r));
-  }
-
-  void add(format::ExperimentRecord&& r) {
-    saw_time(r.time_ns);
-    p_.experiments.push_back(std::move(r));
-  }
-  void add(format::ProgressPointRecord&& r) { p_.progress_points.push_back(std::move(r)); }
-  void add(format::RegionRecord&& r) { p_.regions.push_back(std::move(r)); }
-  void add(format::RegionSpansRecord&& r) { p_.region_spans.push_back(std::move(r)); }
-
-  void add(format::KernelRecord&& r) {
-    saw_time(r.time_ns);
-    gpu_.add(std::move(r));
-  }
-  void add(format::CopyRecord&& r) {
-    saw_time(r.time_ns);
-    gpu_.add(std::move(r));
-  }
-  void add(format::GpuDeviceRecord&& r) { gpu_.add(std::move(r)); }
-  void add(format::GpuTraceWindowRecord&& r) {
-    saw_time(r.start_ns);
-    saw_time(r.end_ns);
-    gpu_.add(r);
-  }
-
-  // Record types this part does not use yet are read and ignored, so a newer writer
-  // never breaks the sampled profile.
-  template <typename Other>
-  void add(Other&& /*unused*/) {}
-
-  void add(format::SampleRecord&& r) {
-    add_sample(r.tid, r.time_ns, r.weight_ns, r.truncated, r.clock, !r.frames.empty(),
-               [&] { return p_.stacks.intern(r.frames); }, r.counter_deltas);
-  }
-
-  // Both sample paths; `intern` gives the stack's id and is called only with frames.
-  template <typename Intern>
-  void add_sample(int64_t tid, uint64_t time_ns, uint64_t weight_ns, bool truncated,
-                  format::SampleClock clock, bool has_frames, Intern&& intern,
-                  std::span<const uint64_t> counter_deltas) {
-    // No sample stands for more than kMaxSampleWeightNs: a larger weight is damage (a
-    // flipped bit, a crafted file), and summed it would wrap the totals.
-    if (weight_ns > kMaxSampleWeightNs) {
-      weight_ns = kMaxSampleWeightNs;
-      ++implausible_weights_;
-    }
-    saw_time(time_ns);
-    if (!clock_decided_) decide_clock();
-    p_.wall_clock_samples += clock == format::SampleClock::wall;
-    const uint32_t thread = thread_index(tid);
-    auto& t = p_.threads[thread];
-    if (clock == format::SampleClock::cpu) t.cpu_weight_ns += weight_ns;
-    if (clock != p_.clock && !every_sample_) {
-      // Set aside: not part of the profile, but its counter deltas are (counted once).
-      ++p_.other_clock_samples;
-      p_.other_clock_weight_ns += weight_ns;
-      if (has_frames) add_count(other_counts_, p_.other_clock_counts, thread, intern(), weight_ns,
-                                counter_deltas);
-      return;
-    }
-    ++p_.samples;
-    p_.weight_ns += weight_ns;
-    p_.truncated_samples += truncated;
-    ++t.samples;
-    t.weight_ns += weight_ns;
-    if (!has_frames) {
-      ++p_.empty_samples;
-      return;
-    }
-    const uint32_t stack = intern();
-    if (keep_timeline_) {
-      p_.timeline.push_back(
-          {.time_ns = time_ns,
-           .weight_ns = static_cast<uint32_t>(std::min<uint64_t>(weight_ns, UINT32_MAX)),
-           .thread = thread,
-           .stack = stack});
-    }
-    add_count(counts_, p_.counts, thread, stack, weight_ns, counter_deltas);
-  }
-
-  static void add_count(IndexMap& index_of, std::vector<StackCount>& counts, uint32_t thread,
-                        uint32_t stack, uint64_t weight_ns,
-                        std::span<const uint64_t> counter_deltas) {
-    bool inserted = false;
-    const uint32_t index = index_of.find_or_insert((static_cast<uint64_t>(thread) << 32) | stack,
-                                                   static_cast<uint32_t>(counts.size()), inserted);
-    if (inserted) counts.push_back(StackCount{.thread = thread, .stack = stack});
-    auto& c = counts[index];
-    ++c.samples;
-    c.weight_ns += weight_ns;
-    if (!counter_deltas.empty()) {
-      if (c.counters.size() < counter_deltas.size()) c.counters.resize(counter_deltas.size());
-      for (size_t i = 0; i < counter_deltas.size(); ++i) c.counters[i] += counter_deltas[i];
-    }
-  }
-
-  // The process record comes first in a results file, so by the first sample it has said
-  // how the process was sampled. A clock asked for that the process was not sampled on
-  // falls back to the one it was (its profile is never empty for want of the other).
-  void decide_clock() {
-    clock_decided_ = true;
-    const bool wall = p_.sampled_on_wall_clock();
-    const bool cpu = !p_.has_process_record || p_.process.clock.find("cpu") != std::string::npos ||
-                     p_.process.clock.empty();
-    const bool use_wall = every_sample_ ? p_.process.clock == "wall"
-                          : choice_ == ClockChoice::cpu ? !cpu
-                                                        : wall;  // wall, or automatic
-    p_.clock = use_wall ? format::SampleClock::wall : format::SampleClock::cpu;
-  }
-
-  ProcessProfile& p_;
-  bool keep_timeline_ = false;
-  std::unordered_map<int64_t, uint32_t> thread_of_tid_;
-  int64_t last_tid_ = 0;
-  uint32_t last_thread_ = ~uint32_t{0};
-  ClockChoice choice_ = ClockChoice::automatic;
-  bool clock_decided_ = false;
-  uint64_t implausible_weights_ = 0;
-  bool every_sample_ = false;
-  IndexMap counts_;
-  IndexMap other_counts_;  // other_clock_counts by (thread, stack)
-  EncodedStacks encoded_{p_.stacks};  // the samples' stacks by their bytes in the file
-  GpuActivityBuilder gpu_{p_.gpu};
-};
 
 const char* text_input_label(InputKind kind) {
   switch (kind) {
@@ -374,7 +147,7 @@ ProcessProfile load_process_file(const ResultsFile& file, std::vector<std::strin
   p.file = file.path;
   p.run = file.run;
   p.file_bytes = file.bytes;
-  Builder builder(p, keep_timeline, clock);
+  ProcessBuilder builder(p, keep_timeline, clock);
   if (file.kind != InputKind::results) {
     builder.take_every_sample();
     std::vector<std::string> bad_lines;
