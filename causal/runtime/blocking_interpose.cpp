@@ -7,7 +7,6 @@
 //   woke by itself                (timeout, sleep, I/O):              pays
 // Threads the runtime does not know (its own, or before it started) pass straight through.
 
-#include <dlfcn.h>
 #include <poll.h>
 #include <pthread.h>
 #include <semaphore.h>
@@ -22,74 +21,17 @@
 #include <cerrno>
 #include <cstdarg>
 
+#include "causal/runtime/blocking_calls.h"
 #include "causal/runtime/calling_thread.h"
 #include "causal/runtime/causal_runtime.h"
 #include "causal/runtime/futex_rules.h"
 #include "causal/runtime/real_calls.h"
 #include "common/monotonic.h"
 #include "sampler/runtime/interpose.h"
+#include "sampler/runtime/real.h"
 
 namespace cprof::causal {
 namespace {
-
-template <typename Fn>
-Fn next(const char* name) {
-  return reinterpret_cast<Fn>(dlsym(RTLD_NEXT, name));
-}
-
-// Every real function, resolved once (resolve_real_calls) or on first use. No function
-// static: its initialization guard may wait on a futex through syscall(), which is
-// interposed here too.
-#define CPROF_REAL(name) \
-  decltype(&::name) g_real_##name = nullptr; \
-  decltype(&::name) real_##name() { \
-    auto fn = __atomic_load_n(&g_real_##name, __ATOMIC_RELAXED); \
-    if (fn == nullptr) { \
-      fn = next<decltype(&::name)>(#name); \
-      __atomic_store_n(&g_real_##name, fn, __ATOMIC_RELAXED); \
-    } \
-    return fn; \
-  }
-CPROF_REAL(pthread_mutex_lock)
-CPROF_REAL(pthread_mutex_trylock)
-CPROF_REAL(pthread_mutex_timedlock)
-CPROF_REAL(pthread_mutex_unlock)
-CPROF_REAL(pthread_cond_wait)
-CPROF_REAL(pthread_cond_timedwait)
-CPROF_REAL(pthread_cond_clockwait)
-CPROF_REAL(pthread_cond_signal)
-CPROF_REAL(pthread_cond_broadcast)
-CPROF_REAL(pthread_join)
-CPROF_REAL(pthread_timedjoin_np)
-CPROF_REAL(pthread_barrier_wait)
-CPROF_REAL(pthread_rwlock_rdlock)
-CPROF_REAL(pthread_rwlock_wrlock)
-CPROF_REAL(pthread_rwlock_timedrdlock)
-CPROF_REAL(pthread_rwlock_timedwrlock)
-CPROF_REAL(pthread_rwlock_unlock)
-CPROF_REAL(pthread_spin_lock)
-CPROF_REAL(pthread_spin_unlock)
-CPROF_REAL(pthread_kill)
-CPROF_REAL(sem_wait)
-CPROF_REAL(sem_timedwait)
-CPROF_REAL(sem_clockwait)
-CPROF_REAL(sem_post)
-CPROF_REAL(sigwait)
-CPROF_REAL(sigwaitinfo)
-CPROF_REAL(sigtimedwait)
-CPROF_REAL(nanosleep)
-CPROF_REAL(clock_nanosleep)
-CPROF_REAL(usleep)
-CPROF_REAL(sleep)
-CPROF_REAL(read)
-CPROF_REAL(poll)
-CPROF_REAL(ppoll)
-CPROF_REAL(select)
-CPROF_REAL(pselect)
-CPROF_REAL(epoll_wait)
-CPROF_REAL(epoll_pwait)
-CPROF_REAL(syscall)
-#undef CPROF_REAL
 
 // A blocking call's bookkeeping: construct before blocking, then say how it ended.
 class Block {
@@ -118,47 +60,7 @@ class Block {
   uint64_t global_ = 0;
 };
 
-uint64_t real_sleep_for(uint64_t ns, void* /*context*/) {
-  if (ns == 0) return 0;
-  const int saved_errno = errno;
-  const uint64_t start = monotonic_ns();
-  timespec req{static_cast<time_t>(ns / 1000000000ull), static_cast<long>(ns % 1000000000ull)};
-  timespec rem{};
-  // The kernel lets a sleep run over by the thread's timer slack (50 us by default), a
-  // fifth of a typical delay; the oversleep is paid by every other thread too. Sleep with
-  // the least slack, then give the program's own back.
-  const int slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
-  if (slack > 1) prctl(PR_SET_TIMERSLACK, 1, 0, 0, 0);
-  // A signal (the sampler's own) interrupts the sleep: sleep the rest.
-  while (real_nanosleep()(&req, &rem) != 0 && errno == EINTR) req = rem;
-  if (slack > 1) prctl(PR_SET_TIMERSLACK, static_cast<unsigned long>(slack), 0, 0, 0);
-  errno = saved_errno;
-  return monotonic_ns() - start;
-}
-
 }  // namespace
-
-void resolve_real_calls() {
-  real_pthread_mutex_lock(); real_pthread_mutex_trylock(); real_pthread_mutex_timedlock();
-  real_pthread_mutex_unlock(); real_pthread_cond_wait(); real_pthread_cond_timedwait();
-  real_pthread_cond_clockwait(); real_pthread_cond_signal(); real_pthread_cond_broadcast();
-  real_pthread_join(); real_pthread_timedjoin_np(); real_pthread_barrier_wait();
-  real_pthread_rwlock_rdlock(); real_pthread_rwlock_wrlock(); real_pthread_rwlock_timedrdlock();
-  real_pthread_rwlock_timedwrlock(); real_pthread_rwlock_unlock(); real_pthread_spin_lock();
-  real_pthread_spin_unlock(); real_pthread_kill(); real_sem_wait(); real_sem_timedwait();
-  real_sem_clockwait(); real_sem_post(); real_sigwait(); real_sigwaitinfo(); real_sigtimedwait();
-  real_nanosleep(); real_clock_nanosleep(); real_usleep(); real_sleep(); real_read(); real_poll();
-  real_ppoll(); real_select(); real_pselect(); real_epoll_wait(); real_epoll_pwait();
-  real_syscall();
-}
-
-Sleeper real_sleeper() { return Sleeper{real_sleep_for, nullptr}; }
-
-int join_thread(pthread_t thread, void** result) { return real_pthread_join()(thread, result); }
-
-long real_syscall6(long number, long a0, long a1, long a2, long a3, long a4, long a5) {
-  return real_syscall()(number, a0, a1, a2, a3, a4, a5);
-}
 
 FutexCounts& futex_counts() {
   static FutexCounts counts;  // constant-initialized: no guard
@@ -166,7 +68,7 @@ FutexCounts& futex_counts() {
 }
 
 long syscall_with_futex_rules(long number, const long a[6], FutexPath path) {
-  const auto real_fn = real_syscall();
+  const auto real_fn = real::syscall();
   const FutexCall call = classify_futex(number, a[1]);
   futex_counts().count(path, call);
   if (call == FutexCall::wake) wake_other();
@@ -185,66 +87,64 @@ long syscall_with_futex_rules(long number, const long a[6], FutexPath path) {
 
 using cprof::causal::Block;
 using cprof::causal::wake_other;
-namespace real = cprof::causal;
-
-#define CPROF_EXPORT extern "C" __attribute__((visibility("default")))
+namespace real = cprof::real;
 
 // ---- mutexes ----
 CPROF_EXPORT int pthread_mutex_lock(pthread_mutex_t* m) {
   Block b;
-  return b.pthread_result(real::real_pthread_mutex_lock()(m));
+  return b.pthread_result(real::pthread_mutex_lock()(m));
 }
 CPROF_EXPORT int pthread_mutex_trylock(pthread_mutex_t* m) {
-  return real::real_pthread_mutex_trylock()(m);  // never blocks
+  return real::pthread_mutex_trylock()(m);  // never blocks
 }
 CPROF_EXPORT int pthread_mutex_timedlock(pthread_mutex_t* m, const timespec* t) {
   Block b;
-  return b.pthread_result(real::real_pthread_mutex_timedlock()(m, t));
+  return b.pthread_result(real::pthread_mutex_timedlock()(m, t));
 }
 CPROF_EXPORT int pthread_mutex_unlock(pthread_mutex_t* m) {
   wake_other();
-  return real::real_pthread_mutex_unlock()(m);
+  return real::pthread_mutex_unlock()(m);
 }
 
 // ---- condition variables: waiting releases the mutex (may wake a waiter) ----
 CPROF_EXPORT int pthread_cond_wait(pthread_cond_t* c, pthread_mutex_t* m) {
   wake_other();
   Block b;
-  return b.pthread_result(real::real_pthread_cond_wait()(c, m));
+  return b.pthread_result(real::pthread_cond_wait()(c, m));
 }
 CPROF_EXPORT int pthread_cond_timedwait(pthread_cond_t* c, pthread_mutex_t* m, const timespec* t) {
   wake_other();
   Block b;
-  return b.pthread_result(real::real_pthread_cond_timedwait()(c, m, t));
+  return b.pthread_result(real::pthread_cond_timedwait()(c, m, t));
 }
 CPROF_EXPORT int pthread_cond_clockwait(pthread_cond_t* c, pthread_mutex_t* m, clockid_t clock,
                                         const timespec* t) {
   wake_other();
   Block b;
-  return b.pthread_result(real::real_pthread_cond_clockwait()(c, m, clock, t));
+  return b.pthread_result(real::pthread_cond_clockwait()(c, m, clock, t));
 }
 CPROF_EXPORT int pthread_cond_signal(pthread_cond_t* c) {
   wake_other();
-  return real::real_pthread_cond_signal()(c);
+  return real::pthread_cond_signal()(c);
 }
 CPROF_EXPORT int pthread_cond_broadcast(pthread_cond_t* c) {
   wake_other();
-  return real::real_pthread_cond_broadcast()(c);
+  return real::pthread_cond_broadcast()(c);
 }
 
 // ---- join, barrier ----
 CPROF_EXPORT int pthread_join(pthread_t t, void** result) {
   Block b;
-  return b.pthread_result(real::real_pthread_join()(t, result));
+  return b.pthread_result(real::pthread_join()(t, result));
 }
 CPROF_EXPORT int pthread_timedjoin_np(pthread_t t, void** result, const timespec* abstime) {
   Block b;
-  return b.pthread_result(real::real_pthread_timedjoin_np()(t, result, abstime));
+  return b.pthread_result(real::pthread_timedjoin_np()(t, result, abstime));
 }
 CPROF_EXPORT int pthread_barrier_wait(pthread_barrier_t* barrier) {
   wake_other();  // the last to arrive wakes the others
   Block b;
-  const int rc = real::real_pthread_barrier_wait()(barrier);
+  const int rc = real::pthread_barrier_wait()(barrier);
   b.woken_by_other();
   return rc;
 }
@@ -252,75 +152,75 @@ CPROF_EXPORT int pthread_barrier_wait(pthread_barrier_t* barrier) {
 // ---- rwlocks, spinlocks ----
 CPROF_EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t* l) {
   Block b;
-  return b.pthread_result(real::real_pthread_rwlock_rdlock()(l));
+  return b.pthread_result(real::pthread_rwlock_rdlock()(l));
 }
 CPROF_EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t* l) {
   Block b;
-  return b.pthread_result(real::real_pthread_rwlock_wrlock()(l));
+  return b.pthread_result(real::pthread_rwlock_wrlock()(l));
 }
 CPROF_EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t* l, const timespec* t) {
   Block b;
-  return b.pthread_result(real::real_pthread_rwlock_timedrdlock()(l, t));
+  return b.pthread_result(real::pthread_rwlock_timedrdlock()(l, t));
 }
 CPROF_EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t* l, const timespec* t) {
   Block b;
-  return b.pthread_result(real::real_pthread_rwlock_timedwrlock()(l, t));
+  return b.pthread_result(real::pthread_rwlock_timedwrlock()(l, t));
 }
 CPROF_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t* l) {
   wake_other();
-  return real::real_pthread_rwlock_unlock()(l);
+  return real::pthread_rwlock_unlock()(l);
 }
 CPROF_EXPORT int pthread_spin_lock(pthread_spinlock_t* l) {
   Block b;
-  return b.pthread_result(real::real_pthread_spin_lock()(l));
+  return b.pthread_result(real::pthread_spin_lock()(l));
 }
 CPROF_EXPORT int pthread_spin_unlock(pthread_spinlock_t* l) {
   wake_other();
-  return real::real_pthread_spin_unlock()(l);
+  return real::pthread_spin_unlock()(l);
 }
 
 // ---- semaphores ----
 CPROF_EXPORT int sem_wait(sem_t* s) {
   Block b;
-  const int rc = real::real_sem_wait()(s);
+  const int rc = real::sem_wait()(s);
   if (rc == 0) b.woken_by_other(); else b.self_wake();
   return rc;
 }
 CPROF_EXPORT int sem_timedwait(sem_t* s, const timespec* t) {
   Block b;
-  const int rc = real::real_sem_timedwait()(s, t);
+  const int rc = real::sem_timedwait()(s, t);
   if (rc == 0) b.woken_by_other(); else b.self_wake();
   return rc;
 }
 CPROF_EXPORT int sem_clockwait(sem_t* s, clockid_t clock, const timespec* t) {
   Block b;
-  const int rc = real::real_sem_clockwait()(s, clock, t);
+  const int rc = real::sem_clockwait()(s, clock, t);
   if (rc == 0) b.woken_by_other(); else b.self_wake();
   return rc;
 }
 CPROF_EXPORT int sem_post(sem_t* s) {
   wake_other();
-  return real::real_sem_post()(s);
+  return real::sem_post()(s);
 }
 
 // ---- signals: a signal sent by another thread wakes the waiter ----
 CPROF_EXPORT int pthread_kill(pthread_t t, int sig) {
   wake_other();
-  return real::real_pthread_kill()(t, sig);
+  return real::pthread_kill()(t, sig);
 }
 CPROF_EXPORT int sigwait(const sigset_t* set, int* sig) {
   Block b;
-  return b.pthread_result(real::real_sigwait()(set, sig));
+  return b.pthread_result(real::sigwait()(set, sig));
 }
 CPROF_EXPORT int sigwaitinfo(const sigset_t* set, siginfo_t* info) {
   Block b;
-  const int rc = real::real_sigwaitinfo()(set, info);
+  const int rc = real::sigwaitinfo()(set, info);
   if (rc > 0) b.woken_by_other(); else b.self_wake();
   return rc;
 }
 CPROF_EXPORT int sigtimedwait(const sigset_t* set, siginfo_t* info, const timespec* t) {
   Block b;
-  const int rc = real::real_sigtimedwait()(set, info, t);
+  const int rc = real::sigtimedwait()(set, info, t);
   if (rc > 0) b.woken_by_other(); else b.self_wake();
   return rc;
 }
@@ -328,69 +228,69 @@ CPROF_EXPORT int sigtimedwait(const sigset_t* set, siginfo_t* info, const timesp
 // ---- sleeps and I/O waits: nobody in the program wakes them; they pay on return ----
 CPROF_EXPORT int nanosleep(const timespec* req, timespec* rem) {
   Block b;
-  const int rc = real::real_nanosleep()(req, rem);
+  const int rc = real::nanosleep()(req, rem);
   b.self_wake();
   return rc;
 }
 CPROF_EXPORT int clock_nanosleep(clockid_t clock, int flags, const timespec* req, timespec* rem) {
   Block b;
-  const int rc = real::real_clock_nanosleep()(clock, flags, req, rem);
+  const int rc = real::clock_nanosleep()(clock, flags, req, rem);
   b.self_wake();
   return rc;
 }
 CPROF_EXPORT int usleep(useconds_t us) {
   Block b;
-  const int rc = real::real_usleep()(us);
+  const int rc = real::usleep()(us);
   b.self_wake();
   return rc;
 }
 CPROF_EXPORT unsigned sleep(unsigned seconds) {
   Block b;
-  const unsigned rc = real::real_sleep()(seconds);
+  const unsigned rc = real::sleep()(seconds);
   b.self_wake();
   return rc;
 }
 CPROF_EXPORT ssize_t read(int fd, void* buf, size_t count) {
   Block b;
-  const ssize_t rc = real::real_read()(fd, buf, count);
+  const ssize_t rc = real::read()(fd, buf, count);
   b.self_wake();
   return rc;
 }
 CPROF_EXPORT int poll(pollfd* fds, nfds_t n, int timeout) {
   Block b;
-  const int rc = real::real_poll()(fds, n, timeout);
+  const int rc = real::poll()(fds, n, timeout);
   b.self_wake();
   return rc;
 }
 CPROF_EXPORT int ppoll(pollfd* fds, nfds_t n, const timespec* t, const sigset_t* mask) {
   Block b;
-  const int rc = real::real_ppoll()(fds, n, t, mask);
+  const int rc = real::ppoll()(fds, n, t, mask);
   b.self_wake();
   return rc;
 }
 CPROF_EXPORT int select(int n, fd_set* r, fd_set* w, fd_set* e, timeval* t) {
   Block b;
-  const int rc = real::real_select()(n, r, w, e, t);
+  const int rc = real::select()(n, r, w, e, t);
   b.self_wake();
   return rc;
 }
 CPROF_EXPORT int pselect(int n, fd_set* r, fd_set* w, fd_set* e, const timespec* t,
                          const sigset_t* mask) {
   Block b;
-  const int rc = real::real_pselect()(n, r, w, e, t, mask);
+  const int rc = real::pselect()(n, r, w, e, t, mask);
   b.self_wake();
   return rc;
 }
 CPROF_EXPORT int epoll_wait(int epfd, epoll_event* events, int max, int timeout) {
   Block b;
-  const int rc = real::real_epoll_wait()(epfd, events, max, timeout);
+  const int rc = real::epoll_wait()(epfd, events, max, timeout);
   b.self_wake();
   return rc;
 }
 CPROF_EXPORT int epoll_pwait(int epfd, epoll_event* events, int max, int timeout,
                              const sigset_t* mask) {
   Block b;
-  const int rc = real::real_epoll_pwait()(epfd, events, max, timeout, mask);
+  const int rc = real::epoll_pwait()(epfd, events, max, timeout, mask);
   b.self_wake();
   return rc;
 }

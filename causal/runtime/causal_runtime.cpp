@@ -13,7 +13,7 @@
 #include "causal/runtime/syscall_dispatch.h"
 #include "common/monotonic.h"
 #include "sampler/runtime/hooks.h"
-#include "sampler/runtime/interpose.h"
+#include "sampler/runtime/real.h"
 #include "sampler/runtime/runtime.h"
 #include "sampler/runtime/signal_mask.h"
 #include "sampler/runtime/thread_registry.h"
@@ -157,8 +157,8 @@ void CausalRuntime::start_controller() {
   // The real one: the interposer keeps SIGSYS unblocked in program threads.
   sampler::real_pthread_sigmask(SIG_BLOCK, &all, &old);
   stop_requested_.store(false);
-  controller_running_ = sampler::real_pthread_create()(&controller_thread_, nullptr,
-                                                       &CausalRuntime::controller_main, this) == 0;
+  controller_running_ = real::pthread_create()(&controller_thread_, nullptr,
+                                               &CausalRuntime::controller_main, this) == 0;
   sampler::real_pthread_sigmask(SIG_SETMASK, &old, nullptr);
   if (!controller_running_) {
     queue_message(format::MessageLevel::error, "the experiment controller thread could not start");

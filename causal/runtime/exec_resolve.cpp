@@ -1,6 +1,5 @@
 #include "causal/runtime/exec_resolve.h"
 
-#include <dlfcn.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
@@ -11,6 +10,8 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+
+#include "sampler/runtime/real.h"
 
 extern char** environ;
 
@@ -100,7 +101,7 @@ std::string resolve_locations_for(const std::string& resolver, const std::vector
     if (err_fd >= 0) close(err_fd);
     return "cannot map a stack to start " + resolver + ": " + std::strerror(errno);
   }
-  auto real_execve = reinterpret_cast<ExecveFn>(dlsym(RTLD_NEXT, "execve"));
+  ExecveFn real_execve = real::execve();
   if (real_execve == nullptr) real_execve = &execve;
   ChildArgs child{real_execve, argv_s[0].c_str(), argv.data(), envp.data(), err_fd,
                   static_cast<char*>(stack) + 2 * kStack};

@@ -4,21 +4,20 @@
 #include <pthread.h>
 
 #include "causal/runtime/causal_runtime.h"
-#include "causal/runtime/real_calls.h"
 #include "causal/runtime/syscall_dispatch.h"
 #include "sampler/runtime/interpose.h"
+#include "sampler/runtime/real.h"
 #include "sampler/runtime/runtime.h"
 
 namespace {
 
 __attribute__((constructor)) void cprof_causal_start() {
-  cprof::causal::resolve_real_calls();
   cprof::causal::dispatch::configure_from_environment();
   std::vector<std::string> problems;
   auto config = cprof::sampler::config_from_environment(problems);
   cprof::causal::CausalRuntime* causal = cprof::causal::CausalRuntime::start();
   if (cprof::sampler::Runtime::start(std::move(config), std::move(problems),
-                                     cprof::sampler::real_pthread_create()) != nullptr) {
+                                     cprof::real::pthread_create()) != nullptr) {
     cprof::sampler::register_fork_handlers();
     if (causal != nullptr) {
       causal->start_dispatch();  // the threads are registered by now

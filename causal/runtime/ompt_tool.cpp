@@ -20,13 +20,12 @@
 // or named in OMP_TOOL_LIBRARIES) keeps its place, and the end-of-run message says the
 // waits were not marked.
 
-#include <dlfcn.h>
-
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
 
 #include "causal/runtime/openmp_waits.h"
+#include "sampler/runtime/real.h"
 
 namespace cprof::causal {
 namespace {
@@ -145,8 +144,6 @@ void finalize(ompt::Data*) {}
 
 namespace cc = cprof::causal;
 
-#define CPROF_EXPORT extern "C" __attribute__((visibility("default")))
-
 CPROF_EXPORT int omp_test_lock(void* lock) {
   return cc::trying(cc::resolve_next(cc::g_real_omp_test_lock, "omp_test_lock"), lock);
 }
@@ -157,7 +154,7 @@ CPROF_EXPORT int omp_test_nest_lock(void* lock) {
 CPROF_EXPORT cc::ompt::StartToolResult* ompt_start_tool(
     unsigned omp_version, const char* runtime_version) {
   // The program's own tool first: OMPT has one tool per runtime.
-  const auto next = reinterpret_cast<cc::ompt::StartTool>(dlsym(RTLD_NEXT, "ompt_start_tool"));
+  const auto next = reinterpret_cast<cc::ompt::StartTool>(cprof::real::ompt_start_tool());
   if (next != nullptr) {
     if (cc::ompt::StartToolResult* theirs = next(omp_version, runtime_version)) {
       cc::note_openmp_waits_unmarked("the program has its own OMPT tool");

@@ -20,6 +20,7 @@
 #include <cstring>
 
 #include "causal/runtime/openmp_waits.h"
+#include "sampler/runtime/real.h"
 
 namespace cprof::causal {
 namespace {
@@ -160,7 +161,6 @@ void lock_releasing(void (*real)(void*), void* lock) {
 // ---- the interposed entry points (exports.map) ----
 
 namespace cc = cprof::causal;
-#define CPROF_EXPORT extern "C" __attribute__((visibility("default")))
 
 CPROF_EXPORT void GOMP_parallel(cc::RegionFn fn, void* data, unsigned threads, unsigned flags) {
   cc::fork_team(cc::real_GOMP_parallel(), fn, data, threads, flags);

@@ -3,6 +3,7 @@
 // and GPU-wait counts, samples left out) queued for the last drain.
 #include <string>
 
+#include "causal/runtime/blocking_calls.h"
 #include "causal/runtime/causal_runtime.h"
 #include "causal/runtime/device_wait.h"
 #include "causal/runtime/locations_cache.h"

@@ -8,25 +8,17 @@
 
 #include <signal.h>
 
-#include <atomic>
 #include <cerrno>
 
 #include "causal/runtime/real_calls.h"
 #include "causal/runtime/syscall_dispatch.h"
-#include "sampler/runtime/next_definition.h"
+#include "sampler/runtime/real.h"
 #include "sampler/runtime/sampling_signal.h"
 #include "sampler/runtime/signal_mask.h"
 #include "sampler/runtime/terminating_signals.h"
 
 namespace cprof::causal {
 namespace {
-
-using sampler::next_definition;
-
-using SigactionFn = int (*)(int, const struct sigaction*, struct sigaction*);
-using SignalFn = sighandler_t (*)(int, sighandler_t);
-std::atomic<SigactionFn> g_sigaction{nullptr};
-std::atomic<SignalFn> g_signal{nullptr};
 
 // `set` without SIGSYS when the calling thread traps and the call would block it.
 const sigset_t* keep_sigsys(int how, const sigset_t* set, sigset_t& copy) {
@@ -40,17 +32,11 @@ const sigset_t* keep_sigsys(int how, const sigset_t* set, sigset_t& copy) {
 
 }  // namespace
 
-int real_sigaction_call(int sig, const struct sigaction* action, struct sigaction* old) {
-  return next_definition(g_sigaction, "sigaction")(sig, action, old);
-}
-
 }  // namespace cprof::causal
 
 namespace causal = cprof::causal;
 namespace sampler = cprof::sampler;
 namespace dispatch = cprof::causal::dispatch;
-
-#define CPROF_EXPORT extern "C" __attribute__((visibility("default")))
 
 CPROF_EXPORT int sigaction(int sig, const struct sigaction* action, struct sigaction* old) {
   if (int result = 0; sampler::terminating_sigaction(sig, action, old, result) ||
@@ -79,7 +65,7 @@ CPROF_EXPORT sighandler_t signal(int sig, sighandler_t handler) {
     return previous;
   }
   if (sig != SIGSYS || !dispatch::active()) {
-    return causal::next_definition(causal::g_signal, "signal")(sig, handler);
+    return cprof::real::signal()(sig, handler);
   }
   // glibc's signal(): BSD semantics (restart, the signal blocked while it runs).
   struct sigaction action {};

@@ -10,13 +10,14 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <new>
-#include <cstdio>
 #include <vector>
 
+#include "causal/runtime/blocking_calls.h"
 #include "causal/runtime/futex_rules.h"
 #include "causal/runtime/loaded_text.h"
 #include "causal/runtime/real_calls.h"

@@ -18,7 +18,7 @@
 #include <atomic>
 #include <cstdlib>
 
-#include "sampler/runtime/next_definition.h"
+#include "sampler/runtime/real.h"
 #include "sampler/runtime/runtime.h"
 #include "sampler/runtime/signal_mask.h"
 
@@ -27,8 +27,6 @@ namespace {
 namespace sampler = cprof::sampler;
 
 using ExitFn = void (*)(int);
-std::atomic<ExitFn> g_exit{nullptr};
-std::atomic<ExitFn> g_Exit{nullptr};
 
 void write_before_exit() {
   if (sampler::Runtime* rt = sampler::Runtime::instance()) {
@@ -42,24 +40,19 @@ void write_before_exit() {
   }
 }
 
-// At load: the next definitions looked up, so that a handler's _exit() does not call
-// dlsym; the at_quick_exit handler registered before the program can register its own.
-__attribute__((constructor)) void set_up_exit_paths() {
-  sampler::next_definition(g_exit, "_exit");
-  sampler::next_definition(g_Exit, "_Exit");
-  at_quick_exit(write_before_exit);
-}
+// At load, the at_quick_exit handler, registered before the program can register its
+// own. (The next definitions of _exit and _Exit are looked up at load too, real.h, so
+// that a handler's _exit() does not call dlsym.)
+__attribute__((constructor)) void set_up_exit_paths() { at_quick_exit(write_before_exit); }
 
-[[noreturn]] void write_and_exit(std::atomic<ExitFn>& next, const char* name, int status) {
+[[noreturn]] void write_and_exit(ExitFn next, int status) {
   write_before_exit();
-  if (const ExitFn fn = sampler::next_definition(next, name)) fn(status);
+  if (next != nullptr) next(status);
   for (;;) ::syscall(SYS_exit_group, status);
 }
 
 }  // namespace
 
-#define CPROF_EXPORT extern "C" __attribute__((visibility("default")))
+CPROF_EXPORT void _exit(int status) { write_and_exit(cprof::real::exit_now(), status); }
 
-CPROF_EXPORT void _exit(int status) { write_and_exit(g_exit, "_exit", status); }
-
-CPROF_EXPORT void _Exit(int status) { write_and_exit(g_Exit, "_Exit", status); }
+CPROF_EXPORT void _Exit(int status) { write_and_exit(cprof::real::Exit_now(), status); }

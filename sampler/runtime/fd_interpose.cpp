@@ -14,39 +14,19 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <climits>
 #include <cstdint>
 #include <cstdlib>
 
-#include "sampler/runtime/next_definition.h"
 #include "sampler/runtime/owned_fds.h"
+#include "sampler/runtime/real.h"
 
 namespace {
 
 namespace sampler = cprof::sampler;
-using sampler::next_definition;
-
-using CloseFn = int (*)(int);
-using CloseRangeFn = int (*)(unsigned, unsigned, int);
-using Dup2Fn = int (*)(int, int);
-using Dup3Fn = int (*)(int, int, int);
-
-std::atomic<CloseFn> g_close{nullptr};
-std::atomic<CloseRangeFn> g_close_range{nullptr};
-std::atomic<Dup2Fn> g_dup2{nullptr};
-std::atomic<Dup3Fn> g_dup3{nullptr};
-
-__attribute__((constructor)) void resolve_descriptor_calls() {
-  next_definition(g_close, "close");
-  next_definition(g_close_range, "close_range");
-  next_definition(g_dup2, "dup2");
-  next_definition(g_dup3, "dup3");
-}
-
 int forward_close_range(unsigned first, unsigned last, int flags) {
-  if (CloseRangeFn fn = next_definition(g_close_range, "close_range")) return fn(first, last, flags);
+  if (const auto fn = cprof::real::close_range()) return fn(first, last, flags);
   return static_cast<int>(::syscall(SYS_close_range, first, last, flags));
 }
 
@@ -76,15 +56,13 @@ void close_listed_from(int lowfd) {
     const long fd = std::strtol(e->d_name, &end, 10);
     if (end == e->d_name || *end != '\0' || fd < lowfd || fd == dir_fd || fd > INT_MAX) continue;
     if (!sampler::is_owned_fd(static_cast<int>(fd))) {
-      next_definition(g_close, "close")(static_cast<int>(fd));
+      cprof::real::close()(static_cast<int>(fd));
     }
   }
   ::closedir(dir);
 }
 
 }  // namespace
-
-#define CPROF_EXPORT extern "C" __attribute__((visibility("default")))
 
 // The process's table of owned descriptors, which every copy of owned_fds.cpp (this
 // runtime's, a GPU tools library's) finds by this name.
@@ -97,7 +75,7 @@ CPROF_EXPORT int close(int fd) {
     errno = EBADF;
     return -1;
   }
-  CloseFn fn = next_definition(g_close, "close");
+  const auto fn = cprof::real::close();
   return fn != nullptr ? fn(fd) : static_cast<int>(::syscall(SYS_close, fd));
 }
 
@@ -133,10 +111,9 @@ int replacing(int oldfd, int newfd, Call call) {
 }  // namespace
 
 CPROF_EXPORT int dup2(int oldfd, int newfd) {
-  return replacing(oldfd, newfd, [&] { return next_definition(g_dup2, "dup2")(oldfd, newfd); });
+  return replacing(oldfd, newfd, [&] { return cprof::real::dup2()(oldfd, newfd); });
 }
 
 CPROF_EXPORT int dup3(int oldfd, int newfd, int flags) {
-  return replacing(oldfd, newfd,
-                   [&] { return next_definition(g_dup3, "dup3")(oldfd, newfd, flags); });
+  return replacing(oldfd, newfd, [&] { return cprof::real::dup3()(oldfd, newfd, flags); });
 }

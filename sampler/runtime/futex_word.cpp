@@ -5,21 +5,18 @@
 
 #include <ctime>
 
-#include "sampler/runtime/next_definition.h"
+#include "sampler/runtime/real.h"
 
 namespace cprof::sampler {
 namespace {
 
-using SyscallFn = long (*)(long, ...);
-std::atomic<SyscallFn> g_syscall{nullptr};
-
 long futex(const std::atomic<uint32_t>* word, int op, uint32_t value, const timespec* timeout) {
-  return next_definition(g_syscall, "syscall")(SYS_futex, word, op, value, timeout, nullptr, 0);
+  return real::syscall()(SYS_futex, word, op, value, timeout, nullptr, 0);
 }
 
 }  // namespace
 
-void FutexWord::resolve() noexcept { next_definition(g_syscall, "syscall"); }
+void FutexWord::resolve() noexcept { real::syscall(); }
 
 void FutexWord::bump_and_wake() noexcept {
   word_.fetch_add(1, std::memory_order_acq_rel);

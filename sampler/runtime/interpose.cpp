@@ -5,7 +5,6 @@
 
 #include "sampler/runtime/interpose.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -17,16 +16,12 @@
 #include <string>
 #include <vector>
 
+#include "sampler/runtime/real.h"
 #include "sampler/runtime/runtime.h"
 #include "sampler/runtime/signal_mask.h"
 
 namespace cprof::sampler {
 namespace {
-
-template <typename Fn>
-Fn next_symbol(const char* name) {
-  return reinterpret_cast<Fn>(dlsym(RTLD_NEXT, name));
-}
 
 struct ThreadStart {
   void* (*routine)(void*);
@@ -63,8 +58,6 @@ std::vector<std::string> profiling_environment_for(char* const envp[],
   out.insert(out.end(), config.profiling_environment.begin(), config.profiling_environment.end());
   return out;
 }
-
-using ExecFn = int (*)(const char*, char* const*, char* const*);
 
 // exec through `exec(envp)` with the mask the program set, so the new image starts with
 // it (signal_mask.h); if exec returns, the sampling signal is open again. errno is exec's.
@@ -104,11 +97,6 @@ int exec_profiled(char* const envp[], const Exec& exec) {
 
 }  // namespace
 
-RealPthreadCreate real_pthread_create() {
-  static RealPthreadCreate fn = next_symbol<RealPthreadCreate>("pthread_create");
-  return fn;
-}
-
 bool exec_system_call(long number, const long args[6], long& result) {
   if (number == SYS_execve) {
     result = execve(reinterpret_cast<const char*>(args[0]), reinterpret_cast<char* const*>(args[1]),
@@ -130,10 +118,9 @@ using cprof::sampler::Runtime;
 
 extern "C" {
 
-__attribute__((visibility("default"))) int pthread_create(pthread_t* thread,
-                                                          const pthread_attr_t* attr,
-                                                          void* (*routine)(void*), void* arg) {
-  auto real = cprof::sampler::real_pthread_create();
+CPROF_EXPORT int pthread_create(pthread_t* thread, const pthread_attr_t* attr,
+                                void* (*routine)(void*), void* arg) {
+  const auto real = cprof::real::pthread_create();
   if (Runtime::instance() == nullptr) return real(thread, attr, routine, arg);
   auto* start = new (std::nothrow) cprof::sampler::ThreadStart{
       routine, arg, cprof::sampler::program_blocks_sampling_signal()};
@@ -143,8 +130,8 @@ __attribute__((visibility("default"))) int pthread_create(pthread_t* thread,
   return rc;
 }
 
-__attribute__((visibility("default"))) void* dlopen(const char* file, int mode) {
-  static auto real = cprof::sampler::next_symbol<void* (*)(const char*, int)>("dlopen");
+CPROF_EXPORT void* dlopen(const char* file, int mode) {
+  const auto real = cprof::real::dlopen();
   void* handle = real(file, mode);
   if (handle != nullptr) {
     const int saved = errno;
@@ -154,8 +141,8 @@ __attribute__((visibility("default"))) void* dlopen(const char* file, int mode) 
   return handle;
 }
 
-__attribute__((visibility("default"))) int dlclose(void* handle) {
-  static auto real = cprof::sampler::next_symbol<int (*)(void*)>("dlclose");
+CPROF_EXPORT int dlclose(void* handle) {
+  const auto real = cprof::real::dlclose();
   const int rc = real(handle);
   const int saved = errno;
   if (Runtime* rt = Runtime::instance()) rt->modules_changed();
@@ -163,35 +150,29 @@ __attribute__((visibility("default"))) int dlclose(void* handle) {
   return rc;
 }
 
-__attribute__((visibility("default"))) int execve(const char* path, char* const argv[],
-                                                  char* const envp[]) {
-  static auto real = cprof::sampler::next_symbol<cprof::sampler::ExecFn>("execve");
+CPROF_EXPORT int execve(const char* path, char* const argv[], char* const envp[]) {
+  const auto real = cprof::real::execve();
   return cprof::sampler::exec_profiled(envp, [&](char* const* e) { return real(path, argv, e); });
 }
 
-__attribute__((visibility("default"))) int execv(const char* path, char* const argv[]) {
-  return execve(path, argv, environ);
-}
+CPROF_EXPORT int execv(const char* path, char* const argv[]) { return execve(path, argv, environ); }
 
-__attribute__((visibility("default"))) int execvpe(const char* file, char* const argv[],
-                                                   char* const envp[]) {
-  static auto real = cprof::sampler::next_symbol<cprof::sampler::ExecFn>("execvpe");
+CPROF_EXPORT int execvpe(const char* file, char* const argv[], char* const envp[]) {
+  const auto real = cprof::real::execvpe();
   return cprof::sampler::exec_profiled(envp, [&](char* const* e) { return real(file, argv, e); });
 }
 
 // fexecve and execveat make the system call inside libc, past the execve above. An exec
 // none of these sees (a raw system call) keeps the thread's sampling event counting
 // through exec, and the new image dies of the signal it sends (docs/sampler.md).
-__attribute__((visibility("default"))) int fexecve(int fd, char* const argv[], char* const envp[]) {
-  using Fn = int (*)(int, char* const*, char* const*);
-  static auto real = cprof::sampler::next_symbol<Fn>("fexecve");
+CPROF_EXPORT int fexecve(int fd, char* const argv[], char* const envp[]) {
+  const auto real = cprof::real::fexecve();
   return cprof::sampler::exec_profiled(envp, [&](char* const* e) { return real(fd, argv, e); });
 }
 
-__attribute__((visibility("default"))) int execveat(int dirfd, const char* path, char* const argv[],
-                                                    char* const envp[], int flags) {
-  using Fn = int (*)(int, const char*, char* const*, char* const*, int);
-  static auto real = cprof::sampler::next_symbol<Fn>("execveat");
+CPROF_EXPORT int execveat(int dirfd, const char* path, char* const argv[], char* const envp[],
+                          int flags) {
+  const auto real = cprof::real::execveat();
   if (real == nullptr) {  // glibc before 2.34
     errno = ENOSYS;
     return -1;
@@ -200,7 +181,7 @@ __attribute__((visibility("default"))) int execveat(int dirfd, const char* path,
       envp, [&](char* const* e) { return real(dirfd, path, argv, e, flags); });
 }
 
-__attribute__((visibility("default"))) int execvp(const char* file, char* const argv[]) {
+CPROF_EXPORT int execvp(const char* file, char* const argv[]) {
   return execvpe(file, argv, environ);
 }
 
@@ -220,7 +201,7 @@ std::vector<char*> collect_arguments(const char* first, va_list& args, char*** e
 
 extern "C" {
 
-__attribute__((visibility("default"))) int execl(const char* path, const char* arg, ...) {
+CPROF_EXPORT int execl(const char* path, const char* arg, ...) {
   va_list args;
   va_start(args, arg);
   auto argv = collect_arguments(arg, args, nullptr);
@@ -228,7 +209,7 @@ __attribute__((visibility("default"))) int execl(const char* path, const char* a
   return execve(path, argv.data(), environ);
 }
 
-__attribute__((visibility("default"))) int execlp(const char* file, const char* arg, ...) {
+CPROF_EXPORT int execlp(const char* file, const char* arg, ...) {
   va_list args;
   va_start(args, arg);
   auto argv = collect_arguments(arg, args, nullptr);
@@ -236,7 +217,7 @@ __attribute__((visibility("default"))) int execlp(const char* file, const char* 
   return execvpe(file, argv.data(), environ);
 }
 
-__attribute__((visibility("default"))) int execle(const char* path, const char* arg, ...) {
+CPROF_EXPORT int execle(const char* path, const char* arg, ...) {
   va_list args;
   va_start(args, arg);
   char** envp = nullptr;

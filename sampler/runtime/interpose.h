@@ -1,12 +1,10 @@
 #pragma once
-// Access to the interposed functions' next definitions, for the runtime's own use.
+// What the interposers of thread creation, loading and exec (interpose.cpp) offer the
+// rest of the runtime. The next definitions themselves are in real.h.
 
 #include "sampler/runtime/runtime.h"
 
 namespace cprof::sampler {
-
-// The real pthread_create (the runtime's own threads must not be sampled).
-RealPthreadCreate real_pthread_create();
 
 // A call of libc's syscall() that execs (SYS_execve, SYS_execveat), with its six
 // arguments: made through the interposed exec calls instead, so that the new image is

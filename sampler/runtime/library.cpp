@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "sampler/runtime/interpose.h"
+#include "sampler/runtime/real.h"
 #include "sampler/runtime/runtime.h"
 
 namespace {
@@ -13,7 +14,7 @@ __attribute__((constructor)) void cprof_sampler_start() {
   std::vector<std::string> problems;
   auto config = cprof::sampler::config_from_environment(problems);
   if (cprof::sampler::Runtime::start(std::move(config), std::move(problems),
-                                     cprof::sampler::real_pthread_create()) != nullptr) {
+                                     cprof::real::pthread_create()) != nullptr) {
     cprof::sampler::register_fork_handlers();
   }
 }

@@ -4,9 +4,8 @@
 
 #include <signal.h>
 
+#include "sampler/runtime/real.h"
 #include "sampler/runtime/signal_mask.h"
-
-#define CPROF_EXPORT extern "C" __attribute__((visibility("default")))
 
 CPROF_EXPORT int pthread_sigmask(int how, const sigset_t* set, sigset_t* old) {
   return cprof::sampler::program_mask_call(&cprof::sampler::real_pthread_sigmask, how, set, old);

@@ -5,15 +5,12 @@
 
 #include <atomic>
 
-#include "sampler/runtime/next_definition.h"
+#include "sampler/runtime/real.h"
 #include "sampler/runtime/signal_mask.h"
 #include "sampler/runtime/terminating_signals.h"
 
 namespace cprof::sampler {
 namespace {
-
-using SigactionFn = int (*)(int, const struct sigaction*, struct sigaction*);
-std::atomic<SigactionFn> g_sigaction{nullptr};
 
 std::atomic<int> g_signal{0};
 
@@ -30,7 +27,7 @@ thread_local bool t_deferred = false;
 thread_local siginfo_t t_deferred_info;
 
 int real_sigaction(int sig, const struct sigaction* action, struct sigaction* old) {
-  return next_definition(g_sigaction, "sigaction")(sig, action, old);
+  return real::sigaction()(sig, action, old);
 }
 
 bool is_handler(const struct sigaction& a) {

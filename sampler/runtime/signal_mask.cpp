@@ -1,17 +1,12 @@
 #include "sampler/runtime/signal_mask.h"
 
-#include <atomic>
-
-#include "sampler/runtime/next_definition.h"
+#include "sampler/runtime/real.h"
 #include "sampler/runtime/runtime.h"
 #include "sampler/runtime/sampling_signal.h"
 #include "sampler/runtime/thread_registry.h"
 
 namespace cprof::sampler {
 namespace {
-
-std::atomic<MaskFunction> g_pthread_sigmask{nullptr};
-std::atomic<MaskFunction> g_sigprocmask{nullptr};
 
 // Whether the program asked this thread to block the sampling signal (the kernel's mask
 // never has it blocked while the thread is sampled).
@@ -20,16 +15,16 @@ thread_local bool t_program_blocks = false;
 }  // namespace
 
 int real_pthread_sigmask(int how, const sigset_t* set, sigset_t* old) {
-  return next_definition(g_pthread_sigmask, "pthread_sigmask")(how, set, old);
+  return real::pthread_sigmask()(how, set, old);
 }
 
 int real_sigprocmask(int how, const sigset_t* set, sigset_t* old) {
-  return next_definition(g_sigprocmask, "sigprocmask")(how, set, old);
+  return real::sigprocmask()(how, set, old);
 }
 
 void resolve_real_mask_functions() {
-  next_definition(g_pthread_sigmask, "pthread_sigmask");
-  next_definition(g_sigprocmask, "sigprocmask");
+  real::pthread_sigmask();
+  real::sigprocmask();
 }
 
 int program_mask_call(MaskFunction real, int how, const sigset_t* set, sigset_t* old) {

@@ -22,16 +22,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 
 #include "common/monotonic.h"
-#include "sampler/runtime/next_definition.h"
+#include "sampler/runtime/real.h"
 #include "sampler/runtime/runtime.h"
 #include "sampler/runtime/signal_mask.h"
 #include "sampler/runtime/thread_registry.h"
-
-#define CPROF_EXPORT extern "C" __attribute__((visibility("default")))
 
 namespace {
 
@@ -143,117 +140,61 @@ class SamplingSignalHeld {
 bool zero(const timespec* t) { return t != nullptr && t->tv_sec == 0 && t->tv_nsec == 0; }
 bool zero(const timeval* t) { return t != nullptr && t->tv_sec == 0 && t->tv_usec == 0; }
 
-using NanosleepFn = int (*)(const timespec*, timespec*);
-using ClockNanosleepFn = int (*)(clockid_t, int, const timespec*, timespec*);
-using SleepFn = unsigned (*)(unsigned);
-using UsleepFn = int (*)(useconds_t);
-using SelectFn = int (*)(int, fd_set*, fd_set*, fd_set*, timeval*);
-using PselectFn = int (*)(int, fd_set*, fd_set*, fd_set*, const timespec*, const sigset_t*);
-using PollFn = int (*)(pollfd*, nfds_t, int);
-using PollChkFn = int (*)(pollfd*, nfds_t, int, size_t);
-using PpollFn = int (*)(pollfd*, nfds_t, const timespec*, const sigset_t*);
-using PpollChkFn = int (*)(pollfd*, nfds_t, const timespec*, const sigset_t*, size_t);
-using EpollWaitFn = int (*)(int, epoll_event*, int, int);
-using EpollPwaitFn = int (*)(int, epoll_event*, int, int, const sigset_t*);
-using SigsuspendFn = int (*)(const sigset_t*);
-using PauseFn = int (*)();
-using SigwaitinfoFn = int (*)(const sigset_t*, siginfo_t*);
-using SigtimedwaitFn = int (*)(const sigset_t*, siginfo_t*, const timespec*);
-
-std::atomic<NanosleepFn> g_nanosleep{nullptr};
-std::atomic<ClockNanosleepFn> g_clock_nanosleep{nullptr};
-std::atomic<SleepFn> g_sleep{nullptr};
-std::atomic<UsleepFn> g_usleep{nullptr};
-std::atomic<SelectFn> g_select{nullptr};
-std::atomic<PselectFn> g_pselect{nullptr};
-std::atomic<PollFn> g_poll{nullptr};
-std::atomic<PollChkFn> g_poll_chk{nullptr};
-std::atomic<PpollFn> g_ppoll{nullptr};
-std::atomic<PpollChkFn> g_ppoll_chk{nullptr};
-std::atomic<EpollWaitFn> g_epoll_wait{nullptr};
-std::atomic<EpollPwaitFn> g_epoll_pwait{nullptr};
-std::atomic<SigsuspendFn> g_sigsuspend{nullptr};
-std::atomic<PauseFn> g_pause{nullptr};
-std::atomic<SigwaitinfoFn> g_sigwaitinfo{nullptr};
-std::atomic<SigtimedwaitFn> g_sigtimedwait{nullptr};
-
-// At load: every next definition looked up, since a signal handler may call nanosleep,
-// sleep, usleep, pause, poll, ppoll, pselect, select or sigsuspend (all async-signal-safe)
-// before the program ever did, and dlsym is not async-signal-safe.
-__attribute__((constructor)) void resolve_sleeping_calls() {
-  sampler::next_definition(g_nanosleep, "nanosleep");
-  sampler::next_definition(g_clock_nanosleep, "clock_nanosleep");
-  sampler::next_definition(g_sleep, "sleep");
-  sampler::next_definition(g_usleep, "usleep");
-  sampler::next_definition(g_select, "select");
-  sampler::next_definition(g_pselect, "pselect");
-  sampler::next_definition(g_poll, "poll");
-  sampler::next_definition(g_poll_chk, "__poll_chk");
-  sampler::next_definition(g_ppoll, "ppoll");
-  sampler::next_definition(g_ppoll_chk, "__ppoll_chk");
-  sampler::next_definition(g_epoll_wait, "epoll_wait");
-  sampler::next_definition(g_epoll_pwait, "epoll_pwait");
-  sampler::next_definition(g_sigsuspend, "sigsuspend");
-  sampler::next_definition(g_pause, "pause");
-  sampler::next_definition(g_sigwaitinfo, "sigwaitinfo");
-  sampler::next_definition(g_sigtimedwait, "sigtimedwait");
-}
-
 }  // namespace
 
 CPROF_EXPORT int nanosleep(const timespec* request, timespec* remaining) {
-  const auto next = sampler::next_definition(g_nanosleep, "nanosleep");
+  const auto next = cprof::real::nanosleep();
   if (zero(request)) return next(request, remaining);
   CPROF_RETURN_HELD(next(request, remaining));
 }
 
 CPROF_EXPORT int clock_nanosleep(clockid_t clock, int flags, const timespec* request,
                                  timespec* remaining) {
-  const auto next = sampler::next_definition(g_clock_nanosleep, "clock_nanosleep");
+  const auto next = cprof::real::clock_nanosleep();
   CPROF_RETURN_HELD(next(clock, flags, request, remaining));
 }
 
 CPROF_EXPORT unsigned sleep(unsigned seconds) {
-  const auto next = sampler::next_definition(g_sleep, "sleep");
+  const auto next = cprof::real::sleep();
   if (seconds == 0) return next(seconds);
   CPROF_RETURN_HELD(next(seconds));
 }
 
 CPROF_EXPORT int usleep(useconds_t microseconds) {
-  const auto next = sampler::next_definition(g_usleep, "usleep");
+  const auto next = cprof::real::usleep();
   if (microseconds == 0) return next(microseconds);
   CPROF_RETURN_HELD(next(microseconds));
 }
 
 CPROF_EXPORT int select(int n, fd_set* read, fd_set* write, fd_set* except, timeval* timeout) {
-  const auto next = sampler::next_definition(g_select, "select");
+  const auto next = cprof::real::select();
   if (zero(timeout)) return next(n, read, write, except, timeout);
   CPROF_RETURN_HELD(next(n, read, write, except, timeout));
 }
 
 CPROF_EXPORT int pselect(int n, fd_set* read, fd_set* write, fd_set* except,
                          const timespec* timeout, const sigset_t* mask) {
-  const auto next = sampler::next_definition(g_pselect, "pselect");
+  const auto next = cprof::real::pselect();
   if (zero(timeout)) return next(n, read, write, except, timeout, mask);
   sigset_t copy;
   CPROF_RETURN_HELD(next(n, read, write, except, timeout, held.with_signal(mask, copy)));
 }
 
 CPROF_EXPORT int poll(pollfd* fds, nfds_t count, int timeout_ms) {
-  const auto next = sampler::next_definition(g_poll, "poll");
+  const auto next = cprof::real::poll();
   if (timeout_ms == 0) return next(fds, count, timeout_ms);
   CPROF_RETURN_HELD(next(fds, count, timeout_ms));
 }
 
 // _FORTIFY_SOURCE's poll and ppoll (glibc calls its own poll from these, past the PLT).
 CPROF_EXPORT int __poll_chk(pollfd* fds, nfds_t count, int timeout_ms, size_t fds_size) {
-  const auto next = sampler::next_definition(g_poll_chk, "__poll_chk");
+  const auto next = cprof::real::poll_chk();
   if (timeout_ms == 0) return next(fds, count, timeout_ms, fds_size);
   CPROF_RETURN_HELD(next(fds, count, timeout_ms, fds_size));
 }
 
 CPROF_EXPORT int ppoll(pollfd* fds, nfds_t count, const timespec* timeout, const sigset_t* mask) {
-  const auto next = sampler::next_definition(g_ppoll, "ppoll");
+  const auto next = cprof::real::ppoll();
   if (zero(timeout)) return next(fds, count, timeout, mask);
   sigset_t copy;
   CPROF_RETURN_HELD(next(fds, count, timeout, held.with_signal(mask, copy)));
@@ -261,44 +202,44 @@ CPROF_EXPORT int ppoll(pollfd* fds, nfds_t count, const timespec* timeout, const
 
 CPROF_EXPORT int __ppoll_chk(pollfd* fds, nfds_t count, const timespec* timeout,
                              const sigset_t* mask, size_t fds_size) {
-  const auto next = sampler::next_definition(g_ppoll_chk, "__ppoll_chk");
+  const auto next = cprof::real::ppoll_chk();
   if (zero(timeout)) return next(fds, count, timeout, mask, fds_size);
   sigset_t copy;
   CPROF_RETURN_HELD(next(fds, count, timeout, held.with_signal(mask, copy), fds_size));
 }
 
 CPROF_EXPORT int epoll_wait(int epfd, epoll_event* events, int max, int timeout_ms) {
-  const auto next = sampler::next_definition(g_epoll_wait, "epoll_wait");
+  const auto next = cprof::real::epoll_wait();
   if (timeout_ms == 0) return next(epfd, events, max, timeout_ms);
   CPROF_RETURN_HELD(next(epfd, events, max, timeout_ms));
 }
 
 CPROF_EXPORT int epoll_pwait(int epfd, epoll_event* events, int max, int timeout_ms,
                              const sigset_t* mask) {
-  const auto next = sampler::next_definition(g_epoll_pwait, "epoll_pwait");
+  const auto next = cprof::real::epoll_pwait();
   if (timeout_ms == 0) return next(epfd, events, max, timeout_ms, mask);
   sigset_t copy;
   CPROF_RETURN_HELD(next(epfd, events, max, timeout_ms, held.with_signal(mask, copy)));
 }
 
 CPROF_EXPORT int sigsuspend(const sigset_t* mask) {
-  const auto next = sampler::next_definition(g_sigsuspend, "sigsuspend");
+  const auto next = cprof::real::sigsuspend();
   sigset_t copy;
   CPROF_RETURN_HELD(next(held.with_signal(mask, copy)));
 }
 
 CPROF_EXPORT int pause() {
-  const auto next = sampler::next_definition(g_pause, "pause");
+  const auto next = cprof::real::pause();
   CPROF_RETURN_HELD(next());
 }
 
 CPROF_EXPORT int sigwaitinfo(const sigset_t* set, siginfo_t* info) {
-  const auto next = sampler::next_definition(g_sigwaitinfo, "sigwaitinfo");
+  const auto next = cprof::real::sigwaitinfo();
   CPROF_RETURN_HELD(next(set, info));
 }
 
 CPROF_EXPORT int sigtimedwait(const sigset_t* set, siginfo_t* info, const timespec* timeout) {
-  const auto next = sampler::next_definition(g_sigtimedwait, "sigtimedwait");
+  const auto next = cprof::real::sigtimedwait();
   if (zero(timeout)) return next(set, info, timeout);
   CPROF_RETURN_HELD(next(set, info, timeout));
 }

@@ -4,13 +4,12 @@
 // new image, which dies of it. Every other number is forwarded as it came. (The causal
 // runtime has its own syscall(), blocking_interpose.cpp, which does the same first.)
 
-#include <dlfcn.h>
-
 #include <cstdarg>
 
 #include "sampler/runtime/interpose.h"
+#include "sampler/runtime/real.h"
 
-extern "C" __attribute__((visibility("default"))) long syscall(long number, ...) {
+CPROF_EXPORT long syscall(long number, ...) {
   // x86-64 passes at most six arguments in registers; reading all six is what libc's
   // own syscall() does.
   va_list ap;
@@ -20,7 +19,5 @@ extern "C" __attribute__((visibility("default"))) long syscall(long number, ...)
   va_end(ap);
   long result = 0;
   if (cprof::sampler::exec_system_call(number, a, result)) return result;
-  using Fn = long (*)(long, ...);
-  static const auto real = reinterpret_cast<Fn>(dlsym(RTLD_NEXT, "syscall"));
-  return real(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+  return cprof::real::syscall()(number, a[0], a[1], a[2], a[3], a[4], a[5]);
 }

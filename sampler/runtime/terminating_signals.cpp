@@ -6,7 +6,7 @@
 #include <atomic>
 #include <cerrno>
 
-#include "sampler/runtime/next_definition.h"
+#include "sampler/runtime/real.h"
 #include "sampler/runtime/runtime.h"
 #include "sampler/runtime/sanitizer_stack.h"
 #include "sampler/runtime/signal_mask.h"
@@ -21,8 +21,6 @@ constexpr int kCaught[] = {SIGINT,  SIGTERM, SIGHUP,  SIGPIPE, SIGALRM, SIGUSR1,
                            SIGQUIT, SIGABRT, SIGXCPU, SIGXFSZ, SIGSEGV, SIGBUS,  SIGILL,
                            SIGFPE};
 
-using SigactionFn = int (*)(int, const struct sigaction*, struct sigaction*);
-std::atomic<SigactionFn> g_sigaction{nullptr};
 std::atomic<bool> g_enabled{false};
 // Per signal: the runtime's handler is installed (the program believes SIG_DFL).
 std::atomic<bool> g_ours[NSIG];
@@ -42,7 +40,7 @@ bool caught(int sig) {
 }
 
 int real_sigaction(int sig, const struct sigaction* action, struct sigaction* old) {
-  return next_definition(g_sigaction, "sigaction")(sig, action, old);
+  return real::sigaction()(sig, action, old);
 }
 
 // A fault of the instruction this thread was running, with its own code (SEGV_MAPERR,

@@ -6,21 +6,11 @@
 
 #include <pthread.h>
 
-#include <atomic>
-
-#include "sampler/runtime/next_definition.h"
+#include "sampler/runtime/real.h"
 #include "sampler/runtime/runtime.h"
 
-namespace {
-
-using SetnameFn = int (*)(pthread_t, const char*);
-std::atomic<SetnameFn> g_setname{nullptr};
-
-}  // namespace
-
-extern "C" __attribute__((visibility("default"))) int pthread_setname_np(pthread_t thread,
-                                                                          const char* name) {
-  const auto next = cprof::sampler::next_definition(g_setname, "pthread_setname_np");
+CPROF_EXPORT int pthread_setname_np(pthread_t thread, const char* name) {
+  const auto next = cprof::real::pthread_setname_np();
   const int rc = next(thread, name);
   if (rc == 0) {
     if (cprof::sampler::Runtime* rt = cprof::sampler::Runtime::instance()) rt->thread_renamed();
