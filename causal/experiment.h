@@ -29,7 +29,7 @@
 #include "causal/delays.h"
 #include "causal/experiment_timings.h"
 #include "causal/location.h"
-#include "causal/progress.h"
+#include "causal/progress_registry.h"
 #include "causal/rng.h"
 #include "format/records.h"
 

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "causal/progress.h"
+#include "causal/progress_registry.h"
 #include "causal/visit_counter.h"
 #include "sampler/runtime/owned_fds.h"
 

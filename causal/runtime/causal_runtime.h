@@ -25,7 +25,7 @@
 #include "causal/delays.h"
 #include "causal/experiment.h"
 #include "causal/location.h"
-#include "causal/progress.h"
+#include "causal/progress_registry.h"
 #include "causal/region_spans.h"
 #include "causal/runtime/cpu_wait.h"
 #include "causal/runtime/settings.h"

@@ -2,7 +2,7 @@
 // the project's own table (include/causal/progress.h). Counting is lock-free; creating a
 // point (the first visit of a call site) takes the registry's lock.
 
-#include "causal/progress.h"
+#include "causal/progress_registry.h"
 #include "causal/runtime/causal_runtime.h"
 #include "include/causal/progress.h"
 

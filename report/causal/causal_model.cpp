@@ -7,7 +7,7 @@
 #include <map>
 #include <tuple>
 
-#include "causal/progress.h"
+#include "causal/progress_registry.h"
 #include "report/load/process_profile.h"
 
 namespace cprof::report {

@@ -8,7 +8,7 @@
 #include "causal/delays.h"
 #include "causal/experiment.h"
 #include "causal/location.h"
-#include "causal/progress.h"
+#include "causal/progress_registry.h"
 #include "fake_time.h"
 
 namespace {

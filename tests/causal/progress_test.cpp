@@ -1,5 +1,5 @@
 // Progress points: counters, Coz's ABI, and the timed-region summary.
-#include "causal/progress.h"
+#include "causal/progress_registry.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "causal/progress.h"
+#include "causal/progress_registry.h"
 
 #include <sched.h>
 
