@@ -72,22 +72,17 @@ EarlierResults set_earlier_results_aside(const std::string& dir, bool append) {
   fs::path path(dir);
   if (!path.has_filename()) path = path.parent_path();  // "results/"
   const fs::path old = path.string() + ".old";
+  // What stopped the move, in the error line.
+  const auto cannot = [&](const std::string& what) {
+    out.error = fmt::format(
+        "results directory '{}' holds an earlier run, and {}: {}; give another -o, or --append",
+        dir, what, ec.message());
+    return out;
+  };
   fs::remove_all(old, ec);
-  if (ec) {
-    out.error = fmt::format(
-        "results directory '{}' holds an earlier run, and {} cannot be "
-        "removed to keep it there: {}; give another -o, or --append",
-        dir, old.string(), ec.message());
-    return out;
-  }
+  if (ec) return cannot(old.string() + ", an older run, cannot be removed to make room");
   fs::rename(path, old, ec);
-  if (ec) {
-    out.error = fmt::format(
-        "results directory '{}' holds an earlier run that cannot be moved to "
-        "{}: {}; give another -o, or --append",
-        dir, old.string(), ec.message());
-    return out;
-  }
+  if (ec) return cannot("it cannot be moved to " + old.string());
   out.said = fmt::format(
       "{}/ held an earlier run ({}): moved to {}/ (--append adds to a "
       "directory instead)",

@@ -190,12 +190,16 @@ CPROF_EXPORT int execvp(const char* file, char* const argv[]) {
 // The execl family builds an argument vector and calls glibc's internal execve, which no
 // interposer sees; route them through the interposed vector forms instead.
 namespace {
-std::vector<char*> collect_arguments(const char* first, va_list& args, char*** envp_out) {
+using VectorExec = int (*)(const char*, char* const*, char* const*);
+// Runs `exec` on the arguments after `first` up to the null, and the environment after it
+// where `with_environment` (execle), else environ.
+int exec_list(VectorExec exec, const char* path, const char* first, va_list& args,
+              bool with_environment) {
   std::vector<char*> argv{const_cast<char*>(first)};
   while (char* a = va_arg(args, char*)) argv.push_back(a);
   argv.push_back(nullptr);
-  if (envp_out != nullptr) *envp_out = va_arg(args, char**);
-  return argv;
+  char** envp = with_environment ? va_arg(args, char**) : environ;
+  return exec(path, argv.data(), envp);
 }
 }  // namespace
 
@@ -204,26 +208,25 @@ extern "C" {
 CPROF_EXPORT int execl(const char* path, const char* arg, ...) {
   va_list args;
   va_start(args, arg);
-  auto argv = collect_arguments(arg, args, nullptr);
+  const int rc = exec_list(&execve, path, arg, args, false);
   va_end(args);
-  return execve(path, argv.data(), environ);
+  return rc;
 }
 
 CPROF_EXPORT int execlp(const char* file, const char* arg, ...) {
   va_list args;
   va_start(args, arg);
-  auto argv = collect_arguments(arg, args, nullptr);
+  const int rc = exec_list(&execvpe, file, arg, args, false);
   va_end(args);
-  return execvpe(file, argv.data(), environ);
+  return rc;
 }
 
 CPROF_EXPORT int execle(const char* path, const char* arg, ...) {
   va_list args;
   va_start(args, arg);
-  char** envp = nullptr;
-  auto argv = collect_arguments(arg, args, &envp);
+  const int rc = exec_list(&execve, path, arg, args, true);
   va_end(args);
-  return execve(path, argv.data(), envp);
+  return rc;
 }
 
 }  // extern "C"

@@ -15,19 +15,17 @@ inline void one_done() {
   g_done = g_done + 1;  // COUNTED
 }
 
+// A linear congruential step per round: work the optimizer cannot fold away.
 __attribute__((noinline)) uint64_t work(uint64_t n) {
-  uint64_t x = 0;
-  for (uint64_t i = 0; i < n; ++i) {
-    x += i * i;
-    asm volatile("" : "+r"(x));
-  }
+  uint64_t x = n;
+  for (uint64_t i = 0; i < n; ++i) x = x * 6364136223846793005ull + 1442695040888963407ull;
   return x;
 }
 
 __attribute__((noinline)) uint64_t loop(long iterations) {
   uint64_t sum = 0;
   for (long i = 0; i < iterations; ++i) {
-    sum += work(100000);  // WORK_LINE
+    sum += work(40000);  // WORK_LINE
     one_done();
   }
   return sum;
