@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace cprof::cli {
@@ -119,9 +120,36 @@ inline std::vector<std::string> option_names(const CLI::App& app) {
 
 // The one line a parse error gets, without the tool's name.
 inline std::string usage_error(const CLI::App& app, const CLI::ParseError& e) {
+  const std::string what = e.what();
+  // CLI11's own texts for what no validator sees: a value that does not convert to the
+  // option's type ("Could not convert: --seed = abc", "--quiet=abc"), an option without
+  // its value ("--exe: 1 required TEXT missing"), no program ("command is required").
+  if (dynamic_cast<const CLI::ConversionError*>(&e) != nullptr) {
+    constexpr std::string_view kCould = "Could not convert: ";
+    if (what.starts_with(kCould)) {
+      const auto eq = what.find(" = ");
+      if (eq != std::string::npos) {
+        return fmt::format("{}: '{}' is not a valid value",
+                           what.substr(kCould.size(), eq - kCould.size()), what.substr(eq + 3));
+      }
+    }
+  }
+  if (dynamic_cast<const CLI::ArgumentMismatch*>(&e) != nullptr) {
+    if (const auto at = what.find(": "); at != std::string::npos && what.ends_with(" missing"))
+      return fmt::format("{}: no value given", what.substr(0, at));
+  }
+  if (dynamic_cast<const CLI::RequiredError*>(&e) != nullptr) {
+    for (const CLI::Option* o : app.get_options()) {
+      if (o->get_positional() && o->get_required() && o->count() == 0) {
+        // "-- PROGRAM [ARGS...]" is the launchers' command; else the positional's name (DIR).
+        const std::string& text = o->get_description();
+        return text.starts_with("-- ") ? "no program to run: give " + text + " after the options"
+                                       : "missing " + o->get_name();
+      }
+    }
+  }
   if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {
     // "The following argument(s) were not expected: A B ...": an unknown option first.
-    const std::string what = e.what();
     const auto colon = what.find(": ");
     std::vector<std::string> extras;
     for (size_t at = colon == std::string::npos ? 0 : colon + 2; at < what.size();) {
@@ -137,7 +165,7 @@ inline std::string usage_error(const CLI::App& app, const CLI::ParseError& e) {
     }
     return fmt::format("unexpected argument '{}'", extras.empty() ? what : extras.front());
   }
-  return e.what();
+  return what;
 }
 
 // Parses; on --help prints it and returns 0 through `exit_code`; on an error prints one

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -115,7 +116,8 @@ int run_causal_report(int argc, char** argv) {
                  "wall, cpu for the others")
       ->check(cprof::cli::one_of({"cpu", "wall"}));
   app.add_option("--pid", filter.pids, "profile only these processes (repeat or comma-separate)")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->check(cprof::cli::whole_number_in(0, INT64_MAX, "process ids"));
   app.add_option("--thread", filter.threads,
                  "profile only these threads: a tid, or a name pattern such as 'worker-*' "
                  "(repeat or comma-separate)")

@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -211,7 +212,8 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
                              cprof::causal::timing::kFirstExperimentNs /
                                  cprof::causal::timing::kMillisecond))
       ->check(cprof::cli::whole_number_in(1, 60000, "milliseconds"));
-  app.add_option("--seed", o.seed, "seed of the experiment schedule, for a repeatable run");
+  app.add_option("--seed", o.seed, "seed of the experiment schedule, for a repeatable run")
+      ->check(cprof::cli::whole_number_in(0, UINT64_MAX, "a seed"));
   app.add_option("--progress", o.progress,
                  "a progress point at FILE:LINE, counted with a hardware breakpoint or a uprobe "
                  "(repeatable, at most 4)");

@@ -200,6 +200,13 @@ TEST(CausalReport, OptionErrorsAreInOurWords) {
       {"--view tre /nonexistent",
        "causal-report: --view: 'tre' is not one of flat, tree (did you mean tree?) (see "
        "--help)\n"},
+      // Where no validator looked: CLI11's "Could not convert: --pid = x", "--format: 1
+      // required TEXT:VALUE missing", "DIR is required".
+      {"--pid x /nonexistent",
+       "causal-report: --pid: 'x' is not a whole number; give process ids, 0 to "
+       "9223372036854775807 (see --help)\n"},
+      {"/nonexistent --format", "causal-report: --format: no value given (see --help)\n"},
+      {"", "causal-report: missing DIR (see --help)\n"},
   };
   for (const auto& [args, says] : cases) {
     const auto r = run(args);
