@@ -44,6 +44,7 @@
 #include "sampler/launcher/launch.h"
 #include "sampler/launcher/run_summary.h"
 #include "sampler/launcher/sampler_environment.h"
+#include "sampler/launcher/sampling_cost.h"
 #include "sampler/runtime/config.h"
 
 namespace {
@@ -539,6 +540,10 @@ int run(int argc, char** argv) {
   program = std::filesystem::canonical(program, ec).string();
   if (!o.resolve_only.empty())
     return cprof::causal::write_resolved_locations(program, o.selection, o.resolve_only);
+  if (const std::string w = cprof::launch::sampling_cost_warning(o.frequency);
+      !w.empty() && !o.quiet) {
+    fmt::print(stderr, "{}: {}\n", kTool, w);
+  }
   RunFiles files;
   if (const auto earlier = cprof::launch::set_earlier_results_aside(o.output, o.append);
       !earlier.error.empty()) {

@@ -19,6 +19,7 @@
 #include "sampler/launcher/launch.h"
 #include "sampler/launcher/run_summary.h"
 #include "sampler/launcher/sampler_environment.h"
+#include "sampler/launcher/sampling_cost.h"
 #include "sampler/runtime/config.h"
 
 namespace {
@@ -120,6 +121,9 @@ static int run(int argc, char** argv) {
   app.add_option("command", command, "-- PROGRAM [ARGS...]")->required();
   app.positionals_at_end();
   if (int code = 0; !cprof::cli::parse(app, argc, argv, code)) return code;
+  if (const std::string w = cprof::launch::sampling_cost_warning(frequency); !w.empty() && !quiet) {
+    fmt::print(stderr, "{}: {}\n", kTool, w);
+  }
 
   std::string program;
   if (std::string err = cprof::launch::check_program(command[0], program); !err.empty()) fail(1, err);
