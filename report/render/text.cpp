@@ -179,9 +179,11 @@ void header(std::string& out, const Report& r, size_t width) {
     return r.processes.size() > 1 ? fmt::format(" [{} of {} processes]", n, r.processes.size())
                                   : std::string();
   };
-  for (const auto& [text, n] : unavailable) add_line(out, width, "unavailable event: " + text + times(n));
-  for (const auto& [text, n] : zero) add_line(out, width, "event counted nothing: " + text + times(n));
-  for (const auto& [text, n] : noted) add_line(out, width, "event " + text + times(n));
+  for (const auto& [text, n] : unavailable)
+    wrapped(out, width, "unavailable event: " + text + times(n));
+  for (const auto& [text, n] : zero)
+    wrapped(out, width, "event counted nothing: " + text + times(n));
+  for (const auto& [text, n] : noted) wrapped(out, width, "event " + text + times(n));
   size_t shown = 0;
   for (const auto& [text, n] : messages) {
     if (shown++ == kMessageLines) {

@@ -105,6 +105,37 @@ TEST(TextReport, EventCountedNotAsAskedSaysHow) {
             std::string::npos);
 }
 
+// The reason a counter is unavailable is longer than the line: it was cut at 100
+// columns, mid-word ("... (the event does not exist h..."). It wraps at a word break now.
+TEST(TextReport, LongEventReasonIsWrappedNotCut) {
+  TempDir dir;
+  {
+    ProcessWriter w(dir.path() / "app.host.100.cprof", 100, 0);
+    w.thread(1, "main");
+    w.sample(1, {0x1010}, kMs);
+    w.add(format::EventRecord{.index = 0,
+                              .name = "cycles",
+                              .status = format::EventStatus::unavailable,
+                              .detail = "perf_event_open: No such file or directory (the event "
+                                        "does not exist here: no hardware PMU, e.g. in a VM)"});
+  }
+  FakeSymbols symbols;
+  symbols.add(0x1000, 0x1100, {{.function = "work", .file = "/src/w.cpp", .line = 10}});
+  const auto text =
+      render_text(build_report(load_results(find_results_files(dir.path())), symbols), {});
+  const auto lines = lines_of(text);
+  const auto at = std::find_if(lines.begin(), lines.end(), [](const std::string& l) {
+    return l.starts_with("unavailable event: cycles");
+  });
+  ASSERT_NE(at, lines.end()) << text;
+  ASSERT_NE(at + 1, lines.end()) << text;
+  EXPECT_LE(at->size(), 100u) << *at;
+  EXPECT_FALSE(at->ends_with("...")) << *at;
+  EXPECT_EQ(*at + "\n" + at[1],
+            "unavailable event: cycles (perf_event_open: No such file or directory (the event "
+            "does not exist\n      here: no hardware PMU, e.g. in a VM))");
+}
+
 // Past eight processes the header lists those with the most samples, most first, and
 // counts the rest with their samples: a script's helpers do not hide the program.
 TEST(TextReport, ManyProcessesListTheBusiestFirst) {
