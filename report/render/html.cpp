@@ -87,13 +87,14 @@ void processes(std::string& out, const Report& r) {
   }
   for (const auto& e : r.counters.events) {
     if (e.processes_unavailable) {
-      notes +=
-          fmt::format("<li>unavailable event: <code>{}</code> ({}) in {} of {} processes</li>\n",
-                      esc(e.name), esc(e.detail), e.processes_unavailable, r.processes.size());
+      notes += fmt::format("<li>unavailable event: <code>{}</code> ({}) in {} of {}</li>\n",
+                           esc(e.name), esc(e.detail), e.processes_unavailable,
+                           plural(r.processes.size(), "process", "processes"));
     }
     if (e.processes_noted) {
-      notes += fmt::format("<li>event <code>{}</code> counted {} in {} of {} processes</li>\n",
-                           esc(e.name), esc(e.note), e.processes_noted, r.processes.size());
+      notes += fmt::format("<li>event <code>{}</code> counted {} in {} of {}</li>\n", esc(e.name),
+                           esc(e.note), e.processes_noted,
+                           plural(r.processes.size(), "process", "processes"));
     }
   }
   for (const auto& w : r.warnings) notes += "<li>warning: " + esc(w) + "</li>\n";
@@ -114,9 +115,10 @@ void flat_table(std::string& out, const Report& r, const RenderOptions& o, bool 
   const auto& rows = by_line ? r.flat.lines : r.flat.functions;
   const size_t n = rows_shown(rows.size(), o.top);
   out += fmt::format(
-      "<h2>{} by self time</h2><p class=\"note\">top {} of {}; per thread: mean / max over {} "
-      "threads</p>\n",
-      by_line ? "Lines" : "Functions", n, with_commas(rows.size()), r.flat.threads);
+      "<h2>{} by self time</h2><p class=\"note\">top {} of {}; per thread: mean / max over "
+      "{}</p>\n",
+      by_line ? "Lines" : "Functions", n, with_commas(rows.size()),
+      plural(r.flat.threads, "thread"));
   html_table_head(out,
                   {"self %", "total %", "self", "total", "samples", "mean/thread", "max/thread",
                    by_line ? "<location" : "<function", by_line ? "<function" : "<location"},
@@ -297,10 +299,11 @@ std::string render_html(const Report& r, const RenderOptions& o) {
       "charset=\"utf-8\">\n<title>causal-report</title>\n";
   out += fmt::format("<style>{}</style></head><body>\n", kStyle);
   out += fmt::format(
-      "<h1>causal-report</h1>\n<p id=\"summary\" data-profile-clock=\"{}\">{} process{}, {} "
-      "threads, {} samples, {} sampled{}; symbols: {}</p>\n",
-      r.clock_kind(), r.processes.size(), r.processes.size() == 1 ? "" : "es",
-      with_commas(r.threads()), with_commas(r.samples()), human_duration(r.flat.all.time_ns),
+      "<h1>causal-report</h1>\n<p id=\"summary\" data-profile-clock=\"{}\">{}, {}, {}, {} "
+      "sampled{}; symbols: {}</p>\n",
+      r.clock_kind(), plural(r.processes.size(), "process", "processes"),
+      plural(r.threads(), "thread"), plural(r.samples(), "sample"),
+      human_duration(r.flat.all.time_ns),
       r.clock_summary().empty() ? "" : " (" + esc(r.clock_summary()) + ")",
       esc(r.symbols.table.source));
   if (!r.filter.empty()) out += fmt::format("<p id=\"filter\">only {}</p>\n", esc(r.filter));

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "report/render/html_escape.h"
+#include "report/render/text_util.h"
 
 namespace cprof::report {
 namespace {
@@ -139,11 +140,12 @@ std::string causal_plot_svg(const causal::LocationPrediction& p) {
                                ? fmt::format(", 95% CI [{:.1f}%, {:.1f}%]", pt.ci_low * 100,
                                              pt.ci_high * 100)
                                : std::string(", no interval (fewer than 2 experiments)");
-    fmt::format_to(o, "<circle class=\"pt\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3.5\" fill=\"#1f4e9c\">"
-                      "<title>line {:.0f}% faster: program {:.1f}%{}; {} experiments</title>"
-                      "</circle>\n",
+    fmt::format_to(o,
+                   "<circle class=\"pt\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3.5\" fill=\"#1f4e9c\">"
+                   "<title>line {:.0f}% faster: program {:.1f}%{}; {}</title>"
+                   "</circle>\n",
                    s.x(pt.speedup), s.y(pt.program_speedup), pt.speedup * 100,
-                   pt.program_speedup * 100, ci, pt.experiments);
+                   pt.program_speedup * 100, ci, plural(pt.experiments, "experiment"));
   }
   out += "</svg>";
   return out;
@@ -157,12 +159,14 @@ void html_causal_section(std::string& out, const CausalModel& m) {
   auto o = std::back_inserter(out);
   out += "<section id=\"causal\">\n<h2>Causal profile</h2>\n";
   if (m.experiments > 0) {
-    fmt::format_to(o, "<p class=\"note\">{} experiments{}; predicted program speedup against "
-                      "line speedup, 95% bootstrap confidence band, ranked by impact. Minimum "
-                      "evidence: {} experiments per speedup and baseline, {} speedups.</p>\n",
-                   m.experiments,
-                   m.end_to_end_runs > 0 ? fmt::format(" ({} end-to-end runs)", m.end_to_end_runs)
-                                         : std::string(),
+    fmt::format_to(o,
+                   "<p class=\"note\">{}{}; predicted program speedup against "
+                   "line speedup, 95% bootstrap confidence band, ranked by impact. Minimum "
+                   "evidence: {} experiments per speedup and baseline, {} speedups.</p>\n",
+                   plural(m.experiments, "experiment"),
+                   m.end_to_end_runs > 0
+                       ? fmt::format(" ({})", plural(m.end_to_end_runs, "end-to-end run"))
+                       : std::string(),
                    kMinExperimentsPerPoint, kMinSpeedups);
   }
   if (m.experiments > 0 && m.predictions.empty()) {

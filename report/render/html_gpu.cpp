@@ -143,12 +143,12 @@ void html_gpu(std::string& out, const Report& r, const RenderOptions& o) {
   out += "<section id=\"gpu\">\n";
   std::string engines;
   for (const auto& e : g.engines) engines += (engines.empty() ? "" : ", ") + e;
-  out += fmt::format(
-      "<p class=\"note\">GPU: {} kernels ({} timed, {} of kernel time), {} copies ({}) on {} "
-      "devices{}</p>\n",
-      with_commas(g.kernels), with_commas(g.timed_kernels), human_duration(g.kernel_ns),
-      with_commas(g.copies), human_bytes(g.copy_bytes), g.devices.size(),
-      engines.empty() ? "" : "; recorded by " + html_escape(engines));
+  out +=
+      fmt::format("<p class=\"note\">GPU: {} ({} timed, {} of kernel time), {} ({}) on {}{}</p>\n",
+                  plural(g.kernels, "kernel"), with_commas(g.timed_kernels),
+                  human_duration(g.kernel_ns), plural(g.copies, "copy", "copies"),
+                  human_bytes(g.copy_bytes), plural(g.devices.size(), "device"),
+                  engines.empty() ? "" : "; recorded by " + html_escape(engines));
   if (const auto note = gpu_tracing_note(g.tracing); !note.empty()) {
     std::string text;
     for (const auto& sentence : note) text += (text.empty() ? "" : " ") + sentence;

@@ -12,6 +12,7 @@
 
 #include "format/utf8.h"
 #include "report/render/render.h"
+#include "report/render/text_util.h"
 
 namespace cprof::report {
 namespace {
@@ -204,7 +205,7 @@ std::string render_pprof(const Report& r) {
   }
   value_type(profile, 11, s, time_type, "nanoseconds");
   profile.uint(12, period);
-  profile.uint(13, s.index("causal-report: " + std::to_string(r.processes.size()) + " processes"));
+  profile.uint(13, s.index("causal-report: " + plural(r.processes.size(), "process", "processes")));
   profile.uint(14, s.index(time_type));
   profile.uint(9, start == UINT64_MAX ? 0 : start);
   profile.uint(10, duration);

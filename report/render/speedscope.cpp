@@ -12,6 +12,7 @@
 #include "report/profile/call_tree.h"
 #include "report/render/json_writer.h"
 #include "report/render/render.h"
+#include "report/render/text_util.h"
 
 namespace cprof::report {
 
@@ -22,8 +23,9 @@ std::string render_speedscope(const Report& r) {
   bool weighted = r.flat.all.time_ns > 0;
   j.begin_object()
       .field("$schema", "https://www.speedscope.app/file-format-schema.json")
-      .field("name", fmt::format("causal-report: {} processes, {} threads{}", r.processes.size(),
-                                 r.threads(),
+      .field("name", fmt::format("causal-report: {}, {}{}",
+                                 plural(r.processes.size(), "process", "processes"),
+                                 plural(r.threads(), "thread"),
                                  r.clock_summary().empty() ? "" : ", " + r.clock_summary()))
       .field("exporter", "causal-report")
       .field("activeProfileIndex", 0);

@@ -116,12 +116,12 @@ std::string process_line(const ProcessProfile& p) {
 
 void header(std::string& out, const Report& r, size_t width) {
   const std::string clock = r.clock_summary();
-  add_line(out, width,
-       fmt::format("causal-report: {} process{}, {}, {}, {} sampled{}; symbols: {}",
-                   r.processes.size(), r.processes.size() == 1 ? "" : "es",
-                   plural(r.threads(), "thread"), plural(r.samples(), "sample"),
-                   human_duration(r.flat.all.time_ns),
-                   clock.empty() ? "" : " (" + clock + ")", r.symbols.table.source));
+  add_line(
+      out, width,
+      fmt::format("causal-report: {}, {}, {}, {} sampled{}; symbols: {}",
+                  plural(r.processes.size(), "process", "processes"), plural(r.threads(), "thread"),
+                  plural(r.samples(), "sample"), human_duration(r.flat.all.time_ns),
+                  clock.empty() ? "" : " (" + clock + ")", r.symbols.table.source));
   if (!r.filter.empty()) add_line(out, width, "  only " + r.filter);
   // More processes than lines (a shell script's helpers, a build): the ones with the most
   // samples, in that order, so that the program that did the work is not among the rest.
@@ -198,9 +198,9 @@ void header(std::string& out, const Report& r, size_t width) {
   }
   if (!r.warnings.empty()) {
     add_line(out, width,
-         fmt::format("{} warning{} while reading (on stderr); {} of {} files loaded",
-                     r.warnings.size(), r.warnings.size() == 1 ? "" : "s",
-                     r.files_found - r.files_failed, r.files_found));
+             fmt::format("{} while reading (on stderr); {} of {} loaded",
+                         plural(r.warnings.size(), "warning"), r.files_found - r.files_failed,
+                         plural(r.files_found, "file")));
   }
 }
 

@@ -114,9 +114,9 @@ void launch_tree(std::string& out, const Report& r, const RenderOptions& o) {
   const size_t max_lines = o.top == 0 ? SIZE_MAX : o.top;
   out += '\n';
   add_line(out, o.width,
-       fmt::format("GPU kernel time by launch stack, top-down ({} nodes{})",
-                   with_commas(nodes.size() - 1),
-                   o.top == 0 ? "" : fmt::format("; at most {} lines; under 0.5% hidden", max_lines)));
+           fmt::format(
+               "GPU kernel time by launch stack, top-down ({}{})", plural(nodes.size() - 1, "node"),
+               o.top == 0 ? "" : fmt::format("; at most {} lines; under 0.5% hidden", max_lines)));
   add_line(out, o.width,
        fmt::format("{:>7} {:>7} {:>9} {:>10}  {}", "total%", "self%", "total", "calls", "function"));
   const size_t rest = o.width > 60 ? o.width - 38 : 20;
@@ -130,7 +130,7 @@ void launch_tree(std::string& out, const Report& r, const RenderOptions& o) {
                          with_commas(n.total.calls), indent,
                          fit_right(name, rest > indent.size() + 10 ? rest - indent.size() : 10)));
       });
-  if (hidden) add_line(out, o.width, fmt::format("  ({} subtrees hidden)", with_commas(hidden)));
+  if (hidden) add_line(out, o.width, fmt::format("  ({} hidden)", plural(hidden, "subtree")));
 }
 
 void devices(std::string& out, const Report& r, const RenderOptions& o) {

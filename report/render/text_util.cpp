@@ -109,8 +109,10 @@ void add_line(std::string& out, size_t width, std::string_view text) {
 
 std::string percent_cell(double fraction) { return fmt::format("{:>6.2f}%", 100 * fraction); }
 
-std::string plural(uint64_t n, const char* word) {
-  return fmt::format("{} {}{}", with_commas(n), word, n == 1 ? "" : "s");
+std::string plural(uint64_t n, const char* word, const char* words) {
+  if (n == 1) return fmt::format("1 {}", word);
+  return words == nullptr ? fmt::format("{} {}s", with_commas(n), word)
+                          : fmt::format("{} {}", with_commas(n), words);
 }
 
 }  // namespace cprof::report

@@ -29,8 +29,8 @@ std::string_view base_name(std::string_view path);
 void add_line(std::string& out, size_t width, std::string_view text);
 // A fraction as a percentage cell: " 42.00%" (7 columns).
 std::string percent_cell(double fraction);
-// "1,234 samples", "1 call".
-std::string plural(uint64_t n, const char* word);
+// "1,234 samples", "1 call"; with `words`, its plural: "2 processes", "1 process".
+std::string plural(uint64_t n, const char* word, const char* words = nullptr);
 
 // Top-down trees (the call tree, the GPU launch tree): nodes under 0.5% of the time are
 // hidden when the output is limited (--top), and indents stop growing at 40 columns (a

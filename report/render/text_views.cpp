@@ -137,10 +137,10 @@ void text_call_tree(std::string& out, const Report& r, const RenderOptions& o) {
   const double min_fraction = o.top == 0 ? 0.0 : kTreeMinFraction;
   const size_t max_lines = o.top == 0 ? SIZE_MAX : o.top;
   add_line(out, o.width,
-       o.top == 0 ? fmt::format("Call tree, top-down ({} nodes)", with_commas(nodes.size() - 1))
-                  : fmt::format(
-                        "Call tree, top-down ({} nodes; at most {} lines; nodes under 0.5% hidden)",
-                        with_commas(nodes.size() - 1), max_lines));
+           o.top == 0
+               ? fmt::format("Call tree, top-down ({})", plural(nodes.size() - 1, "node"))
+               : fmt::format("Call tree, top-down ({}; at most {} lines; nodes under 0.5% hidden)",
+                             plural(nodes.size() - 1, "node"), max_lines));
   add_line(out, o.width, fmt::format("{:>7} {:>7} {:>9}  {}", "total%", "self%", "total", "function"));
   const size_t rest = o.width > 48 ? o.width - 28 : 20;
   const size_t hidden = walk_tree_lines(
@@ -152,7 +152,7 @@ void text_call_tree(std::string& out, const Report& r, const RenderOptions& o) {
                          percent_cell(r.flat.fraction(n.self)), human_duration(n.total.time_ns), indent,
                          fit_right(name, rest > indent.size() + 10 ? rest - indent.size() : 10)));
       });
-  if (hidden) add_line(out, o.width, fmt::format("  ({} subtrees hidden)", with_commas(hidden)));
+  if (hidden) add_line(out, o.width, fmt::format("  ({} hidden)", plural(hidden, "subtree")));
 }
 
 void text_counters(std::string& out, const Report& r, const RenderOptions& o) {

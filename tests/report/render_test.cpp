@@ -2,6 +2,7 @@
 // ran and what did not, rows are in order, lines fit 100 columns, JSON keeps the
 // documented field names.
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 #include <sstream>
 
@@ -37,6 +38,24 @@ Report small_report(const std::filesystem::path& dir, const std::string& long_na
   symbols.add(0x2000, 0x2100, {{.function = long_name, .file = "/src/deep/dir/c.cpp", .line = 20}});
   symbols.add(0x3000, 0x3100, {{.function = "main", .file = "/src/m.cpp", .line = 30}});
   return build_report(load_results(find_results_files(dir)), symbols);
+}
+
+std::string gunzip(const std::string& gz) {
+  z_stream z{};
+  if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) return "";
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(gz.data()));
+  z.avail_in = static_cast<uInt>(gz.size());
+  std::string out;
+  char buf[4096];
+  int rc = Z_OK;
+  while (rc == Z_OK) {
+    z.next_out = reinterpret_cast<Bytef*>(buf);
+    z.avail_out = sizeof buf;
+    rc = inflate(&z, Z_NO_FLUSH);
+    out.append(buf, sizeof buf - z.avail_out);
+  }
+  inflateEnd(&z);
+  return rc == Z_STREAM_END ? out : "";
 }
 
 std::vector<std::string> lines_of(const std::string& text) {
@@ -101,7 +120,7 @@ TEST(TextReport, EventCountedNotAsAskedSaysHow) {
   EXPECT_EQ(text.find("event cs"), std::string::npos) << text;  // counted as asked
   const auto html = render_html(r, {});
   EXPECT_NE(html.find("<li>event <code>page-faults</code> counted user only: "
-                      "perf_event_paranoid=2 in 1 of 1 processes</li>"),
+                      "perf_event_paranoid=2 in 1 of 1 process</li>"),
             std::string::npos);
 }
 
@@ -134,6 +153,40 @@ TEST(TextReport, LongEventReasonIsWrappedNotCut) {
   EXPECT_EQ(*at + "\n" + at[1],
             "unavailable event: cycles (perf_event_open: No such file or directory (the event "
             "does not exist\n      here: no hardware PMU, e.g. in a VM))");
+}
+
+// A count of one reads in the singular in every format: pprof's comment said "1
+// processes", the HTML summary "1 threads, 1 samples", speedscope's name "1 processes,
+// 1 threads", the HTML notes "in 1 of 1 processes", the tree "(1 nodes)".
+TEST(Reports, CountsOfOneAreSingularInEveryFormat) {
+  TempDir dir;
+  {
+    ProcessWriter w(dir.path() / "app.host.100.cprof", 100, 0);
+    w.thread(1, "main");
+    w.sample(1, {0x1010}, kMs);
+    w.add(format::EventRecord{.index = 0,
+                              .name = "cycles",
+                              .status = format::EventStatus::unavailable,
+                              .detail = "no PMU"});
+  }
+  FakeSymbols symbols;
+  symbols.add(0x1000, 0x1100, {{.function = "work", .file = "/src/w.cpp", .line = 10}});
+  const Report r =
+      build_report(load_results(find_results_files(dir.path())), symbols, {.call_tree = true});
+  const auto text = render_text(r, {.view = View::tree});
+  EXPECT_NE(text.find("causal-report: 1 process, 1 thread, 1 sample,"), std::string::npos) << text;
+  EXPECT_NE(text.find("Call tree, top-down (1 node;"), std::string::npos) << text;
+  const auto html = render_html(r, {});
+  EXPECT_NE(html.find(">1 process, 1 thread, 1 sample, "), std::string::npos);
+  EXPECT_NE(html.find("in 1 of 1 process</li>"), std::string::npos);
+  EXPECT_NE(render_speedscope(r).find("\"name\": \"causal-report: 1 process, 1 thread\""),
+            std::string::npos);
+  const std::string pprof = gunzip(render_pprof(r));
+  EXPECT_NE(pprof.find("causal-report: 1 process"), std::string::npos);
+  for (const std::string& out : {text, html, pprof}) {
+    for (const char* plural : {"1 processes", "1 threads", "1 samples", "1 nodes"})
+      EXPECT_EQ(out.find(plural), std::string::npos) << plural;
+  }
 }
 
 // Past eight processes the header lists those with the most samples, most first, and
