@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "report/render/render.h"
@@ -88,6 +89,52 @@ TEST(Formats, SpeedscopeOneSampledProfilePerThread) {
   if (!have("python3")) GTEST_SKIP() << "python3 not installed: JSON not parsed";
   write_file(dir.path() / "s.json", json);
   EXPECT_EQ(json_error(dir.path() / "s.json"), "");
+}
+
+// speedscope opens every file in "Time Order", which draws the samples in file order; the
+// merged samples came in no particular order, so that first view was a meaningless strip.
+// They are written in left-heavy order: heaviest callee first, a function's own samples
+// after its callees', so the first view is the left-heavy flame graph.
+TEST(Formats, SpeedscopeOpensOnTheLeftHeavyGraph) {
+  TempDir dir;
+  {
+    testing::ProcessWriter w(dir.path() / "app.host.100.cprof", 100);
+    w.thread(1, "main");
+    constexpr uint64_t kA = 0x1010, kB = 0x2010, kC = 0x4010, kMain = 0x3011, kX = 0x5010;
+    const uint64_t ms = testing::kViewsMs;
+    w.sample(1, {kA, kMain}, ms);          // main > a: 2 ms in all, written first
+    w.sample(1, {kX}, ms);                 // x: 1 ms, a root of its own
+    w.sample(1, {kMain}, 2 * ms);          // main itself: 2 ms
+    w.sample(1, {kC, kB, kMain}, 3 * ms);  // main > b > c: 3 ms, the heaviest
+    w.sample(1, {kA, kMain}, ms);
+  }
+  testing::FakeSymbols symbols;
+  symbols.add(0x1000, 0x1100, {{.function = "a"}});
+  symbols.add(0x2000, 0x2100, {{.function = "b"}});
+  symbols.add(0x3000, 0x3100, {{.function = "main"}});
+  symbols.add(0x4000, 0x4100, {{.function = "c"}});
+  symbols.add(0x5000, 0x5100, {{.function = "x"}});
+  const Report r = build_report(load_results(find_results_files(dir.path())), symbols);
+  const auto json = render_speedscope(r);
+  // Frame indices by name, from shared.frames.
+  std::map<std::string, size_t> frame;
+  const auto frames_end = json.find("\"profiles\"");
+  for (size_t at = json.find("{\"name\": \""); at < frames_end;
+       at = json.find("{\"name\": \"", at + 1)) {
+    const size_t from = at + 10;
+    frame.emplace(json.substr(from, json.find('"', from) - from), frame.size());
+  }
+  const auto stack = [&](const std::vector<std::string>& names) {
+    std::string s = "[";
+    for (const auto& n : names) s += (s.size() > 1 ? ", " : "") + std::to_string(frame.at(n));
+    return s + "]";
+  };
+  const std::string samples = "\"samples\": [\n        " + stack({"main", "b", "c"}) +
+                              ",\n        " + stack({"main", "a"}) + ",\n        " +
+                              stack({"main"}) + ",\n        " + stack({"x"}) + "\n      ]";
+  EXPECT_NE(json.find(samples), std::string::npos) << samples << "\n" << json;
+  EXPECT_NE(json.find("\"weights\": [3000000, 2000000, 2000000, 1000000]"), std::string::npos)
+      << json;
 }
 
 TEST(Formats, ChromeTraceFlameChartPerThread) {
