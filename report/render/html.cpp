@@ -8,13 +8,14 @@
 #include <algorithm>
 
 #include "report/render/coverage_warning.h"
-#include "report/render/unnamed_code_note.h"
+#include "report/render/cut_short_note.h"
+#include "report/render/gpu_render.h"
 #include "report/render/html_causal.h"
 #include "report/render/html_escape.h"
-#include "report/render/gpu_render.h"
 #include "report/render/render.h"
 #include "report/render/text_util.h"
 #include "report/render/text_views.h"
+#include "report/render/unnamed_code_note.h"
 
 namespace cprof::report {
 namespace {
@@ -60,11 +61,11 @@ void processes(std::string& out, const Report& r) {
         esc(p.label()), esc(p.process.hostname), esc(p.run),
         esc(p.process.engine + " " + p.process.clock +
             (p.other_clock_samples > 0 || p.clock == format::SampleClock::wall
-                 ? std::string("; profile: ") + (p.clock == format::SampleClock::wall ? "wall" : "CPU") +
-                       " clock"
+                 ? std::string("; profile: ") +
+                       (p.clock == format::SampleClock::wall ? "wall" : "CPU") + " clock"
                  : std::string())),
-        human_duration(p.duration_ns()),
-        p.threads.size(), with_commas(p.samples), with_commas(p.dropped_samples()),
+        human_duration(p.duration_ns()) + (p.cut ? " (cut short)" : ""), p.threads.size(),
+        with_commas(p.samples), with_commas(p.dropped_samples()),
         m.records ? fmt::format("{:.1f} MB", static_cast<double>(m.peak_rss_bytes) / 1e6) : "-",
         m.cpu_utilization >= 0 ? fmt::format("{:.2f}", m.cpu_utilization) : "-",
         m.records ? fmt::format("{}/{}", with_commas(m.minor_faults), with_commas(m.major_faults))
@@ -75,6 +76,9 @@ void processes(std::string& out, const Report& r) {
   }
   out += "</tbody></table>\n";
   std::string notes;
+  for (const auto& p : r.processes) {
+    if (const auto w = cut_short_note(p); !w.empty()) notes += "<li>" + esc(w) + "</li>\n";
+  }
   for (size_t i = 0; i < r.processes.size() && i < r.coverage.size(); ++i) {
     if (const auto w = coverage_warning(r.processes[i], r.coverage[i]); !w.empty()) {
       notes += "<li class=\"unsampled\">" + esc(w) + "</li>\n";

@@ -9,6 +9,7 @@
 
 #include "causal/runtime/settings.h"
 #include "report/render/coverage_warning.h"
+#include "report/render/cut_short_note.h"
 #include "report/render/gpu_render.h"
 #include "report/render/render.h"
 #include "report/render/text_causal.h"
@@ -102,7 +103,7 @@ std::string process_line(const ProcessProfile& p) {
                    plural(p.threads.size(), "thread"), plural(p.samples, "sample"));
   if (p.truncated_samples) s += fmt::format(", {} truncated", with_commas(p.truncated_samples));
   if (const auto d = p.dropped_samples()) s += fmt::format(", {} dropped", with_commas(d));
-  if (p.cut) s += ", cut short (no end record: killed, or the file was cut)";
+  if (p.cut) s += ", cut short (no end record)";
   std::string metrics;
   if (const auto rss = p.peak_rss_bytes()) {
     metrics = fmt::format("peak RSS {:.1f} MB", static_cast<double>(rss) / 1e6);
@@ -143,11 +144,13 @@ void header(std::string& out, const Report& r, size_t width) {
   }
   // Threads that ran unsampled, and much time in code of no file (JIT code without a perf
   // map): a line per process that has it (every process, listed or not).
-  std::vector<std::string> unsampled, unnamed;
+  std::vector<std::string> cut, unsampled, unnamed;
   for (size_t i = 0; i < r.processes.size(); ++i) {
+    cut.push_back(cut_short_note(r.processes[i]));
     if (i < r.coverage.size()) unsampled.push_back(coverage_warning(r.processes[i], r.coverage[i]));
     if (i < r.unnamed_code.size()) unnamed.push_back(unnamed_code_note(r.processes[i], r.unnamed_code[i]));
   }
+  per_process_lines(out, width, cut, "warning: ... and {} more processes without an end record");
   per_process_lines(out, width, unsampled, "warning: ... and {} more processes with threads that ran unsampled");
   per_process_lines(out, width, unnamed,
                     "note: ... and {} more processes with samples in code outside every file");

@@ -189,6 +189,38 @@ TEST(Reports, CountsOfOneAreSingularInEveryFormat) {
   }
 }
 
+// A process killed by SIGKILL (or whose file was cut) leaves no end record. The loader's
+// warning names the file on stderr only, and the text header said "cut short" only on the
+// process line of the eight processes it lists: with -q, or among many processes, the
+// run looked whole. Each such process now has a warning line in the text header and the
+// HTML notes, saying where its data stops; JSON says "complete": false.
+TEST(Reports, AProcessWithoutItsEndRecordIsSaidToBeCutShort) {
+  TempDir dir;
+  for (int64_t pid = 100; pid < 110; ++pid) {  // nine busy processes, then the killed one
+    ProcessWriter w(dir.path() / ("app.host." + std::to_string(pid) + ".cprof"), pid);
+    for (int n = 0; n < 3; ++n) w.sample(1, {0x1010}, kMs);
+  }
+  const auto killed = dir.path() / "app.host.9.cprof";
+  uint64_t end_chunk = 0;
+  {
+    ProcessWriter w(killed, 9);
+    w.sample(1, {0x1010}, kMs);
+    w.flush();
+    end_chunk = w.bytes_written();
+  }
+  std::filesystem::resize_file(killed, end_chunk);  // the end record's chunk is gone
+  FakeSymbols symbols;
+  symbols.add(0x1000, 0x1100, {{.function = "work", .file = "/src/w.cpp", .line = 10}});
+  const Report r = build_report(load_results(find_results_files(dir.path())), symbols);
+  const std::string said =
+      "warning: app[9]: no end record (killed by SIGKILL, still running, or its file was cut): "
+      "its data stops ";
+  const auto text = render_text(r, {.width = 200});
+  EXPECT_NE(text.find("\n" + said), std::string::npos) << text;
+  EXPECT_NE(render_html(r, {}).find("<li>" + said), std::string::npos);
+  EXPECT_NE(render_json(r, {}).find("\"complete\": false"), std::string::npos);
+}
+
 // Past eight processes the header lists those with the most samples, most first, and
 // counts the rest with their samples: a script's helpers do not hide the program.
 TEST(TextReport, ManyProcessesListTheBusiestFirst) {
