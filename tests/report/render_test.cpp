@@ -124,22 +124,30 @@ TEST(TextReport, EventCountedNotAsAskedSaysHow) {
             std::string::npos);
 }
 
+// One process of one thread with one sample in `work`, and the cycles event unavailable
+// for `why`.
+void write_one_sample_and_no_cycles(const std::filesystem::path& dir, const std::string& why) {
+  ProcessWriter w(dir / "app.host.100.cprof", 100, 0);
+  w.thread(1, "main");
+  w.sample(1, {0x1010}, kMs);
+  w.add(format::EventRecord{
+      .index = 0, .name = "cycles", .status = format::EventStatus::unavailable, .detail = why});
+}
+
+// The symbol of that sample.
+void add_work(FakeSymbols& symbols) {
+  symbols.add(0x1000, 0x1100, {{.function = "work", .file = "/src/w.cpp", .line = 10}});
+}
+
 // The reason a counter is unavailable is longer than the line: it was cut at 100
 // columns, mid-word ("... (the event does not exist h..."). It wraps at a word break now.
 TEST(TextReport, LongEventReasonIsWrappedNotCut) {
   TempDir dir;
-  {
-    ProcessWriter w(dir.path() / "app.host.100.cprof", 100, 0);
-    w.thread(1, "main");
-    w.sample(1, {0x1010}, kMs);
-    w.add(format::EventRecord{.index = 0,
-                              .name = "cycles",
-                              .status = format::EventStatus::unavailable,
-                              .detail = "perf_event_open: No such file or directory (the event "
-                                        "does not exist here: no hardware PMU, e.g. in a VM)"});
-  }
+  write_one_sample_and_no_cycles(dir.path(),
+                                 "perf_event_open: No such file or directory (the event does "
+                                 "not exist here: no hardware PMU, e.g. in a VM)");
   FakeSymbols symbols;
-  symbols.add(0x1000, 0x1100, {{.function = "work", .file = "/src/w.cpp", .line = 10}});
+  add_work(symbols);
   const auto text =
       render_text(build_report(load_results(find_results_files(dir.path())), symbols), {});
   const auto lines = lines_of(text);
@@ -160,17 +168,9 @@ TEST(TextReport, LongEventReasonIsWrappedNotCut) {
 // 1 threads", the HTML notes "in 1 of 1 processes", the tree "(1 nodes)".
 TEST(Reports, CountsOfOneAreSingularInEveryFormat) {
   TempDir dir;
-  {
-    ProcessWriter w(dir.path() / "app.host.100.cprof", 100, 0);
-    w.thread(1, "main");
-    w.sample(1, {0x1010}, kMs);
-    w.add(format::EventRecord{.index = 0,
-                              .name = "cycles",
-                              .status = format::EventStatus::unavailable,
-                              .detail = "no PMU"});
-  }
+  write_one_sample_and_no_cycles(dir.path(), "no PMU");
   FakeSymbols symbols;
-  symbols.add(0x1000, 0x1100, {{.function = "work", .file = "/src/w.cpp", .line = 10}});
+  add_work(symbols);
   const Report r =
       build_report(load_results(find_results_files(dir.path())), symbols, {.call_tree = true});
   const auto text = render_text(r, {.view = View::tree});
