@@ -17,7 +17,7 @@ bool parse_hex(std::string_view s, uint64_t& v) {
 
 }  // namespace
 
-std::vector<JitSymbol> parse_perf_map(std::istream& in) {
+std::vector<JitSymbol> parse_perf_map(std::istream& in, uint64_t* reused) {
   // start -> (end, name), disjoint; each new line carves its range out of the old ones.
   std::map<uint64_t, std::pair<uint64_t, std::string>> ranges;
   std::string line;
@@ -34,24 +34,28 @@ std::vector<JitSymbol> parse_perf_map(std::istream& in) {
     const uint64_t end = start + size;
     std::string name(l.substr(b + 1));
     while (!name.empty() && (name.back() == '\r' || name.back() == ' ')) name.pop_back();
+    bool over_another = false;  // covers part of an earlier function of another name
     // The old range that starts before `start` and reaches into it: keep its head (and
     // its tail past `end`, when it covers the new one whole).
     auto it = ranges.lower_bound(start);
     if (it != ranges.begin()) {
       auto prev = std::prev(it);
       if (prev->second.first > start) {
+        over_another = over_another || prev->second.second != name;
         if (prev->second.first > end) ranges.emplace(end, std::make_pair(prev->second.first, prev->second.second));
         prev->second.first = start;
       }
     }
     // Old ranges that start inside the new one: dropped, or their tail kept.
     while (it != ranges.end() && it->first < end) {
+      over_another = over_another || it->second.second != name;
       if (it->second.first > end) {
         ranges.emplace(end, std::make_pair(it->second.first, std::move(it->second.second)));
       }
       it = ranges.erase(it);
     }
     ranges.emplace(start, std::make_pair(end, std::move(name)));
+    if (over_another && reused != nullptr) ++*reused;
   }
   std::vector<JitSymbol> out;
   out.reserve(ranges.size());

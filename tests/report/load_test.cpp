@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include "format/framing.h"
@@ -104,6 +105,29 @@ TEST(Loader, FoldsSamplesIntoStackCountsPerThread) {
   EXPECT_FALSE(p.threads[1].seen_record);
   EXPECT_EQ(p.process.pid, 5);
   EXPECT_EQ(p.label(), "app[5]");
+}
+
+// node compiled a sort comparator over the code of a function that had run: the perf map
+// has no times, so the comparator took that function's samples. The loader says so.
+TEST(Loader, JitCodeCompiledOverAnotherFunctionIsSaid) {
+  TempDir dir;
+  {
+    ProcessWriter w(dir.path() / "node.host.7.cprof", 7);
+    w.thread(7, "node");
+    w.sample(7, {0x7f0000001040}, 10);
+  }
+  {
+    std::ofstream map(dir.path() / "node.host.7.perf-map");
+    map << "7f0000001000 100 JS:*sieve\n7f0000001000 80 JS:*compare\n";
+  }
+  const auto loaded = load_results(find_results_files(dir.path()));
+  ASSERT_EQ(loaded.processes.size(), 1u);
+  EXPECT_EQ(loaded.processes[0].jit_symbols.size(), 2u);  // compare, and sieve's tail
+  const auto said = std::find_if(loaded.warnings.begin(), loaded.warnings.end(), [](const auto& w) {
+    return w.find("the JIT compiled other functions over the code of 1 earlier one") !=
+           std::string::npos;
+  });
+  EXPECT_NE(said, loaded.warnings.end());
 }
 
 // A thread renamed after its thread record carries its last name; binary and TSV alike.

@@ -50,5 +50,22 @@ TEST(PerfMap, ALaterLineWinsOverTheRangeItCovers) {
   for (size_t i = 1; i < s.size(); ++i) EXPECT_LE(s[i - 1].end, s[i].start);  // disjoint
 }
 
+// A perf map has no times: a sample in reused code cannot be told apart, so the lines that
+// took over another function's code are counted for the report to say so (node reused a
+// sieve function's code for a sort comparator, which took its samples silently).
+TEST(PerfMap, CodeCompiledOverAnotherFunctionIsCounted) {
+  const auto count = [](const std::string& text) {
+    std::istringstream in(text);
+    uint64_t reused = 0;
+    parse_perf_map(in, &reused);
+    return reused;
+  };
+  EXPECT_EQ(count("1000 100 a\n2000 100 b\n"), 0u);              // disjoint
+  EXPECT_EQ(count("1000 100 a\n1000 100 a\n"), 0u);              // the same function anew
+  EXPECT_EQ(count("1000 100 sieve\n1040 20 compare\n"), 1u);     // inside another
+  EXPECT_EQ(count("1000 100 a\n2000 100 b\n10f0 f20 c\n"), 1u);  // over two: one line
+  EXPECT_EQ(count("1000 100 a\n1000 100 b\n1000 100 a\n"), 2u);
+}
+
 }  // namespace
 }  // namespace cprof::report
