@@ -15,6 +15,7 @@
 #include "sampler/events/counter_group.h"
 #include "sampler/events/event_resolver.h"
 #include "sampler/launcher/earlier_results.h"
+#include "sampler/launcher/frame_pointer_check.h"
 #include "sampler/launcher/gpu_environment.h"
 #include "sampler/launcher/launch.h"
 #include "sampler/launcher/run_summary.h"
@@ -127,6 +128,11 @@ static int run(int argc, char** argv) {
 
   std::string program;
   if (std::string err = cprof::launch::check_program(command[0], program); !err.empty()) fail(1, err);
+  if (unwind == "fp" && !quiet) {
+    if (const std::string w = cprof::launch::frame_pointer_warning(program); !w.empty()) {
+      fmt::print(stderr, "{}: {}\n", kTool, w);
+    }
+  }
   std::string results_dir;
   if (const auto earlier = cprof::launch::set_earlier_results_aside(output, append);
       !earlier.error.empty()) {

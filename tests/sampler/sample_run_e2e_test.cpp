@@ -655,11 +655,22 @@ TEST(SampleRun, JitCodeOfAProcessThatLeftNoCopyIsNamedFromTheRuntimesMap) {
 }
 
 TEST(SampleRun, FramePointerUnwinderRuns) {
-  const SampledRun run = sample("fp", "--unwind fp -f 1000", kPrograms + "/two_threads");
+  const SampledRun run = sample("fp", "--unwind fp -f 1000", kPrograms + "/two_threads_fp");
   ASSERT_EQ(run.status, 0) << run.output;
   ASSERT_EQ(run.processes.size(), 1u);
   EXPECT_EQ(run.processes[0].process.unwinder, "fp");
   EXPECT_GT(run.processes[0].self_samples("alpha_work") + run.processes[0].total_samples("alpha_work"), 100u);
+  EXPECT_EQ(run.output.find("keeps no frame pointer"), std::string::npos) << run.output;
+}
+
+// --unwind fp on a program built like a user's (-O2, no frame pointers) gave cut stacks
+// without a word; the launcher looks at its functions' first instructions and says so.
+TEST(SampleRun, FramePointerUnwinderWarnsOfAProgramWithoutThem) {
+  const SampledRun run = sample("fp-none", "--unwind fp -f 200", kPrograms + "/two_threads");
+  ASSERT_EQ(run.status, 0) << run.output;
+  EXPECT_NE(run.output.find("--unwind fp: " + kPrograms + "/two_threads keeps no frame pointer"),
+            std::string::npos)
+      << run.output;
 }
 
 TEST(SampleRun, WallClockShowsSleepingWithoutShorteningIt) {
