@@ -16,8 +16,6 @@ long futex(const std::atomic<uint32_t>* word, int op, uint32_t value, const time
 
 }  // namespace
 
-void FutexWord::resolve() noexcept { real::syscall(); }
-
 void FutexWord::bump_and_wake() noexcept {
   word_.fetch_add(1, std::memory_order_acq_rel);
   wake_all();

@@ -31,9 +31,6 @@ class FutexWord {
   // the word again.
   void wait_while(uint32_t seen, uint64_t timeout_ns) const noexcept;
 
-  // libc's syscall(), looked up outside any signal handler (at runtime start).
-  static void resolve() noexcept;
-
  private:
   std::atomic<uint32_t> word_{0};
 };

@@ -60,8 +60,8 @@ Runtime::Runtime(RuntimeConfig config) : config_(std::move(config)) {}
 
 Runtime* Runtime::start(RuntimeConfig config, std::vector<std::string> problems,
                         RealPthreadCreate real_pthread_create) {
-  resolve_real_mask_functions();  // before any program thread can call an interposer
-  FutexWord::resolve();           // before the first handler may wake the writer
+  // The next definitions the interposers and the handler call (masks, the futex word's
+  // syscall) were looked up at load, before this constructor (real.h).
   auto* rt = new Runtime(std::move(config));
   rt->pid_ = getpid();
   rt->real_pthread_create_ = real_pthread_create;

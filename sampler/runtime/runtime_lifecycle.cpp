@@ -14,6 +14,7 @@
 #include "sampler/runtime/hooks.h"
 #include "sampler/runtime/runtime.h"
 #include "sampler/runtime/signal_mask.h"
+#include "sampler/runtime/thread_clock.h"
 
 namespace cprof::sampler {
 
@@ -60,7 +61,7 @@ void Runtime::after_fork_in_child() {
     self->samples.store(0);
     self->dropped.store(0);
     self->announced.store(false);
-    self->tid = static_cast<pid_t>(::syscall(SYS_gettid));
+    self->tid = gettid_raw();
     self->start_ns = monotonic_ns();
   }
   std::string error;

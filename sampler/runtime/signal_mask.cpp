@@ -22,11 +22,6 @@ int real_sigprocmask(int how, const sigset_t* set, sigset_t* old) {
   return real::sigprocmask()(how, set, old);
 }
 
-void resolve_real_mask_functions() {
-  real::pthread_sigmask();
-  real::sigprocmask();
-}
-
 int program_mask_call(MaskFunction real, int how, const sigset_t* set, sigset_t* old) {
   const Runtime* rt = Runtime::instance();
   if (rt == nullptr || ThreadRegistry::current() == nullptr) return real(how, set, old);

@@ -12,11 +12,10 @@ namespace cprof::sampler {
 
 using MaskFunction = int (*)(int how, const sigset_t* set, sigset_t* old);
 
-// libc's own (the next definitions after the interposers): the runtime masks through
-// these. Async-signal-safe once resolved; resolve_real_mask_functions() resolves both.
+// libc's own (the next definitions after the interposers, real.h, looked up at load): the
+// runtime masks through these. Async-signal-safe.
 int real_pthread_sigmask(int how, const sigset_t* set, sigset_t* old);
 int real_sigprocmask(int how, const sigset_t* set, sigset_t* old);
-void resolve_real_mask_functions();
 
 // pthread_sigmask or sigprocmask (`real`) as the program called it. In a sampled thread
 // the sampling signal is left out of what it blocks, and `old` shows it as the program

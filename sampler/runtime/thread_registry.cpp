@@ -8,6 +8,7 @@
 #include <new>
 
 #include "sampler/runtime/owned_fds.h"
+#include "sampler/runtime/thread_clock.h"
 
 namespace cprof::sampler {
 namespace {
@@ -32,7 +33,7 @@ ThreadState* ThreadRegistry::current() {
   if (ThreadState* s = t_current) return s;
   const size_t n = g_adopted_count.load(std::memory_order_acquire);
   if (n == 0) return nullptr;
-  const auto tid = static_cast<pid_t>(::syscall(SYS_gettid));
+  const pid_t tid = gettid_raw();
   for (size_t i = 0; i < n; ++i) {
     ThreadState* s = g_adopted[i].load(std::memory_order_acquire);
     if (s != nullptr && s->tid == tid && !s->exited.load(std::memory_order_relaxed)) {

@@ -12,7 +12,6 @@ namespace {
 using std::chrono::steady_clock;
 
 TEST(FutexWord, WaitReturnsAtOnceWhenTheWordHasChanged) {
-  FutexWord::resolve();
   FutexWord word;
   word.store(3);
   const auto start = steady_clock::now();
@@ -21,7 +20,6 @@ TEST(FutexWord, WaitReturnsAtOnceWhenTheWordHasChanged) {
 }
 
 TEST(FutexWord, BumpWakesASleeperLongBeforeItsTimeout) {
-  FutexWord::resolve();
   FutexWord word;
   const uint32_t seen = word.load();
   std::thread waker([&] {
@@ -46,7 +44,6 @@ TEST(FutexWord, CompareExchangeTakesTheWordOnce) {
 
 // Unchanged and not woken, the wait sleeps its whole timeout (the writer's drain tick).
 TEST(FutexWord, WaitWithoutAWakeSleepsUntilItsTimeout) {
-  FutexWord::resolve();
   FutexWord word;
   const auto start = steady_clock::now();
   word.wait_while(word.load(), 20'000'000);  // 20 ms
