@@ -122,6 +122,43 @@ int collect(struct dl_phdr_info* info, size_t, void* data) {
   return 0;
 }
 
+// Runs fn() where `m` cannot be unmapped under it: inside dl_iterate_phdr's callback for
+// the loaded object at m's address with m's .eh_frame_hdr. dlclose unlinks an object under
+// the lock dl_iterate_phdr holds and unmaps it only after, so an object the callback sees
+// stays mapped until the callback returns. A snapshot can still list a library another
+// thread has just unloaded (Open MPI dlcloses its components at MPI_Init while the writer
+// thread parses tables: SIGSEGV reading the unmapped .eh_frame). Returns false, without
+// running fn, when no loaded object is `m`. A module without a search table has nothing
+// to read: fn runs at once.
+template <class Fn>
+bool while_loaded(const Module& m, Fn fn) {
+  if (m.eh.table == 0) {
+    fn();
+    return true;
+  }
+  struct Search {
+    const Module* m;
+    Fn* fn;
+    bool ran;
+  } search{&m, &fn, false};
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* data) -> int {
+        auto* s = static_cast<Search*>(data);
+        if (info->dlpi_addr != s->m->load_bias) return 0;
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+          if (ph.p_type == PT_GNU_EH_FRAME && info->dlpi_addr + ph.p_vaddr == s->m->eh.hdr) {
+            (*s->fn)();
+            s->ran = true;
+            return 1;
+          }
+        }
+        return 0;
+      },
+      &search);
+  return search.ran;
+}
+
 template <class Entry>
 const Entry* find_entry(const std::vector<Entry>& v, uint64_t addr) noexcept {
   // First entry with start > addr, then step back: the only candidate.
@@ -228,7 +265,8 @@ bool ModuleTable::attach_locked(const Module& m, bool parse) {
   ParsedCfi& p = parsed_entry_locked(m);
   bool parsed_now = false;
   if (!p.parsed && parse) {
-    p.table = build_cfi_table(m);
+    // Unloaded since the snapshot: left unparsed, for a later load at the same address.
+    if (!while_loaded(m, [&] { p.table = build_cfi_table(m); })) return false;
     p.parsed = true;
     parsed_now = true;
   }
@@ -255,7 +293,7 @@ size_t ModuleTable::build_wanted_tables() {
     if (p == nullptr || m.cfi.get() != nullptr) continue;
     if (!p->parsed && tables_mode_ == CfiTables::on_demand) {
       if (!p->sized) {
-        p->eh_frame_bytes = eh_frame_size(m);
+        if (!while_loaded(m, [&] { p->eh_frame_bytes = eh_frame_size(m); })) continue;
         p->sized = true;
       }
       if (!cfi_table_pays_off(p->rent, p->eh_frame_bytes)) continue;

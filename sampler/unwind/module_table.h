@@ -140,7 +140,8 @@ class ModuleTable {
   void refresh();
   // Parses and attaches the tables walks asked for (ModuleCfi::want) that the policy says
   // to build now (on_demand: the rent has reached the price; on_first_want: any). Returns
-  // how many it parsed. Not async-signal-safe.
+  // how many it parsed. A module unloaded since the current snapshot is skipped, not read
+  // (the writer thread calls this while the program may dlclose). Not async-signal-safe.
   size_t build_wanted_tables();
   // What the walks without `m`'s table have cost so far. For tests. Not
   // async-signal-safe.

@@ -132,6 +132,28 @@ TEST(DwarfUnwinder, MatchesLibunwindThroughDlopenedLibrary) {
   modules().refresh();
 }
 
+// A library unloaded after the snapshot that still lists it: a table asked for it is not
+// parsed from the unmapped memory (the writer thread of an Open MPI rank died of SIGSEGV
+// there, the program having dlclosed an MCA component between the refreshes).
+TEST(DwarfUnwinder, NoTableIsParsedFromALibraryUnloadedSinceTheSnapshot) {
+  void* h = dlopen(CPROF_TEST_DSO_PATH, RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(h, nullptr) << dlerror();
+  const auto outer = reinterpret_cast<uint64_t>(dlsym(h, "cprof_test_dso_outer"));
+  ModuleTable lazy(CfiTables::on_first_want);
+  const Module* m = lazy.find(outer);
+  ASSERT_NE(m, nullptr);
+  ASSERT_EQ(m->cfi.get(), nullptr);
+  ASSERT_NE(m->eh.table, 0u);
+  m->cfi.want(3);  // a walk asked for its table
+  ASSERT_EQ(dlclose(h), 0);
+  Dl_info info;
+  ASSERT_EQ(dladdr(reinterpret_cast<void*>(outer), &info), 0) << "the library is still loaded";
+  EXPECT_EQ(lazy.build_wanted_tables(), 0u);
+  EXPECT_EQ(m->cfi.get(), nullptr);
+  lazy.refresh();  // the next snapshot no longer lists it
+  EXPECT_EQ(lazy.find(outer), nullptr);
+}
+
 // The on-demand mechanics, with the policy that builds at the first ask (on_first_want; the
 // runtime's on_demand waits until the table pays for itself, tested below): no module has a
 // table until a walk asks for one. A walk into such a module hands the rest of the stack to
