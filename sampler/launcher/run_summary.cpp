@@ -20,10 +20,16 @@
 #include "format/reader.h"
 #include "format/utf8.h"
 #include "format/writer.h"
+#include "sampler/runtime/process_identity.h"
 #include "sampler/runtime/terminating_signals.h"
 
 namespace cprof::launch {
 namespace {
+
+// A file of this launcher's run: new since it started, and of its rank when it is one.
+bool new_of_rank(const std::string& path, const std::set<std::string>& before, int64_t rank) {
+  return before.count(path) == 0 && (rank < 0 || sampler::rank_of_results_file(path) == rank);
+}
 
 struct ProcessId {
   std::string host;
@@ -100,7 +106,7 @@ std::set<std::string> results_files_in(const std::string& dir) {
 }
 
 Writers wait_for_writers(const std::string& dir, const std::set<std::string>& before,
-                         std::chrono::milliseconds limit) {
+                         std::chrono::milliseconds limit, int64_t rank) {
   const std::string host = this_host();
   const auto deadline = std::chrono::steady_clock::now() + limit;
   std::map<std::string, ProcessId> writers;  // file -> its process, read once
@@ -109,7 +115,7 @@ Writers wait_for_writers(const std::string& dir, const std::set<std::string>& be
     std::set<ProcessId> live;
     size_t starting = 0;  // files without a process record yet
     for (const auto& path : results_files_in(dir)) {
-      if (before.count(path) != 0) continue;
+      if (!new_of_rank(path, before, rank)) continue;
       auto it = writers.find(path);
       if (it == writers.end()) {
         if (auto id = writer_of(path)) {
@@ -134,8 +140,10 @@ Writers wait_for_writers(const std::string& dir, const std::set<std::string>& be
 
 RunSummary summarize_new_results(const std::string& dir, const std::set<std::string>& before,
                                  const Writers& writers,
-                                 const std::function<void(const format::Record&)>& also) {
+                                 const std::function<void(const format::Record&)>& also,
+                                 int64_t rank) {
   RunSummary s;
+  s.rank = rank;
   s.still_running = writers.running;
   // The report's count: every readable file, less the GPU hooks' files of a process
   // that has a sampler's file too (report/load/gpu_load.h).
@@ -145,7 +153,7 @@ RunSummary summarize_new_results(const std::string& dir, const std::set<std::str
   };
   std::vector<FileProcess> readable;
   for (const auto& path : results_files_in(dir)) {
-    if (before.count(path) != 0) continue;
+    if (!new_of_rank(path, before, rank)) continue;
     ++s.files;
     FileProcess file;
     bool gpu_engine = false;
@@ -292,8 +300,10 @@ void print_run_summary(FILE* out, const char* tool, const std::string& dir, cons
     return;
   }
   print_losses(out, tool, dir, s, end);
-  fmt::print(out, "{}: {} from {} in {} written to {}\n", tool, plural(s.samples, "sample"),
-             plural(s.threads, "thread"), plural(s.processes, "process", "processes"), dir);
+  fmt::print(out, "{}: {}{} from {} in {} written to {}\n", tool,
+             s.rank >= 0 ? fmt::format("rank {}: ", s.rank) : std::string(),
+             plural(s.samples, "sample"), plural(s.threads, "thread"),
+             plural(s.processes, "process", "processes"), dir);
   if (s.still_running > 0) {
     const bool one = s.still_running == 1;
     fmt::print(out,
@@ -343,7 +353,8 @@ void print_run_summary(FILE* out, const char* tool, const std::string& dir, cons
                                       : "blocked the sampling signal, or its sampling stopped");
     }
   }
-  fmt::print(out, "{}: view with: causal-report {}\n", tool, dir);
+  // Under mpirun every rank's launcher sums up; one of them says how to see the whole job.
+  if (s.rank <= 0) fmt::print(out, "{}: view with: causal-report {}\n", tool, dir);
 }
 
 }  // namespace cprof::launch

@@ -31,11 +31,14 @@ struct Writers {
 // finish soon after the program, short enough that a daemon it started does not hold
 // the launcher (and the program's exit status) up.
 inline constexpr std::chrono::milliseconds kWritersWait{3000};
-// Waits up to `limit` (0: only looks) for the writers of DIR's new files to end.
+// Waits up to `limit` (0: only looks) for the writers of DIR's new files to end. `rank`
+// (>= 0: the launcher runs as one rank of an MPI job, all ranks writing to DIR) keeps to
+// that rank's files, as summarize_new_results does.
 Writers wait_for_writers(const std::string& dir, const std::set<std::string>& before,
-                         std::chrono::milliseconds limit);
+                         std::chrono::milliseconds limit, int64_t rank = -1);
 
 struct RunSummary {
+  int64_t rank = -1;  // the MPI rank summed up alone (summarize_new_results' `rank`)
   size_t files = 0;
   // Counted as causal-report counts them: a process per file that can be read (an exec'd
   // image writes a file of its own), except a GPU hooks' file, which belongs to the
@@ -68,10 +71,13 @@ struct RunSummary {
 
 // The new files of DIR. A file still being written (in `writers`) may end in a chunk
 // not written yet: that is not reported as a problem. `also`, when given, sees every
-// record of those files in the same pass (a launcher's own counts).
-RunSummary summarize_new_results(
-    const std::string& dir, const std::set<std::string>& before, const Writers& writers = {},
-    const std::function<void(const format::Record&)>& also = {});
+// record of those files in the same pass (a launcher's own counts). `rank` >= 0: only that
+// MPI rank's files (named ".rank<N>"): under `mpirun ... sample-run -o DIR`, each rank's
+// launcher sums up its own rank, not the whole job's directory again.
+RunSummary summarize_new_results(const std::string& dir, const std::set<std::string>& before,
+                                 const Writers& writers = {},
+                                 const std::function<void(const format::Record&)>& also = {},
+                                 int64_t rank = -1);
 // How the launcher's own child ended (ChildResult), for what the files cannot say: the CPU
 // time it used, and the signal that killed it before it wrote its last samples.
 struct ProgramEnd {

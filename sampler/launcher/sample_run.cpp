@@ -22,6 +22,7 @@
 #include "sampler/launcher/sampler_environment.h"
 #include "sampler/launcher/sampling_cost.h"
 #include "sampler/runtime/config.h"
+#include "sampler/runtime/process_identity.h"
 
 namespace {
 
@@ -180,9 +181,12 @@ static int run(int argc, char** argv) {
   const auto result = cprof::launch::run_child(command, child_env, kTool);
   if (!quiet) {
     // Children the program left running still write: wait a little for them.
+    // One launcher per rank under mpirun: each sums up its own rank's files.
+    const int64_t rank = cprof::sampler::rank_from_environment();
     const auto writers =
-        cprof::launch::wait_for_writers(results_dir, before, cprof::launch::kWritersWait);
-    const auto summary = cprof::launch::summarize_new_results(results_dir, before, writers);
+        cprof::launch::wait_for_writers(results_dir, before, cprof::launch::kWritersWait, rank);
+    const auto summary =
+        cprof::launch::summarize_new_results(results_dir, before, writers, {}, rank);
     cprof::launch::print_run_summary(stderr, kTool, results_dir, summary,
                                      {result.term_signal, result.cpu_ns});
   }

@@ -54,6 +54,25 @@ std::string results_file_stem(const std::string& dir, const ProcessIdentity& id,
   return base;
 }
 
+int64_t rank_of_results_file(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  const std::string_view name =
+      std::string_view(path).substr(slash == std::string::npos ? 0 : slash + 1);
+  // From the end, right after the pid: the executable and host parts may hold ".rank" too.
+  for (size_t at = name.rfind(".rank"); at != std::string_view::npos && at > 0;
+       at = name.rfind(".rank", at - 1)) {
+    size_t pid = at;
+    while (pid > 0 && name[pid - 1] >= '0' && name[pid - 1] <= '9') --pid;
+    if (pid == at || pid == 0 || name[pid - 1] != '.') continue;
+    size_t end = at + 5;
+    int64_t rank = 0;
+    while (end < name.size() && name[end] >= '0' && name[end] <= '9' && rank < (int64_t{1} << 40))
+      rank = rank * 10 + (name[end++] - '0');
+    if (end > at + 5 && end < name.size() && name[end] == '.') return rank;
+  }
+  return -1;
+}
+
 format::ProcessRecord process_record_now(const ProcessIdentity& id) {
   format::ProcessRecord p;
   p.pid = getpid();

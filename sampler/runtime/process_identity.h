@@ -29,6 +29,10 @@ int64_t rank_from_environment();
 std::string results_file_stem(const std::string& dir, const ProcessIdentity& id,
                               const std::string& kind = "");
 
+// The rank in a results file's name (".rank<N>." before the kind and ".cprof"), or -1:
+// the launchers of an MPI job's ranks share one directory, and each sums up its own.
+int64_t rank_of_results_file(const std::string& path);
+
 // The identity, pid, parent and start times (realtime and CLOCK_MONOTONIC, now) of a
 // process record; the writer fills in what it records (engine, clock, unwinder, ...).
 format::ProcessRecord process_record_now(const ProcessIdentity& id);

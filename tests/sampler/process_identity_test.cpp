@@ -86,5 +86,19 @@ TEST(ProcessIdentity, PlantedLinksAreNeverOpenedThrough) {
   fs::remove_all(dir);
 }
 
+// The launchers of an MPI job's ranks share one directory; each sums up the files of its
+// own rank, read from their names.
+TEST(ProcessIdentity, RankOfAResultsFileFromItsName) {
+  ProcessIdentity id{
+      .hostname = "node.rank7.example", .executable = "/opt/app.rank3.bin", .rank = 12};
+  const std::string stem = results_file_stem("/r", id);
+  EXPECT_EQ(rank_of_results_file(stem + ".cprof"), 12);
+  EXPECT_EQ(rank_of_results_file(results_file_stem("/r", id, "gpu") + ".1.cprof"), 12);
+  id.rank = -1;  // no rank: the ".rank" in the host's and the executable's names do not count
+  EXPECT_EQ(rank_of_results_file(results_file_stem("/r", id) + ".cprof"), -1);
+  EXPECT_EQ(rank_of_results_file("app.host.12.rank.cprof"), -1);
+  EXPECT_EQ(rank_of_results_file("/dir.rank4.d/app.host.12.cprof"), -1);
+}
+
 }  // namespace
 }  // namespace cprof::sampler
