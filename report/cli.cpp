@@ -197,8 +197,11 @@ int run_causal_report(int argc, char** argv) {
   // The views beyond the flat profile are built only for the outputs that show them.
   const BuildOptions build{
       .call_tree = view == View::tree || format == "html" || format == "folded",
+      // An MPI job's text header sums its ranks up (rank_spread_note.h).
       .breakdown = format != "text" || by == RowKind::thread || by == RowKind::process ||
-                   by == RowKind::rank,
+                   by == RowKind::rank ||
+                   std::any_of(loaded.processes.begin(), loaded.processes.end(),
+                               [](const ProcessProfile& p) { return p.process.rank >= 0; }),
       .group_spread = format == "json"};
   const Report report = build_report(std::move(loaded), *source, build);
   if (!quiet) {

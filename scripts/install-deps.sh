@@ -13,6 +13,7 @@ packages=(
   libhsa-runtime-dev
   clang llvm llvm-dev binutils linux-perf coz-profiler
   libomp-dev  # tests/causal: an OpenMP program built by clang against LLVM's libomp
+  openmpi-bin libopenmpi-dev  # tests/mpi: a halo-exchange job run under mpirun
 )
 # tests/e2e: a Rust and a Java program. A rustc or JDK already on PATH is used as it is.
 command -v rustc >/dev/null 2>&1 || packages+=(rustc)

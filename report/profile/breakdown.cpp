@@ -1,8 +1,11 @@
 #include "report/profile/breakdown.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <tuple>
+
+#include "report/profile/mpi_calls.h"
 
 namespace cprof::report {
 namespace {
@@ -39,6 +42,90 @@ class SelfTimes {
   std::vector<FunctionId> touched_;
 };
 
+// What MPI a stack is in: whether any frame is an MPI function, and the outermost MPI call
+// that waits for other ranks (the program's own call, not the library's calls inside it).
+class MpiFrames {
+ public:
+  explicit MpiFrames(const SymbolTable& table) : table_(table), kind_(table.functions.size(), 0) {}
+  struct InStack {
+    bool mpi = false;
+    FunctionId wait = 0;
+    bool waits = false;
+  };
+  InStack of(std::span<const uint32_t> locations) {
+    InStack in;
+    for (const uint32_t loc : locations) {  // innermost first: the last wait found is outermost
+      for (const auto& frame : table_.frames_of(loc)) {
+        const uint8_t k = kind(frame.function);
+        in.mpi = in.mpi || k >= kMpi;
+        if (k == kWait) {
+          in.wait = frame.function;
+          in.waits = true;
+        }
+      }
+    }
+    return in;
+  }
+
+ private:
+  static constexpr uint8_t kOther = 1, kMpi = 2, kWait = 3;
+  uint8_t kind(FunctionId f) {
+    if (kind_[f] == 0) {
+      const std::string& name = table_.functions[f].name;
+      kind_[f] = is_mpi_wait_call(name) ? kWait : is_mpi_function(name) ? kMpi : kOther;
+    }
+    return kind_[f];
+  }
+  const SymbolTable& table_;
+  std::vector<uint8_t> kind_;  // 0: not looked at yet
+};
+
+void add(Measure& to, const Measure& m) {
+  to.samples += m.samples;
+  to.time_ns += m.time_ns;
+}
+
+// Mean, spread and straggler of the ranks' work and waits.
+RankSpread spread_of(const std::vector<BreakdownRow>& ranks,
+                     const std::map<FunctionId, Measure>& wait_calls) {
+  RankSpread out;
+  std::vector<const BreakdownRow*> mpi;
+  for (const auto& r : ranks) {
+    if (r.rank < 0 || r.mpi_threads.samples == 0) continue;
+    mpi.push_back(&r);
+    out.outside_wait_ns.add(static_cast<double>(r.outside_mpi_wait_ns()));
+    out.wait_ns.add(static_cast<double>(r.mpi_wait.time_ns));
+  }
+  out.ranks = mpi.size();
+  for (const auto& [f, m] : wait_calls) out.wait_calls.emplace_back(f, m);
+  std::stable_sort(out.wait_calls.begin(), out.wait_calls.end(), [](const auto& a, const auto& b) {
+    return a.second.time_ns > b.second.time_ns;
+  });
+  if (mpi.size() < 2) return out;
+  const auto top = std::max_element(mpi.begin(), mpi.end(), [](const auto* a, const auto* b) {
+    return a->outside_mpi_wait_ns() < b->outside_mpi_wait_ns();
+  });
+  const double n_others = static_cast<double>(mpi.size() - 1);
+  const double others = (out.outside_wait_ns.mean() * static_cast<double>(mpi.size()) -
+                         static_cast<double>((*top)->outside_mpi_wait_ns())) /
+                        n_others;
+  const double others_wait = (out.wait_ns.mean() * static_cast<double>(mpi.size()) -
+                              static_cast<double>((*top)->mpi_wait.time_ns)) /
+                             n_others;
+  if (others <= 0) return out;
+  const double excess = static_cast<double>((*top)->outside_mpi_wait_ns()) / others - 1;
+  // Sampling noise: a count of n samples is uncertain by about sqrt(n); the straggler's
+  // work must exceed the others' by three times that.
+  const uint64_t top_samples = (*top)->mpi_threads.samples - (*top)->mpi_wait.samples;
+  const double excess_samples = static_cast<double>(top_samples) * excess / (1 + excess);
+  if (excess < kStragglerExcess || excess_samples < 3 * std::sqrt(static_cast<double>(top_samples)))
+    return out;
+  out.straggler = (*top)->rank;
+  out.straggler_excess = excess;
+  out.peers_mean_wait_ns = others_wait;
+  return out;
+}
+
 }  // namespace
 
 ProcessMetrics summarize_metrics(const ProcessProfile& p) {
@@ -70,6 +157,8 @@ Breakdown build_breakdown(const std::vector<ProcessProfile>& processes,
   Breakdown out;
   const auto& table = symbols.table;
   SelfTimes group(table.functions.size());
+  MpiFrames mpi(table);
+  std::map<FunctionId, Measure> wait_calls;
   std::map<int64_t, BreakdownRow> ranks;
   std::map<int64_t, std::vector<size_t>> processes_of_rank;
   std::vector<uint32_t> order, starts;
@@ -80,7 +169,8 @@ Breakdown build_breakdown(const std::vector<ProcessProfile>& processes,
       return table.frames_of(locations[process.stacks.offset(c.stack)]).front().function;
     };
     out.metrics.push_back(summarize_metrics(process));
-    const int64_t rank = process.has_process_record ? process.process.rank : -1;
+    int64_t rank = process.has_process_record ? process.process.rank : kNoRank;
+    if (rank < 0 && is_mpi_launcher(process.process.executable)) rank = kLauncherRank;
     processes_of_rank[rank].push_back(p);
     // Counts grouped by thread (a counting sort).
     const auto& counts = process.counts;
@@ -97,17 +187,28 @@ Breakdown build_breakdown(const std::vector<ProcessProfile>& processes,
       BreakdownRow row{.process = p, .thread = t, .rank = rank, .processes = 1, .threads = 1};
       row.cpu_time_ns = process.threads[t].cpu_time_ns;
       prow.cpu_time_ns += row.cpu_time_ns;
+      bool calls_mpi = false;
       for (uint32_t k = starts[t]; k < starts[t + 1]; ++k) {
         const auto& c = counts[order[k]];
-        row.time.samples += c.samples;
-        row.time.time_ns += c.weight_ns;
+        const Measure m{c.samples, c.weight_ns};
+        add(row.time, m);
         group.add(self_function(c), c.weight_ns);
+        const uint64_t at = process.stacks.offset(c.stack);
+        const auto in = mpi.of(std::span<const uint32_t>(locations).subspan(
+            at, process.stacks.frames(c.stack).size()));
+        calls_mpi = calls_mpi || in.mpi;
+        if (in.waits) {
+          add(row.mpi_wait, m);
+          add(wait_calls[in.wait], m);
+        }
       }
+      if (calls_mpi) row.mpi_threads = row.time;
       group.take_top(row);
       if (row.time.samples == 0) continue;
       ++prow.threads;
-      prow.time.samples += row.time.samples;
-      prow.time.time_ns += row.time.time_ns;
+      add(prow.time, row.time);
+      add(prow.mpi_threads, row.mpi_threads);
+      add(prow.mpi_wait, row.mpi_wait);
       prow.time_per_thread.add(static_cast<double>(row.time.time_ns));
       out.threads.push_back(row);
     }
@@ -121,8 +222,9 @@ Breakdown build_breakdown(const std::vector<ProcessProfile>& processes,
       const auto& prow = out.processes[p];
       ++r.processes;
       r.threads += prow.threads;
-      r.time.samples += prow.time.samples;
-      r.time.time_ns += prow.time.time_ns;
+      add(r.time, prow.time);
+      add(r.mpi_threads, prow.mpi_threads);
+      add(r.mpi_wait, prow.mpi_wait);
       r.cpu_time_ns += prow.cpu_time_ns;
       r.time_per_thread.merge(prow.time_per_thread);
       const auto& process = processes[p];
@@ -135,10 +237,11 @@ Breakdown build_breakdown(const std::vector<ProcessProfile>& processes,
     group.take_top(r);
     out.ranks.push_back(r);
   }
-  // Processes without a rank (-1, first in the map): one row after the ranked ones.
-  if (!out.ranks.empty() && out.ranks.front().rank < 0) {
-    std::rotate(out.ranks.begin(), out.ranks.begin() + 1, out.ranks.end());
-  }
+  // Processes without a rank (first in the map, launcher's then the others): after the
+  // ranked ones, in that order.
+  std::stable_partition(out.ranks.begin(), out.ranks.end(),
+                        [](const BreakdownRow& r) { return r.rank >= 0; });
+  out.rank_spread = spread_of(out.ranks, wait_calls);
   by_time(out.threads);
   by_time(out.processes);
   return out;

@@ -12,6 +12,7 @@
 #include "report/render/gpu_render.h"
 #include "report/render/html_causal.h"
 #include "report/render/html_escape.h"
+#include "report/render/rank_spread_note.h"
 #include "report/render/render.h"
 #include "report/render/text_util.h"
 #include "report/render/text_views.h"
@@ -174,18 +175,28 @@ void threads(std::string& out, const Report& r, const RenderOptions& o) {
 void ranks(std::string& out, const Report& r) {
   const auto& rows = r.breakdown.ranks;
   if (rows.size() < 2) return;
-  out += "<h2>Ranks</h2><p class=\"note\">time per sampled thread of the rank's processes</p>\n";
-  html_table_head(out,
-                  {"rank", "processes", "threads", "share", "time", "mean/thread", "min/thread",
-                   "max/thread", "stddev/thread", "<top function (self)"},
-                  "ranks");
+  out +=
+      "<h2>Ranks</h2><p class=\"note\">MPI wait: time in MPI calls that wait for other ranks, "
+      "and its share of the time of the threads that call MPI; outside: the rest of that "
+      "time (work). Per thread: the time per sampled thread of the rank's processes.</p>\n";
+  html_table_head(
+      out,
+      {"rank", "processes", "threads", "share", "time", "MPI wait", "outside", "mean/thread",
+       "min/thread", "max/thread", "stddev/thread", "<top function (self)"},
+      "ranks");
   for (const auto& row : rows) {
     const auto& s = row.time_per_thread;
+    const bool mpi = row.mpi_threads.samples > 0;
     out += fmt::format(
         "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
-        "<td>{}</td><td>{}</td><td class=\"name\">{}</td></tr>\n",
-        row.rank >= 0 ? std::to_string(row.rank) : "none", row.processes, row.threads,
-        pct(r.flat.fraction(row.time)), human_duration(row.time.time_ns),
+        "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"name\">{}</td></tr>\n",
+        rank_row_name(row.rank), row.processes, row.threads, pct(r.flat.fraction(row.time)),
+        human_duration(row.time.time_ns),
+        mpi ? fmt::format("{} ({:.0f}%)", human_duration(row.mpi_wait.time_ns),
+                          100.0 * static_cast<double>(row.mpi_wait.time_ns) /
+                              static_cast<double>(row.mpi_threads.time_ns))
+            : "-",
+        mpi ? human_duration(row.outside_mpi_wait_ns()) : "-",
         human_duration(static_cast<uint64_t>(s.mean())),
         human_duration(static_cast<uint64_t>(s.min())),
         human_duration(static_cast<uint64_t>(s.max())),
@@ -193,6 +204,12 @@ void ranks(std::string& out, const Report& r) {
         esc(r.symbols.table.functions[row.top_function].name));
   }
   out += "</tbody></table>\n";
+  const auto lines = rank_spread_lines(r);
+  if (!lines.empty()) {
+    out += "<ul id=\"rank-spread\">\n";
+    for (const auto& line : lines) out += "<li>" + esc(line) + "</li>\n";
+    out += "</ul>\n";
+  }
 }
 
 void counters(std::string& out, const Report& r, const RenderOptions& o) {

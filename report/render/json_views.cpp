@@ -180,11 +180,36 @@ void json_profile_views(JsonWriter& j, const Report& r, const RenderOptions& o) 
         .field("processes", row.processes)
         .field("threads", row.threads);
     group_fields(j, r, row);
+    j.field("mpi_threads_ns", row.mpi_threads.time_ns)
+        .field("mpi_wait_ns", row.mpi_wait.time_ns)
+        .field("mpi_wait_samples", row.mpi_wait.samples);
     j.key("per_thread_ns");
     json_spread(j, row.time_per_thread);
     j.end_object();
   }
   j.end_array();
+  const RankSpread& spread = b.rank_spread;
+  j.key("rank_spread").begin_object();
+  j.field("ranks", static_cast<uint64_t>(spread.ranks));
+  if (spread.ranks > 0) {
+    j.key("work_ns");
+    json_spread(j, spread.outside_wait_ns);
+    j.key("mpi_wait_ns");
+    json_spread(j, spread.wait_ns);
+  }
+  j.field("straggler", spread.straggler)
+      .field("straggler_excess", spread.straggler_excess)
+      .field("peers_mean_wait_ns", spread.peers_mean_wait_ns);
+  j.key("mpi_wait_calls").begin_array();
+  for (const auto& [f, m] : spread.wait_calls) {
+    j.begin_object(true)
+        .field("function", r.symbols.table.functions[f].name)
+        .field("samples", m.samples)
+        .field("time_ns", m.time_ns)
+        .end_object();
+  }
+  j.end_array();
+  j.end_object();
   counters(j, r, o);
   if (r.tree) tree(j, r);
 }

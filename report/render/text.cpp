@@ -11,6 +11,7 @@
 #include "report/render/coverage_warning.h"
 #include "report/render/cut_short_note.h"
 #include "report/render/gpu_render.h"
+#include "report/render/rank_spread_note.h"
 #include "report/render/render.h"
 #include "report/render/text_causal.h"
 #include "report/render/text_rows.h"
@@ -23,29 +24,6 @@ namespace {
 
 constexpr size_t kProcessLines = 8;  // processes listed one per line before summarizing
 constexpr size_t kMessageLines = 10;
-
-// A line too wide is wrapped after a "; " that fits, else at a space, the continuation
-// indented: a warning is read whole, never cut at the width.
-void wrapped(std::string& out, size_t width, std::string text) {
-  while (text.size() > width) {
-    size_t keep = 0;  // the first line's length
-    size_t next = 0;  // where the continuation starts
-    if (const auto semi = text.rfind("; ", width - 1); semi != std::string::npos && semi >= 8) {
-      keep = semi + 1;
-      next = semi + 2;
-    } else if (const auto space = text.rfind(' ', width - 1);
-               space != std::string::npos && space >= 8) {
-      keep = space;
-      next = space + 1;
-    } else {
-      break;
-    }
-    out += text.substr(0, keep);
-    out += '\n';
-    text = "      " + text.substr(next);
-  }
-  add_line(out, width, text);
-}
 
 // The causal locations whose experiments ran in the processes `which`: those the CPU-wait
 // warning affects. "" without any.
@@ -73,7 +51,7 @@ void per_process_lines(std::string& out, size_t width, const std::vector<std::st
   size_t said = 0;
   for (const auto& line : lines) {
     if (line.empty()) continue;
-    if (said++ < kProcessLines) wrapped(out, width, line);
+    if (said++ < kProcessLines) add_wrapped(out, width, line);
   }
   if (said > kProcessLines) add_line(out, width, fmt::format(more, said - kProcessLines));
 }
@@ -135,7 +113,7 @@ void header(std::string& out, const Report& r, size_t width) {
   }
   uint64_t rest_samples = r.samples();
   for (size_t i = 0; i < listed.size() && i < kProcessLines; ++i) {
-    wrapped(out, width, process_line(r.processes[listed[i]]));
+    add_wrapped(out, width, process_line(r.processes[listed[i]]));
     rest_samples -= std::min(rest_samples, r.processes[listed[i]].samples);
   }
   if (r.processes.size() > kProcessLines) {
@@ -154,6 +132,7 @@ void header(std::string& out, const Report& r, size_t width) {
   per_process_lines(out, width, unsampled, "warning: ... and {} more processes with threads that ran unsampled");
   per_process_lines(out, width, unnamed,
                     "note: ... and {} more processes with samples in code outside every file");
+  if (const auto mpi = mpi_summary_line(r); !mpi.empty()) add_wrapped(out, width, mpi);
 
   // The same event or message in many processes is said once, with how many.
   std::map<std::string, size_t> unavailable, zero, noted, messages;
@@ -183,10 +162,10 @@ void header(std::string& out, const Report& r, size_t width) {
                                   : std::string();
   };
   for (const auto& [text, n] : unavailable)
-    wrapped(out, width, "unavailable event: " + text + times(n));
+    add_wrapped(out, width, "unavailable event: " + text + times(n));
   for (const auto& [text, n] : zero)
-    wrapped(out, width, "event counted nothing: " + text + times(n));
-  for (const auto& [text, n] : noted) wrapped(out, width, "event " + text + times(n));
+    add_wrapped(out, width, "event counted nothing: " + text + times(n));
+  for (const auto& [text, n] : noted) add_wrapped(out, width, "event " + text + times(n));
   size_t shown = 0;
   for (const auto& [text, n] : messages) {
     if (shown++ == kMessageLines) {
@@ -194,7 +173,7 @@ void header(std::string& out, const Report& r, size_t width) {
       break;
     }
     const auto affected = message_processes.find(text);
-    wrapped(
+    add_wrapped(
         out, width,
         "message " + text + times(n) +
             (affected == message_processes.end() ? "" : affected_predictions(r, affected->second)));

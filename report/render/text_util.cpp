@@ -102,6 +102,27 @@ std::string compact_function_name(std::string_view name, size_t width) {
   return fit_right(s, width);
 }
 
+void add_wrapped(std::string& out, size_t width, std::string text) {
+  while (text.size() > width) {
+    size_t keep = 0;  // the first line's length
+    size_t next = 0;  // where the continuation starts
+    if (const auto semi = text.rfind("; ", width - 1); semi != std::string::npos && semi >= 8) {
+      keep = semi + 1;
+      next = semi + 2;
+    } else if (const auto space = text.rfind(' ', width - 1);
+               space != std::string::npos && space >= 8) {
+      keep = space;
+      next = space + 1;
+    } else {
+      break;
+    }
+    out += text.substr(0, keep);
+    out += '\n';
+    text = "      " + text.substr(next);
+  }
+  add_line(out, width, text);
+}
+
 void add_line(std::string& out, size_t width, std::string_view text) {
   out += fit_right(text, width);
   out += '\n';

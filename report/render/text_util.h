@@ -27,6 +27,9 @@ std::string compact_function_name(std::string_view name, size_t width);
 std::string_view base_name(std::string_view path);
 // Appends `text`, cut to `width` columns, and a newline.
 void add_line(std::string& out, size_t width, std::string_view text);
+// Appends `text` wrapped at `width` after a "; " that fits, else at a space, the
+// continuation indented: a warning is read whole, never cut at the width.
+void add_wrapped(std::string& out, size_t width, std::string text);
 // A fraction as a percentage cell: " 42.00%" (7 columns).
 std::string percent_cell(double fraction);
 // "1,234 samples", "1 call"; with `words`, its plural: "2 processes", "1 process".

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "report/render/rank_spread_note.h"
 #include "report/render/text_util.h"
 
 namespace cprof::report {
@@ -69,26 +70,47 @@ void processes_table(std::string& out, const Report& r, const RenderOptions& o) 
   }
 }
 
+// Ranks that call MPI: each one's time in MPI waits and outside them, and the spread
+// across ranks. Ranks without MPI (Slurm tasks): the time per thread of each.
 void ranks_table(std::string& out, const Report& r, const RenderOptions& o) {
   const auto& rows = r.breakdown.ranks;
   const size_t n = o.rows(rows.size());
+  const bool mpi = std::any_of(rows.begin(), rows.end(),
+                               [](const BreakdownRow& row) { return row.mpi_threads.samples > 0; });
   add_line(out, o.width,
-       fmt::format("Ranks (top {} of {}; time per thread: mean, min, max)", n, rows.size()));
+           fmt::format("Ranks (top {} of {}; {})", n, rows.size(),
+                       mpi ? "MPI wait: in calls that wait for other ranks, % of MPI threads' time"
+                           : "time per thread: mean, min, max"));
   add_line(
       out, o.width,
-      fmt::format("{:>5} {:>5} {:>7} {:>7} {:>9} {:>9} {:>9} {:>9}  {}", "rank", "procs", "threads",
-                  "share", "time", "mean/thr", "min/thr", "max/thr", "top function (self)"));
+      mpi ? fmt::format("{:>8} {:>5} {:>7} {:>7} {:>9} {:>15} {:>9}  {}", "rank", "procs",
+                        "threads", "share", "time", "MPI wait", "outside", "top function (self)")
+          : fmt::format("{:>5} {:>5} {:>7} {:>7} {:>9} {:>9} {:>9} {:>9}  {}", "rank", "procs",
+                        "threads", "share", "time", "mean/thr", "min/thr", "max/thr",
+                        "top function (self)"));
   for (size_t i = 0; i < n; ++i) {
     const auto& row = rows[i];
     const auto& s = row.time_per_thread;
-    add_line(out, o.width,
-         fmt::format("{:>5} {:>5} {:>7} {} {:>9} {:>9} {:>9} {:>9}  {}",
-                     row.rank >= 0 ? std::to_string(row.rank) : "none", row.processes, row.threads,
-                     percent_cell(r.flat.fraction(row.time)), human_duration(row.time.time_ns),
-                     human_duration(static_cast<uint64_t>(s.mean())),
-                     human_duration(static_cast<uint64_t>(s.min())),
-                     human_duration(static_cast<uint64_t>(s.max())), top_function(r, row)));
+    const bool calls = row.mpi_threads.samples > 0;
+    add_line(
+        out, o.width,
+        mpi ? fmt::format("{:>8} {:>5} {:>7} {} {:>9} {:>15} {:>9}  {}", rank_row_name(row.rank),
+                          row.processes, row.threads, percent_cell(r.flat.fraction(row.time)),
+                          human_duration(row.time.time_ns),
+                          calls ? fmt::format("{} {:>3.0f}%", human_duration(row.mpi_wait.time_ns),
+                                              100.0 * static_cast<double>(row.mpi_wait.time_ns) /
+                                                  static_cast<double>(row.mpi_threads.time_ns))
+                                : "-",
+                          calls ? human_duration(row.outside_mpi_wait_ns()) : "-",
+                          top_function(r, row))
+            : fmt::format("{:>5} {:>5} {:>7} {} {:>9} {:>9} {:>9} {:>9}  {}",
+                          rank_row_name(row.rank), row.processes, row.threads,
+                          percent_cell(r.flat.fraction(row.time)), human_duration(row.time.time_ns),
+                          human_duration(static_cast<uint64_t>(s.mean())),
+                          human_duration(static_cast<uint64_t>(s.min())),
+                          human_duration(static_cast<uint64_t>(s.max())), top_function(r, row)));
   }
+  for (const auto& line : rank_spread_lines(r)) add_wrapped(out, o.width, "  " + line);
 }
 
 }  // namespace

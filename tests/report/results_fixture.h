@@ -42,13 +42,13 @@ class ProcessWriter {
  public:
   // clock: the process record's ("cpu+wall": sample-run --clock wall).
   ProcessWriter(const std::filesystem::path& file, int64_t pid, int64_t rank = -1,
-                const std::string& clock = "cpu") {
+                const std::string& clock = "cpu", const std::string& executable = "/usr/bin/app") {
     error_ = writer_.open(file.string());
     writer_.add(format::ProcessRecord{.pid = pid,
                                       .ppid = 1,
                                       .rank = rank,
                                       .hostname = "testhost",
-                                      .executable = "/usr/bin/app",
+                                      .executable = executable,
                                       .command_line = {"app", "--fast"},
                                       .start_realtime_ns = 1'700'000'000'000'000'000,
                                       .start_monotonic_ns = 1'000'000'000,

@@ -1,0 +1,27 @@
+#pragma once
+// MPI by its function names, whichever library implements it (Open MPI, MPICH, Intel MPI,
+// and their Fortran bindings): the calls in which a rank waits for others, and the
+// processes an MPI launcher starts that are not ranks.
+
+#include <string_view>
+
+namespace cprof::report {
+
+// A function of MPI's API: MPI_* or PMPI_* (C), mpi_*_ or MPI_* (Fortran, any case, with
+// the trailing underscores compilers add). A version suffix ("@@...") is ignored.
+bool is_mpi_function(std::string_view name);
+
+// A call that blocks until other ranks get there: MPI_Wait, Waitall, Waitany, Waitsome,
+// Recv, Mrecv, Probe, Mprobe, Send and Ssend (a large message waits for its receiver),
+// Sendrecv(_replace), the collectives (Barrier, Bcast, Reduce, Allreduce, Reduce_scatter,
+// Scan, Exscan, Gather(v), Allgather(v), Scatter(v), Alltoall(v,w), their Neighbor_ forms)
+// the one-sided synchronizations (Win_fence, Win_wait, Win_complete) and Finalize (a
+// barrier in most libraries: early ranks wait there for the last). Not the
+// polling calls (MPI_Test*, MPI_Iprobe) nor the non-blocking starts (MPI_I*).
+bool is_mpi_wait_call(std::string_view name);
+
+// An executable an MPI launcher runs beside the ranks: mpirun, mpiexec, orterun, orted,
+// prterun, prted, hydra_pmi_proxy, mpiexec.hydra, srun, slurmstepd. `path` may be a path.
+bool is_mpi_launcher(std::string_view path);
+
+}  // namespace cprof::report

@@ -1,0 +1,152 @@
+// End-to-end under a real mpirun (Debian's Open MPI): a halo exchange with an
+// MPI_Allreduce per step and one rank given twice the work (programs/halo.cpp), sampled
+// with the launcher inside mpirun (one launcher per rank) and around it. Either way: one
+// file per rank with the rank in its name, mpirun's own processes told apart from the
+// ranks, and a report whose rank view shows the straggler and its peers waiting in MPI.
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <regex>
+#include <set>
+#include <string>
+
+#include "tests/support/results_loader.h"
+
+namespace cprof::testing {
+namespace {
+
+const std::string kSampleRun = SAMPLE_RUN;
+const std::string kReport = CAUSAL_REPORT;
+const std::string kHalo = HALO_PROGRAM;
+const std::string kMpirun = MPIRUN;
+
+#define SKIP_WITHOUT_MPI() \
+  if (kHalo.empty())       \
+  GTEST_SKIP() << "no MPI (mpicxx, mpirun) was found when the suite was configured"
+
+// Four ranks on however many cores; as root (CI) Open MPI wants both variables; no
+// single-copy (CMA) transfers, which a container without ptrace rights refuses.
+const std::string kMpiEnv = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ";
+std::string mpirun(int ranks) {
+  return kMpirun + " -np " + std::to_string(ranks) +
+         " --oversubscribe --mca btl_vader_single_copy_mechanism none ";
+}
+
+// 120 steps of 1.5 M cell updates; rank 2 does twice as many.
+const std::string kHaloArgs = " 120 1500000 2 100";
+
+std::set<std::string> files_in(const std::string& dir) {
+  std::set<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    out.insert(e.path().filename().string());
+  }
+  return out;
+}
+
+size_t count_of(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// The report's JSON checked by Python: ranks 0-3 present, rank 2 the straggler, MPI waits
+// named, and `extra` (more assertions on `d`, the document).
+void expect_job_report(const std::string& dir, const std::string& extra = "") {
+  std::string out;
+  ASSERT_EQ(run_command(kReport + " -q --format json -o " + dir + "/report.json " + dir, out), 0)
+      << out;
+  const std::string check = dir + "/check.py";
+  {
+    std::FILE* f = std::fopen(check.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs(("import json, sys\n"
+                "d = json.load(open(sys.argv[1]))\n"
+                "p = d['profile']\n"
+                "ranks = {r['rank']: r for r in p['by_rank']}\n"
+                "assert all(k in ranks for k in range(4)), sorted(ranks)\n"
+                "s = p['rank_spread']\n"
+                "assert s['ranks'] == 4, s\n"
+                "assert s['straggler'] == 2, s\n"
+                "names = [c['function'] for c in s['mpi_wait_calls']]\n"
+                "assert any(n.endswith('MPI_Allreduce') for n in names), names\n"
+                "assert any(n.endswith('MPI_Waitall') for n in names), names\n"
+                "assert ranks[2]['mpi_wait_ns'] < s['peers_mean_wait_ns'], (ranks[2], s)\n" +
+                extra + "print('ok')\n")
+                   .c_str(),
+               f);
+    std::fclose(f);
+  }
+  ASSERT_EQ(run_command("python3 " + check + " " + dir + "/report.json", out), 0) << out;
+  EXPECT_NE(out.find("ok"), std::string::npos) << out;
+}
+
+TEST(MpiJob, SampledWithALauncherPerRank) {
+  SKIP_WITHOUT_MPI();
+  const std::string dir = fresh_directory("mpi-inside");
+  std::string out;
+  ASSERT_EQ(run_command(
+                kMpiEnv + mpirun(4) + kSampleRun + " -o " + dir + " -- " + kHalo + kHaloArgs, out),
+            0)
+      << out;
+  EXPECT_NE(out.find("halo: 4 ranks, 120 steps"), std::string::npos) << out;  // its output
+  EXPECT_EQ(out.find("SIG"), std::string::npos) << out;                       // no rank died
+  // One file per rank, the rank in its name; nothing else.
+  const auto files = files_in(dir);
+  ASSERT_EQ(files.size(), 4u) << out;
+  for (int rank = 0; rank < 4; ++rank) {
+    const std::regex name("mpi_halo\\..*\\.rank" + std::to_string(rank) + "\\.cprof");
+    EXPECT_EQ(std::count_if(files.begin(), files.end(),
+                            [&](const std::string& f) { return std::regex_match(f, name); }),
+              1)
+        << rank;
+    // Each rank's launcher sums up its own rank, not the whole directory four times.
+    EXPECT_EQ(count_of(out, "sample-run: rank " + std::to_string(rank) + ": "), 1u) << out;
+  }
+  EXPECT_EQ(count_of(out, "view with: causal-report"), 1u) << out;
+  expect_job_report(dir);
+}
+
+TEST(MpiJob, SampledAroundMpirunWithItsProcessesApart) {
+  SKIP_WITHOUT_MPI();
+  const std::string dir = fresh_directory("mpi-around");
+  std::string out;
+  ASSERT_EQ(run_command(
+                kMpiEnv + kSampleRun + " -o " + dir + " -- " + mpirun(4) + kHalo + kHaloArgs, out),
+            0)
+      << out;
+  EXPECT_EQ(out.find("SIG"), std::string::npos) << out;
+  size_t ranked = 0, others = 0;
+  for (const auto& f : files_in(dir)) (f.find(".rank") != std::string::npos ? ranked : others)++;
+  EXPECT_EQ(ranked, 4u);
+  EXPECT_GE(others, 1u);  // mpirun itself (and its forks before they exec a rank)
+  // mpirun's processes: a row of their own, not among the ranks nor "none".
+  expect_job_report(dir,
+                    "assert -2 in ranks, sorted(ranks)\n"
+                    "assert -1 not in ranks, sorted(ranks)\n");
+  ASSERT_EQ(run_command(kReport + " -q --by rank " + dir, out), 0) << out;
+  EXPECT_NE(out.find("launcher"), std::string::npos) << out;
+  EXPECT_NE(out.find("straggler: rank 2"), std::string::npos) << out;
+}
+
+// The wall clock: where the peers' time goes while rank 2 computes (MPI waits, not work).
+// On the CPU clock a waiting rank's time is what its polling got of a CPU (little, with
+// four ranks on two cores); on the wall clock each peer waits longer than the straggler.
+TEST(MpiJob, WallClockShowsThePeersWaitingInMpi) {
+  SKIP_WITHOUT_MPI();
+  const std::string dir = fresh_directory("mpi-wall");
+  std::string out;
+  ASSERT_EQ(run_command(kMpiEnv + mpirun(4) + kSampleRun + " --clock wall -o " + dir + " -- " +
+                            kHalo + kHaloArgs,
+                        out),
+            0)
+      << out;
+  expect_job_report(dir,
+                    "assert d['summary']['profile_clock'] == 'wall', d['summary']\n"
+                    "peers = [ranks[k]['mpi_wait_ns'] for k in (0, 1, 3)]\n"
+                    "assert min(peers) > ranks[2]['mpi_wait_ns'], (peers, ranks[2])\n");
+}
+
+}  // namespace
+}  // namespace cprof::testing
