@@ -32,7 +32,7 @@ class PayGuard {
 
 uint64_t DelayAccounting::begin_experiment(double speedup, uint64_t period_ns) {
   const double d = std::max(0.0, speedup) * static_cast<double>(period_ns);
-  const uint64_t start = global_.load(std::memory_order_acquire);
+  const uint64_t start = global().load(std::memory_order_acquire);
   delay_per_sample_.store(static_cast<uint64_t>(std::llround(d)), std::memory_order_relaxed);
   selected_samples_.store(0, std::memory_order_relaxed);
   start_global_.store(start, std::memory_order_relaxed);
@@ -44,10 +44,10 @@ uint64_t DelayAccounting::begin_experiment(double speedup, uint64_t period_ns) {
 uint64_t DelayAccounting::end_experiment() {
   active_.store(false, std::memory_order_release);
   delay_per_sample_.store(0, std::memory_order_relaxed);
-  return global_.load(std::memory_order_acquire);
+  return global().load(std::memory_order_acquire);
 }
 
-void DelayAccounting::raise_global_to(uint64_t value) { raise_to(global_, value); }
+void DelayAccounting::raise_global_to(uint64_t value) { raise_to(global(), value); }
 
 void DelayAccounting::sync_epoch(ThreadDelay& thread) const {
   const uint64_t epoch = epoch_.load(std::memory_order_acquire);

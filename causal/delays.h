@@ -72,6 +72,9 @@ struct ThreadDelay {
   // outermost began. Written by the thread, read by its own handler.
   std::atomic<uint32_t> runtime_waits{0};
   uint64_t global_at_runtime_wait_ns = 0;
+  // Waits for other processes of the job (peer_wait_begin: an MPI rank in MPI_Allreduce),
+  // nested calls counted. Written by the thread, read by its own handler.
+  std::atomic<uint32_t> peer_waits{0};
 };
 
 class DelayAccounting {
@@ -157,13 +160,41 @@ class DelayAccounting {
     return thread.runtime_waits.load(std::memory_order_relaxed) != 0;
   }
 
+  // Waiting for other processes of a job (docs/causal.md "MPI"): an MPI rank inside a
+  // call that returns when other ranks get there (MPI_Wait*, MPI_Recv, the collectives).
+  // A runtime wait (begin pays and remembers the global count; end credits what was
+  // inserted meanwhile: the rank that released it paid first), and inside it every
+  // sample does nothing (the MPI library polls; none of it is the program's work). With
+  // the global count shared by the job's ranks (share_global), the other ranks' selected
+  // samples are what the waiting rank is credited.
+  void peer_wait_begin(ThreadDelay& thread) {
+    if (thread.peer_waits.fetch_add(1, std::memory_order_relaxed) == 0) runtime_wait_begin(thread);
+  }
+  void peer_wait_end(ThreadDelay& thread) {
+    const uint32_t n = thread.peer_waits.load(std::memory_order_relaxed);
+    if (n == 0) return;
+    if (n == 1) runtime_wait_end(thread);
+    thread.peer_waits.store(n - 1, std::memory_order_relaxed);
+  }
+  static bool in_peer_wait(const ThreadDelay& thread) {
+    return thread.peer_waits.load(std::memory_order_relaxed) != 0;
+  }
+
+  // Makes the global count `shared`'s: a word in memory the processes of a job map
+  // together (causal/job_lockstep.h), so that a selected sample in one rank delays the
+  // threads of every rank on the host, as Coz delays every other thread of one process.
+  // Call before any thread registers (the counts' starting points are the global's).
+  void share_global(std::atomic<uint64_t>* shared) {
+    shared_global_.store(shared, std::memory_order_release);
+  }
+
   // A new thread starts with no debt for delays inserted before it existed.
   void thread_started(ThreadDelay& thread) {
     thread.epoch.store(epoch_.load(std::memory_order_acquire), std::memory_order_relaxed);
     thread.local_ns.store(global_ns(), std::memory_order_relaxed);
   }
 
-  uint64_t global_ns() const { return global_.load(std::memory_order_acquire); }
+  uint64_t global_ns() const { return global().load(std::memory_order_acquire); }
   // Selected samples counted since the last begin_experiment().
   uint64_t selected_samples() const { return selected_samples_.load(std::memory_order_relaxed); }
 
@@ -178,7 +209,12 @@ class DelayAccounting {
   std::atomic<uint64_t> start_global_{0};
 
   Sleeper sleeper_;
-  std::atomic<uint64_t> global_{0};
+  std::atomic<uint64_t>& global() const {
+    std::atomic<uint64_t>* shared = shared_global_.load(std::memory_order_acquire);
+    return shared != nullptr ? *shared : own_global_;
+  }
+  mutable std::atomic<uint64_t> own_global_{0};
+  std::atomic<std::atomic<uint64_t>*> shared_global_{nullptr};  // the job's (share_global)
   std::atomic<uint64_t> delay_per_sample_{0};
   std::atomic<uint64_t> selected_samples_{0};
   std::atomic<bool> active_{false};

@@ -21,6 +21,8 @@ bool spinning(const SampleStep& step, std::span<const uint64_t> stack) {
 SampleOutcome causal_sample(const SampleStep& step, ThreadDelay& thread,
                             std::span<const uint64_t> stack) {
   if (DelayAccounting::in_device_wait(thread)) return SampleOutcome::in_device_wait;
+  // Inside MPI the library polls for other ranks: none of it is the program's work.
+  if (DelayAccounting::in_peer_wait(thread)) return SampleOutcome::in_runtime_wait;
   if (DelayAccounting::in_runtime_wait(thread) && spinning(step, stack)) {
     return SampleOutcome::in_runtime_wait;
   }

@@ -28,6 +28,7 @@
 #include "causal/launcher/experiment_summary.h"
 #include "causal/launcher/focus.h"
 #include "causal/launcher/launch_inputs.h"
+#include "causal/launcher/mpi_job.h"
 #include "causal/launcher/no_debug_info.h"
 #include "causal/launcher/progress_points.h"
 #include "causal/launcher/resolve.h"
@@ -46,11 +47,13 @@
 #include "sampler/launcher/sampler_environment.h"
 #include "sampler/launcher/sampling_cost.h"
 #include "sampler/runtime/config.h"
+#include "sampler/runtime/process_identity.h"
 
 namespace {
 
 constexpr const char* kTool = "causal-run";
 constexpr const char* kRuntimeLibrary = "libcprof-causal.so";
+constexpr const char* kMpiLibrary = "libcprof-causal-mpi.so";  // for an MPI job
 
 // What a run without progress needs, in the lines that say so.
 constexpr const char* kProgressAdvice =
@@ -250,7 +253,12 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
   // the same schedule (with --fixed-speedup the same run of baselines and sped-up
   // experiments; end to end, the same location for a pair), and merging runs would not
   // average over draws. The summary names it, so a run can be drawn again.
-  if (app.count("--seed") == 0) o.seed = std::random_device{}();
+  if (app.count("--seed") == 0) {
+    // The ranks of an MPI job draw one schedule (lockstep): a seed from the job's key.
+    const std::string job = cprof::causal::rank_job_key();
+    o.seed =
+        job.empty() ? std::random_device{}() : static_cast<unsigned>(std::hash<std::string>{}(job));
+  }
   o.gpu = o.gpu || app.count("--gpu-duty") > 0;
   return std::nullopt;
 }
@@ -379,6 +387,35 @@ cprof::launch::ChildEnvironment run_environment(const Options& o, const std::str
   return child_env;
 }
 
+// An MPI job (docs/causal.md, "MPI"): as one of its ranks (`mpirun ... causal-run`) or
+// around its launcher (`causal-run -- mpirun ...`), the MPI wrappers are preloaded too, so
+// that waits inside MPI count as blocked; with --line/--function the ranks' experiments
+// run in lockstep (the job key). Automatic selection differs from rank to rank: said.
+void add_mpi_job(const Options& o, const std::string& program, int64_t rank,
+                 cprof::launch::ChildEnvironment& env) {
+  const std::string key =
+      rank >= 0 ? cprof::causal::rank_job_key() : cprof::causal::launched_job_key(program);
+  if (key.empty()) return;
+  if (rank >= 0 && o.runs > 1) {
+    fail(1,
+         "-n/--runs under mpirun: each rank's causal-run can run its rank once only; put "
+         "causal-run around the MPI launcher (causal-run -n N -- mpirun ...) for several runs");
+  }
+  std::string mpi_library;
+  if (std::string err = cprof::launch::find_runtime_library(kMpiLibrary, mpi_library);
+      !err.empty()) {
+    fail(1, err);
+  }
+  const bool lockstep = !o.selection.automatic() && !o.end_to_end;
+  if (!lockstep && !o.quiet && rank <= 0) {
+    fmt::print(stderr,
+               "{}: warning: an MPI job's experiments run in lockstep across its ranks only "
+               "with --line or --function{}; each rank experiments on its own here\n",
+               kTool, o.end_to_end ? " and without --end-to-end" : "");
+  }
+  cprof::causal::add_mpi_environment(env, mpi_library, key, lockstep);
+}
+
 struct RunsDone {
   cprof::launch::ChildResult last;  // the last run's (a killed run ends the loop)
   uint64_t cpu_ns = 0;              // of every run
@@ -452,22 +489,24 @@ RunsDone run_program(const Options& o, const std::vector<std::string>& command,
 // What the runs gave, on stderr: the run summary, and why there is no experiment or
 // prediction where there is none.
 void summarize(const Options& o, const RunFiles& files, const std::set<std::string>& before,
-               const RunsDone& done) {
+               const RunsDone& done, int64_t rank) {
   // Children the program left running still write, experiments too: wait a little for
   // them (not with -q: nothing to sum up then but the warnings below).
   const auto writers = cprof::launch::wait_for_writers(
       files.results_dir, before,
-      o.quiet ? std::chrono::milliseconds(0) : cprof::launch::kWritersWait);
+      o.quiet ? std::chrono::milliseconds(0) : cprof::launch::kWritersWait, rank);
   cprof::causal::ExperimentSummary seen;
   // Automatic selection: where the samples ran, counted in the summary's own pass.
   const bool count_where = o.selection.automatic() && !o.end_to_end;
   const cprof::causal::BinaryScope scope(cprof::causal::split_scope_list(o.selection.binary_scope));
   cprof::causal::SampleModuleCounter where(scope);
-  auto summary = cprof::launch::summarize_new_results(files.results_dir, before, writers,
-                                                      [&](const cprof::format::Record& r) {
-                                                        seen.count(r);
-                                                        if (count_where) where.add(r);
-                                                      });
+  auto summary = cprof::launch::summarize_new_results(
+      files.results_dir, before, writers,
+      [&](const cprof::format::Record& r) {
+        seen.count(r);
+        if (count_where) where.add(r);
+      },
+      rank);
   const ScopeHints hints = count_where ? scope_hints(where, scope) : ScopeHints{};
   if (!o.quiet) {
     cprof::causal::group_no_debug_info_warnings(summary.warnings);
@@ -514,7 +553,10 @@ void summarize(const Options& o, const RunFiles& files, const std::set<std::stri
   } else {
     if (!hints.scarce.empty()) fmt::print(stderr, "{}: note: {}\n", kTool, hints.scarce);
     if (seen.with_progress == 0) {
-      fmt::print(stderr, "{}: no experiment saw a progress point: {}\n", kTool, kProgressAdvice);
+      // Under mpirun the point may be in one rank only (rank 0's launcher says it for all).
+      if (rank <= 0) {
+        fmt::print(stderr, "{}: no experiment saw a progress point: {}\n", kTool, kProgressAdvice);
+      }
     } else if (!o.quiet) {
       fmt::print(stderr, "{}: {} on {}; predictions: causal-report {}; seed {}\n", kTool,
                  cprof::launch::plural(seen.experiments, "experiment"),
@@ -573,7 +615,9 @@ int run(int argc, char** argv) {
   files.locations_file = write_locations_file(selected.locations);
   char cache_template[] = "/tmp/causal-run-resolved-XXXXXX";
   if (::mkdtemp(cache_template) != nullptr) files.locations_cache = cache_template;
-  const auto child_env = run_environment(o, program, library, selected, files);
+  auto child_env = run_environment(o, program, library, selected, files);
+  const int64_t rank = cprof::sampler::rank_from_environment();
+  add_mpi_job(o, program, rank, child_env);
 
   const auto before = cprof::launch::results_files_in(files.results_dir);
   std::vector<std::string> command = o.command;
@@ -584,7 +628,7 @@ int run(int argc, char** argv) {
     std::error_code ignored;
     std::filesystem::remove_all(files.locations_cache, ignored);
   }
-  summarize(o, files, before, done);
+  summarize(o, files, before, done, rank);
   cprof::launch::exit_like(done.last);
 }
 

@@ -58,6 +58,20 @@ CausalRuntime* CausalRuntime::start() {
     }
   }
   rt->end_to_end_ = rt->settings_.end_to_end_speedup.has_value();
+  if (!rt->settings_.job.empty() && !rt->end_to_end_) {
+    // An MPI rank: every rank draws from the job's seed and counts delays in the page the
+    // host's ranks share (job_lockstep.h). Before any thread registers: their counts start
+    // from the shared global.
+    rt->settings_.experiments.seed =
+        job_seed(rt->settings_.job, rt->settings_.seed_given ? rt->settings_.experiments.seed : 0);
+    rt->job_ = std::make_unique<JobSegment>(rt->settings_.job);
+    if (JobShared* shared = rt->job_->get()) {
+      rt->delays_.share_global(&shared->global_delay_ns);
+    } else {
+      rt->problems_.push_back("MPI job: the ranks of this host cannot share their delays (" +
+                              rt->job_->error() + "); each rank delays its own threads only");
+    }
+  }
   std::string error;
   const std::string exe = self_executable();
   if (!rt->settings_.executable.empty() && exe != rt->settings_.executable &&

@@ -24,6 +24,7 @@
 
 #include "causal/delays.h"
 #include "causal/experiment.h"
+#include "causal/job_lockstep.h"
 #include "causal/location.h"
 #include "causal/progress_registry.h"
 #include "causal/region_spans.h"
@@ -125,6 +126,14 @@ class CausalRuntime {
   bool finish_end_to_end(format::ExperimentRecord& record);
   static void* controller_main(void* self);
   void controller_loop();
+  // Runs one experiment: warm-up, measurement, its record queued. False when the exit
+  // asked the controller to stop meanwhile (the experiment is dropped).
+  bool run_experiment(ExperimentController& controller, const ExperimentPlan& plan);
+  // An MPI job's experiments (job_lockstep.h): one per slot of the realtime grid, the
+  // same in every rank.
+  void lockstep_loop(ExperimentController& controller);
+  // Sleeps until CLOCK_REALTIME reaches `realtime_ns`, in slices; false if asked to stop.
+  bool sleep_until_realtime(uint64_t realtime_ns);
   // Folds the --progress points' counters into their visit counts, if there are any.
   void sync_counted_points();
   // The info message that the run had enough samples and none in scope (once, at exit).
@@ -150,6 +159,9 @@ class CausalRuntime {
   std::unique_ptr<LocationTally> tally_;
   bool forked_child_ = false;
   DelayAccounting delays_;
+  // An MPI job's shared page on this host (settings_.job), or null: its delay count is the
+  // one delays_ keeps.
+  std::unique_ptr<JobSegment> job_;
   ProgressRegistry progress_;
   // Read by the signal handler: replaced (in a forked child) but never freed.
   std::atomic<ExperimentController*> controller_{nullptr};

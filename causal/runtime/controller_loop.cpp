@@ -2,6 +2,7 @@
 // then runs one experiment after another (causal/experiment.h) until the exit asks it to
 // stop, queueing each experiment's record.
 #include <pthread.h>
+#include <time.h>
 
 #include <algorithm>
 
@@ -30,12 +31,18 @@ void CausalRuntime::controller_loop() {
   // rate the program never keeps (an OpenMP program's first 100 ms had 6 rounds where the
   // next ones had 120, and turned its prediction negative). A forked child inherits its
   // parent's counts and starts at once.
-  const auto progress_started = [this] {
+  // In an MPI job, the first visit in any rank of the host starts every rank's experiments
+  // (a rank may have no progress point of its own).
+  JobShared* const job = job_ ? job_->get() : nullptr;
+  const auto progress_started = [this, job] {
     sync_counted_points();
     for (const ProgressCounts& c : progress_.counts()) {
-      if (c.visits + c.begin + c.end > 0) return true;
+      if (c.visits + c.begin + c.end > 0) {
+        if (job != nullptr) job->progress_started.store(1, std::memory_order_release);
+        return true;
+      }
     }
-    return false;
+    return job != nullptr && job->progress_started.load(std::memory_order_acquire) != 0;
   };
   uint64_t waited = 0;
   bool started = false;
@@ -44,41 +51,89 @@ void CausalRuntime::controller_loop() {
     waited_for_progress_ns_.store(waited, std::memory_order_release);
   }
   if (started) waited_for_progress_ns_.store(0, std::memory_order_release);
+  if (!settings_.job.empty() && !fixed_.empty()) {
+    lockstep_loop(*controller);
+    return;
+  }
   while (!stop_requested_.load(std::memory_order_acquire)) {
     const auto plan = controller->plan_next();
     if (!plan) {
       sleeper.sleep_ns(std::max<uint64_t>(controller->config().cooloff_ns, kSliceNs));
       continue;
     }
-    sync_counted_points();
-    // Inline futex calls trap during experiments only (syscall_dispatch.h).
-    dispatch::set_trapping(true, plan->speedup > 0);
-    controller->begin(*plan);
-    if (plan->warmup_ns == 0) cpu_wait_.begin();  // measuring starts here
-    // The warm-up (ExperimentConfig::warmup_share): delays as usual, nothing measured.
-    uint64_t warmed = 0;
-    while (warmed < plan->warmup_ns && !stop_requested_.load(std::memory_order_acquire)) {
-      warmed += sleeper.sleep_ns(std::min(kSliceNs, plan->warmup_ns - warmed));
-    }
-    if (plan->warmup_ns > 0) {
-      sync_counted_points();
-      controller->start_measuring();
-      cpu_wait_.begin();
-    }
-    uint64_t measured = 0;
-    while (measured < plan->duration_ns && !stop_requested_.load(std::memory_order_acquire)) {
-      measured += sleeper.sleep_ns(std::min(kSliceNs, plan->duration_ns - measured));
-      controller->observe_in_flight();
-    }
-    sync_counted_points();
-    format::ExperimentRecord record = controller->finish();
-    dispatch::set_trapping(false, false);
-    // An experiment cut short by the exit (in its warm-up or later) is dropped: the
-    // program was winding down, not making progress as usual.
-    if (stop_requested_.load(std::memory_order_acquire)) break;
-    cpu_wait_.end();
-    queue(std::move(record));
+    if (!run_experiment(*controller, *plan)) break;
     sleeper.sleep_ns(controller->config().cooloff_ns);
+  }
+}
+
+bool CausalRuntime::run_experiment(ExperimentController& controller, const ExperimentPlan& plan) {
+  const Sleeper sleeper = real_sleeper();
+  constexpr uint64_t kSliceNs = timing::kControllerSliceNs;
+  sync_counted_points();
+  // Inline futex calls trap during experiments only (syscall_dispatch.h).
+  dispatch::set_trapping(true, plan.speedup > 0);
+  controller.begin(plan);
+  if (plan.warmup_ns == 0) cpu_wait_.begin();  // measuring starts here
+  // The warm-up (ExperimentConfig::warmup_share): delays as usual, nothing measured.
+  uint64_t warmed = 0;
+  while (warmed < plan.warmup_ns && !stop_requested_.load(std::memory_order_acquire)) {
+    warmed += sleeper.sleep_ns(std::min(kSliceNs, plan.warmup_ns - warmed));
+  }
+  if (plan.warmup_ns > 0) {
+    sync_counted_points();
+    controller.start_measuring();
+    cpu_wait_.begin();
+  }
+  uint64_t measured = 0;
+  while (measured < plan.duration_ns && !stop_requested_.load(std::memory_order_acquire)) {
+    measured += sleeper.sleep_ns(std::min(kSliceNs, plan.duration_ns - measured));
+    controller.observe_in_flight();
+  }
+  sync_counted_points();
+  format::ExperimentRecord record = controller.finish();
+  dispatch::set_trapping(false, false);
+  // An experiment cut short by the exit (in its warm-up or later) is dropped: the
+  // program was winding down, not making progress as usual.
+  if (stop_requested_.load(std::memory_order_acquire)) return false;
+  cpu_wait_.end();
+  queue(std::move(record));
+  return true;
+}
+
+bool CausalRuntime::sleep_until_realtime(uint64_t realtime_ns) {
+  const Sleeper sleeper = real_sleeper();
+  for (;;) {
+    if (stop_requested_.load(std::memory_order_acquire)) return false;
+    timespec ts{};
+    clock_gettime(CLOCK_REALTIME, &ts);
+    const uint64_t now =
+        static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+    if (now >= realtime_ns) return true;
+    sleeper.sleep_ns(std::min(timing::kControllerSliceNs, realtime_ns - now));
+  }
+}
+
+void CausalRuntime::lockstep_loop(ExperimentController& controller) {
+  // Fixed lengths (no doubling on few visits: a rank without the progress point would
+  // double differently), and a slot holds the warm-up, the measurement and the pause.
+  const ExperimentConfig& config = controller.config();
+  const uint64_t duration = config.initial_duration_ns;
+  const auto warmup =
+      static_cast<uint64_t>(std::max(0.0, config.warmup_share) * static_cast<double>(duration));
+  const uint64_t slot_ns = warmup + duration + config.cooloff_ns;
+  const std::vector<double> speedups =
+      config.speedups.empty() ? default_speedups() : config.speedups;
+  for (;;) {
+    timespec ts{};
+    clock_gettime(CLOCK_REALTIME, &ts);
+    const uint64_t now =
+        static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+    const uint64_t slot = next_slot(now, slot_ns);
+    if (!sleep_until_realtime(slot_start_ns(slot, slot_ns))) return;
+    const SlotPick pick = pick_for_slot(config.seed, slot, fixed_.size(), speedups,
+                                        config.baseline_share, config.fixed_speedup);
+    const ExperimentPlan plan{&table_.at(fixed_[pick.location]), pick.speedup, duration, warmup};
+    if (!run_experiment(controller, plan)) return;
   }
 }
 

@@ -8,6 +8,7 @@
 #include "causal/runtime/device_wait.h"
 #include "causal/runtime/locations_cache.h"
 #include "causal/runtime/openmp_waits.h"
+#include "causal/runtime/peer_wait.h"
 #include "causal/runtime/real_calls.h"
 #include "causal/runtime/syscall_dispatch.h"
 #include "common/monotonic.h"
@@ -72,7 +73,11 @@ void CausalRuntime::stop() {
     if (finish_end_to_end(record)) queue(std::move(record));
   }
   dispatch::set_trapping(false, false);
+  if (job_) job_->unlink();  // the ranks that mapped it keep their mapping
   queue_futex_counts();
+  if (std::string mpi = peer_wait_summary(); !mpi.empty()) {
+    queue_message(format::MessageLevel::info, std::move(mpi));
+  }
   if (std::string gpu = device_wait_summary(); !gpu.empty()) {
     queue_message(format::MessageLevel::info, std::move(gpu));
   }

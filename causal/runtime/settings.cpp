@@ -91,6 +91,7 @@ CausalSettings causal_settings_from_environment(std::vector<std::string>& proble
       problems.push_back(std::string(env::kCpuWaitWarnPercent) + " must be a percentage; ignored");
     }
   }
+  if (const char* v = get(env::kJob)) s.job = v;
   if (const char* v = get(env::kVisitCounter)) {
     if (const auto kind = visit_counter_named(v)) {
       s.visit_counter = *kind;

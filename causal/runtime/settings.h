@@ -49,6 +49,9 @@ inline constexpr const char* kCpuWaitWarnPercent = "CPROF_CAUSAL_CPU_WAIT_WARN";
 // Region spans kept per process (region_spans.h); 0: none. Read by the runtime at start
 // (causal_runtime.cpp), not with the settings above: causal-run passes it through unchanged.
 inline constexpr const char* kRegionSpans = "CPROF_CAUSAL_REGION_SPANS";
+// An MPI job's key (causal-run sets it under mpirun): the ranks run their experiments in
+// lockstep and share the delay count (causal/job_lockstep.h). Unset: each process alone.
+inline constexpr const char* kJob = "CPROF_CAUSAL_JOB";
 }  // namespace env
 
 // The info message an automatic run's process leaves when none of its samples had a frame
@@ -84,6 +87,7 @@ struct CausalSettings {
   };
   std::vector<Breakpoint> breakpoints;
   VisitCounter visit_counter = VisitCounter::breakpoint;
+  std::string job;  // CPROF_CAUSAL_JOB: "" outside an MPI job
 };
 
 // Reads the CPROF_CAUSAL_* variables; problems (bad values) are described in `problems`

@@ -419,8 +419,9 @@ TEST(CausalRuntime, ExportsOnlyTheFunctionsItInterposes) {
       "sem_post", "sigwait", "sigwaitinfo", "sigtimedwait", "nanosleep", "clock_nanosleep",
       "usleep", "sleep", "read", "poll", "ppoll", "select", "pselect", "epoll_wait", "epoll_pwait",
       "syscall", "sigaction", "signal", "sigprocmask", "pthread_sigmask", "_coz_get_counter",
-      "cprof_progress_api_v1", "cprof_device_wait_api_v1", "close", "close_range", "closefrom",
-      "dup2", "dup3", "cprof_owned_fds_v1", "_exit", "_Exit", "pthread_setname_np",
+      "cprof_progress_api_v1", "cprof_device_wait_api_v1", "cprof_peer_wait_api_v1", "close",
+      "close_range", "closefrom", "dup2", "dup3", "cprof_owned_fds_v1", "_exit", "_Exit",
+      "pthread_setname_np",
       // libgomp's entry points that wait (openmp_interpose.cpp)
       "GOMP_parallel", "GOMP_parallel_reductions", "GOMP_parallel_sections",
       "GOMP_parallel_loop_static", "GOMP_parallel_loop_dynamic", "GOMP_parallel_loop_guided",

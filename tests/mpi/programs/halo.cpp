@@ -13,8 +13,15 @@
 //   HALO_CUT_SIDE=P      cut side_work's, a line off the critical path (it runs while the
 //                        rank waits for its halo and is small)
 // One throughput point per step (CAUSAL_PROGRESS in rank 0 after the reduction), so the
-// job's throughput is steps per second.
+// job's throughput is steps per second. Built with -DHALO_COZ the point is Coz's
+// (COZ_PROGRESS), for experiments/mpi/validate.sh's comparison with Coz.
+#ifdef HALO_COZ
+#include <coz.h>
+#define HALO_PROGRESS COZ_PROGRESS
+#else
 #include <causal/progress.h>
+#define HALO_PROGRESS CAUSAL_PROGRESS
+#endif
 #include <mpi.h>
 
 #include <cstdio>
@@ -107,7 +114,7 @@ int main(int argc, char** argv) {
     const double local = compute_cells(cells, own);
     sink += exchange_halo(cells, rank, size, side);
     residual = reduce_residual(local);
-    if (rank == 0) CAUSAL_PROGRESS;
+    if (rank == 0) HALO_PROGRESS;
   }
   const double seconds = MPI_Wtime() - start;
   if (rank == 0)
