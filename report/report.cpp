@@ -37,6 +37,16 @@ uint64_t Report::threads() const {
   return n;
 }
 
+double Report::share(const Measure& m) const {
+  if (cpu.unsampled_ns == 0 || flat.all.time_ns == 0) return flat.fraction(m);
+  return share_ns(m.time_ns);
+}
+
+double Report::share_ns(uint64_t ns) const {
+  const uint64_t all = accounted_ns();
+  return all == 0 ? 0.0 : static_cast<double>(ns) / static_cast<double>(all);
+}
+
 Report build_report(LoadResult loaded, SymbolSource& source, const BuildOptions& options) {
   Report r;
   r.processes = std::move(loaded.processes);
@@ -48,6 +58,7 @@ Report build_report(LoadResult loaded, SymbolSource& source, const BuildOptions&
     r.warnings.push_back(std::move(w));
   }
   for (const auto& p : r.processes) r.coverage.push_back(check_sampling_coverage(p));
+  r.cpu = account_cpu_time(r.processes);
   r.symbols = symbolize_profiles(r.processes, source);
   for (auto& w : r.symbols.warnings) r.warnings.push_back(w);
   for (size_t i = 0; i < r.processes.size(); ++i) {

@@ -2,16 +2,16 @@
 // Everything a renderer needs, built once: the loaded processes, their symbols, the
 // aggregated profile and the warnings met on the way. Renderers only read it.
 
+#include <optional>
 #include <string>
 #include <vector>
-
-#include <optional>
 
 #include "report/causal/causal_model.h"
 #include "report/load/loader.h"
 #include "report/profile/breakdown.h"
 #include "report/profile/call_tree.h"
 #include "report/profile/counters.h"
+#include "report/profile/cpu_accounting.h"
 #include "report/profile/flat_profile.h"
 #include "report/profile/gpu_profile.h"
 #include "report/profile/sampling_coverage.h"
@@ -31,6 +31,7 @@ struct Report {
   CausalModel causal;            // experiments' predictions, progress points, timed regions
   std::vector<SamplingCoverage> coverage;  // parallel to processes: threads that ran unsampled
   std::vector<UnnamedCode> unnamed_code;   // parallel to processes: samples in code of no file
+  CpuAccount cpu;  // recorded CPU time against the samples', and what no sample covers
   std::vector<std::string> warnings;  // load and symbolization warnings, in order
   size_t files_found = 0;
   size_t files_failed = 0;
@@ -45,6 +46,11 @@ struct Report {
   // "wall", "cpu" or "mixed" (json summary.profile_clock).
   const char* clock_kind() const;
   uint64_t threads() const;  // every thread seen
+  // All time accounted: the samples' (with a stack) and the CPU time no sample covers
+  // (cpu.unsampled_ns). The views by thread, process and rank give shares of it.
+  uint64_t accounted_ns() const { return flat.all.time_ns + cpu.unsampled_ns; }
+  double share(const Measure& m) const;  // flat.fraction(m) when nothing is unsampled
+  double share_ns(uint64_t ns) const;
 };
 
 struct BuildOptions {

@@ -41,13 +41,41 @@ const char* ProcessProfile::clock_name() const {
   return clock == format::SampleClock::wall ? "wall" : "cpu";
 }
 
-std::string ProcessProfile::label() const {
+namespace {
+
+// `s` cut to at most `n` bytes with "..." at the end, not inside a UTF-8 character.
+std::string shortened(std::string s, size_t n) {
+  if (s.size() <= n) return s;
+  size_t keep = n > 3 ? n - 3 : 0;
+  while (keep > 0 && (static_cast<unsigned char>(s[keep]) & 0xC0) == 0x80) --keep;
+  while (keep > 0 && s[keep - 1] == ' ') --keep;
+  return s.substr(0, keep) + "...";
+}
+
+}  // namespace
+
+std::string ProcessProfile::label(size_t width) const {
   if (!has_process_record) return file.filename().string();
   std::string exe = process.executable.empty() ? file.filename().string() : process.executable;
   if (const auto slash = exe.rfind('/'); slash != std::string::npos) exe = exe.substr(slash + 1);
-  std::string out = exe + "[" + std::to_string(process.pid) + "]";
-  if (process.rank >= 0) out += " rank " + std::to_string(process.rank);
-  return out;
+  std::string suffix = "[" + std::to_string(process.pid) + "]";
+  if (process.rank >= 0) suffix += " rank " + std::to_string(process.rank);
+  if (process.command_line.size() < 2) return exe + suffix;
+  // The executable's name (argv[0] may be a path, or another name), then the arguments
+  // on one line.
+  std::string command = exe;
+  for (size_t i = 1; i < process.command_line.size(); ++i) {
+    command += ' ';
+    for (const char c : process.command_line[i]) {
+      command += static_cast<unsigned char>(c) < 0x20 || c == 0x7f ? ' ' : c;
+    }
+  }
+  size_t room = kLabelCommandChars;
+  if (width != SIZE_MAX)
+    room = std::min(room, width > suffix.size() + 1 ? width - suffix.size() - 1 : 0);
+  // Too little room for the arguments: the old short form.
+  if (room < exe.size() + 4) return exe + suffix;
+  return shortened(std::move(command), room) + " " + suffix;
 }
 
 }  // namespace cprof::report

@@ -4,6 +4,7 @@
 // table. Ten million SampleRecords become a few thousand StackCounts; everything after
 // loading (symbolization, aggregation, rendering) works on these.
 
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -15,6 +16,9 @@
 #include "report/load/stack_table.h"
 
 namespace cprof::report {
+
+// The most characters of a command line a process label shows (ProcessProfile::label).
+inline constexpr size_t kLabelCommandChars = 60;
 
 struct ThreadInfo {
   int64_t tid = 0;
@@ -129,8 +133,11 @@ struct ProcessProfile {
   bool sampled_on_wall_clock() const;
   // "cpu" or "wall": the clock of the profile.
   const char* clock_name() const;
-  // A short label: "app[1234]" or "app[1234] rank 3".
-  std::string label() const;
+  // The process's name in every format: its executable's file name and arguments, then
+  // its pid (and rank): "app[1234]", "git gc --aggressive [1234]", "app -x [12] rank 3".
+  // The command is cut with "..." past kLabelCommandChars, or to keep the whole label
+  // within `width` (never the pid or rank).
+  std::string label(size_t width = SIZE_MAX) const;
 };
 
 }  // namespace cprof::report

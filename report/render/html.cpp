@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "report/render/coverage_warning.h"
+#include "report/render/cpu_account_note.h"
 #include "report/render/cut_short_note.h"
 #include "report/render/gpu_render.h"
 #include "report/render/html_causal.h"
@@ -45,20 +46,49 @@ svg text{font:11px monospace;pointer-events:none}
 svg rect{stroke:#fff;stroke-width:.5}
 )";
 
-void processes(std::string& out, const Report& r) {
-  out += "<h2>Processes</h2>\n";
+// The row a table ends with when it was cut: how many rows it left out and their share.
+void more_rows(std::string& out, size_t columns, uint64_t n, const char* word, const char* words,
+               double fraction) {
+  out += fmt::format("<tr class=\"more\"><td class=\"name\" colspan=\"{}\">{}</td></tr>\n", columns,
+                     esc(more_rows_line("…", n, word, words, fraction)));
+}
+
+void processes(std::string& out, const Report& r, const RenderOptions& o) {
+  // By time, most first: the samples' time, or for a process without a sample its CPU
+  // time (profile/cpu_accounting.h), so that the process that did the work is on top
+  // and a run of thousands of short ones is cut, with what they add up to.
+  std::vector<std::pair<uint64_t, size_t>> order;  // (time, process)
+  for (const auto& row : r.breakdown.processes) {
+    const auto& c = r.cpu.processes[row.process];
+    order.emplace_back(
+        row.time.samples > 0 || c.sampled_ns > 0 ? row.time.time_ns : c.unsampled_ns(),
+        row.process);
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  const size_t n = rows_shown(order.size(), o.top);
+  out += fmt::format("<h2>Processes</h2><p class=\"note\">top {} of {} by time</p>\n", n,
+                     with_commas(order.size()));
   html_table_head(out,
-                  {"<process", "<host", "<run", "engine", "ran", "threads", "samples", "dropped",
-                   "peak RSS", "CPUs busy", "faults (minor/major)", "context switches (vol/invol)"},
+                  {"share", "time", "CPU time", "<process", "<host", "<run", "engine", "ran",
+                   "threads", "samples", "dropped", "peak RSS", "CPUs busy", "faults (minor/major)",
+                   "context switches (vol/invol)"},
                   "processes");
-  for (size_t i = 0; i < r.processes.size(); ++i) {
+  for (size_t k = 0; k < n; ++k) {
+    const size_t i = order[k].second;
     const auto& p = r.processes[i];
     const auto& m = r.breakdown.metrics[i];
+    const auto& c = r.cpu.processes[i];
+    const bool unsampled = c.accounted && c.sampled_ns == 0 && p.samples == 0;
     out += fmt::format(
-        "<tr><td class=\"name\">{}</td><td class=\"name\">{}</td><td "
+        "<tr{}><td>{}</td><td>{}</td><td>{}</td><td class=\"name\">{}</td><td "
+        "class=\"name\">{}</td><td "
         "class=\"name\">{}</td><td>{}</td>"
         "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></"
         "tr>\n",
+        unsampled ? " class=\"unsampled\"" : "", pct(r.share_ns(order[k].first)),
+        unsampled ? "-" : human_duration(order[k].first),
+        c.accounted ? human_duration(c.recorded_ns) + (unsampled ? ", unsampled" : "") : "-",
         esc(p.label()), esc(p.process.hostname), esc(p.run),
         esc(p.process.engine + " " + p.process.clock +
             (p.other_clock_samples > 0 || p.clock == format::SampleClock::wall
@@ -75,6 +105,11 @@ void processes(std::string& out, const Report& r) {
                                 with_commas(m.involuntary_switches))
                   : "-");
   }
+  if (n < order.size()) {
+    uint64_t ns = 0;
+    for (size_t k = n; k < order.size(); ++k) ns += order[k].first;
+    more_rows(out, 15, order.size() - n, "process", "processes", r.share_ns(ns));
+  }
   out += "</tbody></table>\n";
   std::string notes;
   for (const auto& p : r.processes) {
@@ -86,8 +121,8 @@ void processes(std::string& out, const Report& r) {
     }
   }
   for (size_t i = 0; i < r.processes.size() && i < r.unnamed_code.size(); ++i) {
-    if (const auto n = unnamed_code_note(r.processes[i], r.unnamed_code[i]); !n.empty()) {
-      notes += "<li>" + esc(n) + "</li>\n";
+    if (const auto note = unnamed_code_note(r.processes[i], r.unnamed_code[i]); !note.empty()) {
+      notes += "<li>" + esc(note) + "</li>\n";
     }
   }
   for (const auto& e : r.counters.events) {
@@ -149,25 +184,64 @@ void flat_table(std::string& out, const Report& r, const RenderOptions& o, bool 
         human_duration(static_cast<uint64_t>(row.self_per_thread.max())), name_cell(name),
         name_cell(where));
   }
+  if (n < rows.size()) {
+    Measure rest;
+    for (size_t i = n; i < rows.size(); ++i) {
+      rest.samples += rows[i].self.samples;
+      rest.time_ns += rows[i].self.time_ns;
+    }
+    more_rows(out, 9, rows.size() - n, by_line ? "line" : "function",
+              by_line ? "lines" : "functions", r.flat.fraction(rest));
+  }
   out += "</tbody></table>\n";
+  if (const auto f = unsampled_footer(r); !f.empty()) {
+    out += "<p class=\"note unsampled\">" + esc(f) + "</p>\n";
+  }
 }
 
 void threads(std::string& out, const Report& r, const RenderOptions& o) {
-  const auto& rows = r.breakdown.threads;
+  // Threads with samples and what ran without one (profile/cpu_accounting.h), by time.
+  struct Row {
+    uint64_t ns = 0;
+    const BreakdownRow* row = nullptr;
+    std::string unsampled;
+  };
+  std::vector<Row> rows;
+  for (const auto& row : r.breakdown.threads) rows.push_back({row.time.time_ns, &row, {}});
+  for (const auto& g : r.cpu.unsampled_processes) {
+    rows.push_back({g.cpu_time_ns, nullptr, unsampled_processes_label(g)});
+  }
+  for (const auto& g : r.cpu.unsampled_threads) {
+    rows.push_back({g.cpu_time_ns, nullptr, unsampled_threads_label(r.processes[g.process], g)});
+  }
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const Row& a, const Row& b) { return a.ns > b.ns; });
   const size_t n = rows_shown(rows.size(), o.top);
   out += fmt::format("<h2>Threads</h2><p class=\"note\">top {} of {}</p>\n", n,
                      with_commas(rows.size()));
   html_table_head(out, {"share", "time", "samples", "CPU time", "<thread", "<top function (self)"},
                   "threads");
   for (size_t i = 0; i < n; ++i) {
-    const auto& row = rows[i];
+    if (rows[i].row == nullptr) {
+      out += fmt::format(
+          "<tr class=\"unsampled\"><td>{}</td><td>-</td><td>-</td><td>{}</td><td "
+          "class=\"name\">{}</td><td class=\"name\"></td></tr>\n",
+          pct(r.share_ns(rows[i].ns)), human_duration(rows[i].ns), esc(rows[i].unsampled));
+      continue;
+    }
+    const auto& row = *rows[i].row;
     out += fmt::format(
         "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"name\">{}</td><td "
         "class=\"name\">{}</td></tr>\n",
-        pct(r.flat.fraction(row.time)), human_duration(row.time.time_ns),
-        with_commas(row.time.samples), row.cpu_time_ns ? human_duration(row.cpu_time_ns) : "-",
+        pct(r.share(row.time)), human_duration(row.time.time_ns), with_commas(row.time.samples),
+        row.cpu_time_ns ? human_duration(row.cpu_time_ns) : "-",
         esc(thread_label(r.processes[row.process], row.thread)),
         esc(r.symbols.table.functions[row.top_function].name));
+  }
+  if (n < rows.size()) {
+    uint64_t ns = 0;
+    for (size_t i = n; i < rows.size(); ++i) ns += rows[i].ns;
+    more_rows(out, 6, rows.size() - n, "thread", "threads", r.share_ns(ns));
   }
   out += "</tbody></table>\n";
 }
@@ -190,7 +264,7 @@ void ranks(std::string& out, const Report& r) {
     out += fmt::format(
         "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
         "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"name\">{}</td></tr>\n",
-        rank_row_name(row.rank), row.processes, row.threads, pct(r.flat.fraction(row.time)),
+        rank_row_name(row.rank), row.processes, row.threads, pct(r.share(row.time)),
         human_duration(row.time.time_ns),
         mpi ? fmt::format("{} ({:.0f}%)", human_duration(row.mpi_wait.time_ns),
                           100.0 * static_cast<double>(row.mpi_wait.time_ns) /
@@ -320,19 +394,23 @@ std::string render_html(const Report& r, const RenderOptions& o) {
       "charset=\"utf-8\">\n<title>causal-report</title>\n";
   out += fmt::format("<style>{}</style></head><body>\n", kStyle);
   out += fmt::format(
-      "<h1>causal-report</h1>\n<p id=\"summary\" data-profile-clock=\"{}\">{}, {}, {}, {} "
+      "<h1>causal-report</h1>\n<p id=\"summary\" data-profile-clock=\"{}\" "
+      "data-cpu-recorded-ns=\"{}\" data-cpu-coverage=\"{:.4f}\">{}, {}, {}, {} "
       "sampled{}; symbols: {}</p>\n",
-      r.clock_kind(), plural(r.processes.size(), "process", "processes"),
-      plural(r.threads(), "thread"), plural(r.samples(), "sample"),
-      human_duration(r.flat.all.time_ns),
+      r.clock_kind(), r.cpu.recorded_ns, r.cpu.coverage(),
+      plural(r.processes.size(), "process", "processes"), plural(r.threads(), "thread"),
+      plural(r.samples(), "sample"), human_duration(r.flat.all.time_ns),
       r.clock_summary().empty() ? "" : " (" + esc(r.clock_summary()) + ")",
       esc(r.symbols.table.source));
   if (!r.filter.empty()) out += fmt::format("<p id=\"filter\">only {}</p>\n", esc(r.filter));
+  if (const auto cpu = cpu_account_line(r); !cpu.empty()) {
+    out += "<p id=\"cpu-coverage\">" + esc(cpu) + "</p>\n";
+  }
   // The causal profile: one SVG plot per location and progress point with its
   // confidence band. Kept first, because it is the answer when experiments exist.
   html_causal_section(out, r.causal);
   out += "<section id=\"profile\">\n";
-  processes(out, r);
+  processes(out, r, o);
   flat_table(out, r, o, false);
   icicle(out, r);
   flat_table(out, r, o, true);

@@ -88,6 +88,12 @@ void processes(JsonWriter& j, const Report& r) {
     }
     if (index < r.breakdown.metrics.size()) json_process_metrics(j, r.breakdown.metrics[index]);
     json_process_coverage(j, p, index < r.coverage.size() ? &r.coverage[index] : nullptr);
+    if (index < r.cpu.processes.size()) {
+      const auto& c = r.cpu.processes[index];
+      j.field("cpu_accounted", c.accounted)
+          .field("cpu_recorded_ns", c.recorded_ns)
+          .field("cpu_sampled_ns", c.sampled_ns);
+    }
     if (index < r.unnamed_code.size()) {
       j.field("unnamed_code_samples", r.unnamed_code[index].samples)
           .field("unnamed_code_time_ns", r.unnamed_code[index].weight_ns);
@@ -137,6 +143,10 @@ std::string render_json(const Report& r, const RenderOptions& o) {
       .field("threads", r.threads())
       .field("samples", r.samples())
       .field("profile_clock", r.clock_kind())
+      .field("cpu_recorded_ns", r.cpu.recorded_ns)
+      .field("cpu_sampled_ns", r.cpu.sampled_ns)
+      .field("cpu_unsampled_ns", r.cpu.unsampled_ns)
+      .field("cpu_coverage", r.cpu.coverage())
       .field("filter", r.filter)
       .field("symbols", table.source)
       .end_object();

@@ -1,5 +1,6 @@
 #include "report/render/json_views.h"
 
+#include "report/render/cpu_account_note.h"
 #include "report/render/text_views.h"
 
 namespace cprof::report {
@@ -9,6 +10,7 @@ void group_fields(JsonWriter& j, const Report& r, const BreakdownRow& row) {
   j.field("samples", row.time.samples)
       .field("time_ns", row.time.time_ns)
       .field("fraction", r.flat.fraction(row.time))
+      .field("share", r.share(row.time))
       .field("cpu_time_ns", row.cpu_time_ns);
   if (row.time.samples > 0) {
     j.field("top_function", r.symbols.table.functions[row.top_function].name)
@@ -16,6 +18,43 @@ void group_fields(JsonWriter& j, const Report& r, const BreakdownRow& row) {
   } else {
     j.key("top_function").null();
   }
+}
+
+// The CPU time no sample covers (profile/cpu_accounting.h): its groups, each with its
+// share of all time accounted (as `share` of the by_* rows).
+void unsampled(JsonWriter& j, const Report& r) {
+  const auto& c = r.cpu;
+  j.key("unsampled").begin_object();
+  j.field("cpu_ns", c.unsampled_ns)
+      .field("share", r.share_ns(c.unsampled_ns))
+      .field("other_ns", c.unsampled_other_ns());
+  j.key("processes").begin_array();
+  for (const auto& g : c.unsampled_processes) {
+    j.begin_object(true)
+        .field("label", unsampled_processes_label(g))
+        .field("executable", g.executable)
+        .field("short", g.short_processes)
+        .field("processes", static_cast<uint64_t>(g.members.size()))
+        .field("cpu_time_ns", g.cpu_time_ns)
+        .field("share", r.share_ns(g.cpu_time_ns));
+    j.key("members").begin_array();
+    for (const size_t m : g.members) j.value(static_cast<uint64_t>(m));
+    j.end_array();
+    j.end_object();
+  }
+  j.end_array();
+  j.key("threads").begin_array();
+  for (const auto& g : c.unsampled_threads) {
+    j.begin_object(true)
+        .field("label", unsampled_threads_label(r.processes[g.process], g))
+        .field("process", static_cast<uint64_t>(g.process))
+        .field("threads", g.threads)
+        .field("cpu_time_ns", g.cpu_time_ns)
+        .field("share", r.share_ns(g.cpu_time_ns))
+        .end_object();
+  }
+  j.end_array();
+  j.end_object();
 }
 
 void counters(JsonWriter& j, const Report& r, const RenderOptions& o) {
@@ -210,6 +249,7 @@ void json_profile_views(JsonWriter& j, const Report& r, const RenderOptions& o) 
   }
   j.end_array();
   j.end_object();
+  unsampled(j, r);
   counters(j, r, o);
   if (r.tree) tree(j, r);
 }

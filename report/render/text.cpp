@@ -9,6 +9,7 @@
 
 #include "causal/runtime/settings.h"
 #include "report/render/coverage_warning.h"
+#include "report/render/cpu_account_note.h"
 #include "report/render/cut_short_note.h"
 #include "report/render/gpu_render.h"
 #include "report/render/rank_spread_note.h"
@@ -102,6 +103,8 @@ void header(std::string& out, const Report& r, size_t width) {
                   plural(r.samples(), "sample"), human_duration(r.flat.all.time_ns),
                   clock.empty() ? "" : " (" + clock + ")", r.symbols.table.source));
   if (!r.filter.empty()) add_line(out, width, "  only " + r.filter);
+  // What share of the recorded CPU time the samples cover, and what ran unsampled.
+  if (const auto cpu = cpu_account_line(r); !cpu.empty()) add_wrapped(out, width, cpu);
   // More processes than lines (a shell script's helpers, a build): the ones with the most
   // samples, in that order, so that the program that did the work is not among the rest.
   std::vector<size_t> listed(r.processes.size());
@@ -219,6 +222,17 @@ void table(std::string& out, const Report& r, const RenderOptions& o) {
                      with_commas(row.self.samples), cells));
   }
   if (rows.empty()) add_line(out, o.width, "  (no samples with a stack)");
+  if (n < rows.size()) {
+    Measure left_out;
+    for (size_t i = n; i < rows.size(); ++i) {
+      left_out.samples += rows[i].self.samples;
+      left_out.time_ns += rows[i].self.time_ns;
+    }
+    add_line(out, o.width,
+             "  " + more_rows_line("...", rows.size() - n, by_line ? "line" : "function",
+                                   by_line ? "lines" : "functions", r.flat.fraction(left_out)));
+  }
+  if (const auto f = unsampled_footer(r); !f.empty()) add_line(out, o.width, f);
 }
 
 }  // namespace

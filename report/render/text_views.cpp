@@ -7,10 +7,58 @@
 #include <algorithm>
 
 #include "report/render/rank_spread_note.h"
+#include "report/render/cpu_account_note.h"
 #include "report/render/text_util.h"
 
 namespace cprof::report {
 namespace {
+
+// A row of a table by thread or process: a group's breakdown row, or what ran without a
+// sample (its CPU time: profile/cpu_accounting.h), ranked together by time.
+struct ViewRow {
+  uint64_t ns = 0;
+  const BreakdownRow* row = nullptr;
+  std::string unsampled;  // the label of an unsampled row
+};
+
+void by_time(std::vector<ViewRow>& rows) {
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const ViewRow& a, const ViewRow& b) { return a.ns > b.ns; });
+}
+
+// The processes without a sample, each in one of the groups that stand for them.
+std::vector<char> grouped_processes(const Report& r) {
+  std::vector<char> grouped(r.processes.size(), 0);
+  for (const auto& g : r.cpu.unsampled_processes) {
+    for (const size_t m : g.members) grouped[m] = 1;
+  }
+  return grouped;
+}
+
+void unsampled_processes_rows(const Report& r, std::vector<ViewRow>& rows) {
+  for (const auto& g : r.cpu.unsampled_processes) {
+    rows.push_back({.ns = g.cpu_time_ns, .unsampled = unsampled_processes_label(g)});
+  }
+}
+
+// After a table cut at `shown` rows: how many were left out and their share; then what
+// the unsampled rows are.
+void table_end(std::string& out, const Report& r, const RenderOptions& o,
+               const std::vector<ViewRow>& rows, size_t shown, const char* word,
+               const char* words) {
+  if (shown < rows.size()) {
+    uint64_t ns = 0;
+    for (size_t i = shown; i < rows.size(); ++i) ns += rows[i].ns;
+    add_line(out, o.width,
+             "  " + more_rows_line("...", rows.size() - shown, word, words, r.share_ns(ns)));
+  }
+  for (size_t i = 0; i < shown; ++i) {
+    if (rows[i].row != nullptr) continue;
+    add_line(out, o.width,
+             "  [unsampled: ...]: CPU time recorded by processes or threads without a sample");
+    break;
+  }
+}
 
 // "name 42%": the group's hottest function and its share of the group's time.
 std::string top_function(const Report& r, const BreakdownRow& row) {
@@ -23,7 +71,14 @@ std::string top_function(const Report& r, const BreakdownRow& row) {
 }
 
 void threads_table(std::string& out, const Report& r, const RenderOptions& o) {
-  const auto& rows = r.breakdown.threads;
+  std::vector<ViewRow> rows;
+  for (const auto& row : r.breakdown.threads) rows.push_back({.ns = row.time.time_ns, .row = &row});
+  unsampled_processes_rows(r, rows);
+  for (const auto& g : r.cpu.unsampled_threads) {
+    rows.push_back(
+        {.ns = g.cpu_time_ns, .unsampled = unsampled_threads_label(r.processes[g.process], g)});
+  }
+  by_time(rows);
   const size_t n = o.rows(rows.size());
   add_line(out, o.width, fmt::format("Threads by time (top {} of {})", n, with_commas(rows.size())));
   // Fixed columns take 41; the thread label and its top function share the rest.
@@ -33,41 +88,64 @@ void threads_table(std::string& out, const Report& r, const RenderOptions& o) {
        fmt::format("{:>7} {:>9} {:>11} {:>9}  {:<{}}  {}", "share", "time", "samples", "cpu time",
                    "thread", label_width, "top function (self)"));
   for (size_t i = 0; i < n; ++i) {
-    const auto& row = rows[i];
+    if (rows[i].row == nullptr) {
+      add_line(out, o.width,
+               fmt::format("{} {:>9} {:>11} {:>9}  {}", percent_cell(r.share_ns(rows[i].ns)),
+                           human_duration(rows[i].ns), "-", human_duration(rows[i].ns),
+                           rows[i].unsampled));
+      continue;
+    }
+    const auto& row = *rows[i].row;
     const auto& p = r.processes[row.process];
     add_line(out, o.width,
-         fmt::format("{} {:>9} {:>11} {:>9}  {:<{}}  {}", percent_cell(r.flat.fraction(row.time)),
-                     human_duration(row.time.time_ns), with_commas(row.time.samples),
-                     row.cpu_time_ns ? human_duration(row.cpu_time_ns) : "-",
-                     fit_right(thread_label(p, row.thread), label_width), label_width,
-                     top_function(r, row)));
+             fmt::format("{} {:>9} {:>11} {:>9}  {:<{}}  {}", percent_cell(r.share(row.time)),
+                         human_duration(row.time.time_ns), with_commas(row.time.samples),
+                         row.cpu_time_ns ? human_duration(row.cpu_time_ns) : "-",
+                         fit_right(thread_label(p, row.thread, label_width), label_width),
+                         label_width, top_function(r, row)));
   }
+  table_end(out, r, o, rows, n, "thread", "threads");
 }
 
 void processes_table(std::string& out, const Report& r, const RenderOptions& o) {
-  const auto& rows = r.breakdown.processes;
+  std::vector<ViewRow> rows;
+  const auto grouped = grouped_processes(r);
+  for (const auto& row : r.breakdown.processes) {
+    if (!grouped[row.process]) rows.push_back({.ns = row.time.time_ns, .row = &row});
+  }
+  unsampled_processes_rows(r, rows);
+  by_time(rows);
   const size_t n = o.rows(rows.size());
   add_line(out, o.width, fmt::format("Processes by time (top {} of {})", n, with_commas(rows.size())));
   add_line(out, o.width,
        fmt::format("{:>7} {:>9} {:>10} {:>7} {:>9} {:>5} {:>11} {:>11}  {}", "share", "time",
                    "samples", "threads", "peak RSS", "CPUs", "flt mn/mj", "ctx v/inv", "process"));
+  constexpr size_t kFixed = 78;  // the columns before the process's label
+  const size_t label_width = o.width > kFixed + 20 ? o.width - kFixed : 20;
   for (size_t i = 0; i < n; ++i) {
-    const auto& row = rows[i];
+    if (rows[i].row == nullptr) {  // the label over the empty metric columns
+      add_line(out, o.width,
+               fmt::format("{} {:>9} {:>10}  {}", percent_cell(r.share_ns(rows[i].ns)),
+                           human_duration(rows[i].ns), "-", rows[i].unsampled));
+      continue;
+    }
+    const auto& row = *rows[i].row;
     const auto& p = r.processes[row.process];
     const auto& m = r.breakdown.metrics[row.process];
     const bool metrics = m.records > 0;
-    add_line(out, o.width,
-         fmt::format(
-             "{} {:>9} {:>10} {:>7} {:>9} {:>5} {:>11} {:>11}  {}",
-             percent_cell(r.flat.fraction(row.time)), human_duration(row.time.time_ns),
-             short_count(row.time.samples), row.threads,
-             metrics ? fmt::format("{:.1f} MB", static_cast<double>(m.peak_rss_bytes) / 1e6) : "-",
-             m.cpu_utilization >= 0 ? fmt::format("{:.2f}", m.cpu_utilization) : "-",
-             metrics ? short_count(m.minor_faults) + "/" + short_count(m.major_faults) : "-",
-             metrics ? short_count(m.voluntary_switches) + "/" + short_count(m.involuntary_switches)
-                     : "-",
-             p.label()));
+    add_line(
+        out, o.width,
+        fmt::format(
+            "{} {:>9} {:>10} {:>7} {:>9} {:>5} {:>11} {:>11}  {}", percent_cell(r.share(row.time)),
+            human_duration(row.time.time_ns), short_count(row.time.samples), row.threads,
+            metrics ? fmt::format("{:.1f} MB", static_cast<double>(m.peak_rss_bytes) / 1e6) : "-",
+            m.cpu_utilization >= 0 ? fmt::format("{:.2f}", m.cpu_utilization) : "-",
+            metrics ? short_count(m.minor_faults) + "/" + short_count(m.major_faults) : "-",
+            metrics ? short_count(m.voluntary_switches) + "/" + short_count(m.involuntary_switches)
+                    : "-",
+            p.label(label_width)));
   }
+  table_end(out, r, o, rows, n, "process", "processes");
 }
 
 // Ranks that call MPI: each one's time in MPI waits and outside them, and the spread
@@ -95,7 +173,7 @@ void ranks_table(std::string& out, const Report& r, const RenderOptions& o) {
     add_line(
         out, o.width,
         mpi ? fmt::format("{:>8} {:>5} {:>7} {} {:>9} {:>15} {:>9}  {}", rank_row_name(row.rank),
-                          row.processes, row.threads, percent_cell(r.flat.fraction(row.time)),
+                          row.processes, row.threads, percent_cell(r.share(row.time)),
                           human_duration(row.time.time_ns),
                           calls ? fmt::format("{} {:>3.0f}%", human_duration(row.mpi_wait.time_ns),
                                               100.0 * static_cast<double>(row.mpi_wait.time_ns) /
@@ -105,11 +183,12 @@ void ranks_table(std::string& out, const Report& r, const RenderOptions& o) {
                           top_function(r, row))
             : fmt::format("{:>5} {:>5} {:>7} {} {:>9} {:>9} {:>9} {:>9}  {}",
                           rank_row_name(row.rank), row.processes, row.threads,
-                          percent_cell(r.flat.fraction(row.time)), human_duration(row.time.time_ns),
+                          percent_cell(r.share(row.time)), human_duration(row.time.time_ns),
                           human_duration(static_cast<uint64_t>(s.mean())),
                           human_duration(static_cast<uint64_t>(s.min())),
                           human_duration(static_cast<uint64_t>(s.max())), top_function(r, row)));
   }
+  if (const auto f = unsampled_footer(r); !f.empty()) add_line(out, o.width, f);
   for (const auto& line : rank_spread_lines(r)) add_wrapped(out, o.width, "  " + line);
 }
 
@@ -124,12 +203,13 @@ std::string short_count(uint64_t n) {
   return fmt::format("{:.3g}T", v / 1e12);
 }
 
-std::string thread_label(const ProcessProfile& p, uint32_t thread) {
+std::string thread_label(const ProcessProfile& p, uint32_t thread, size_t width) {
   const auto& t = p.threads[thread];
   // Thread first: a narrow column cuts the end, and the thread is what the row is about.
   std::string s = std::to_string(t.tid);
   if (!t.name.empty()) s += " " + t.name;
-  return s + " in " + p.label();
+  s += " in ";
+  return s + p.label(width > s.size() ? width - s.size() : 0);
 }
 
 void text_breakdown(std::string& out, const Report& r, const RenderOptions& o) {
@@ -175,6 +255,7 @@ void text_call_tree(std::string& out, const Report& r, const RenderOptions& o) {
                          fit_right(name, rest > indent.size() + 10 ? rest - indent.size() : 10)));
       });
   if (hidden) add_line(out, o.width, fmt::format("  ({} hidden)", plural(hidden, "subtree")));
+  if (const auto f = unsampled_footer(r); !f.empty()) add_line(out, o.width, f);
 }
 
 void text_counters(std::string& out, const Report& r, const RenderOptions& o) {

@@ -49,7 +49,7 @@ class ProcessWriter {
                                       .rank = rank,
                                       .hostname = "testhost",
                                       .executable = executable,
-                                      .command_line = {"app", "--fast"},
+                                      .command_line = {"app"},
                                       .start_realtime_ns = 1'700'000'000'000'000'000,
                                       .start_monotonic_ns = 1'000'000'000,
                                       .engine = "timer",
