@@ -81,7 +81,7 @@ TEST(JavaProgram, WithoutAPerfMapTheReportSaysHowToHaveOne) {
   const std::string report = report_by_thread(r.dir);
   std::smatch m;
   ASSERT_TRUE(std::regex_search(report, m,
-                                std::regex("note: java\\[[0-9]+\\]: ([0-9]+)% of the samples")))
+                                std::regex("note: java[^\\n]*\\[[0-9]+\\]: ([0-9]+)% of the samples")))
       << report;
   EXPECT_GT(std::stoi(m[1]), 50) << report;
   EXPECT_NE(report.find("java -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit"),

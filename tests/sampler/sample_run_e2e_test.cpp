@@ -562,7 +562,8 @@ TEST(SampleRun, JitCodeWithoutAPerfMapIsSaidToBeUnnamed) {
   std::string text;
   ASSERT_EQ(run_command(report + " " + run.dir, text), 0) << text;
   EXPECT_GT(self_percent(text, "\\[unknown\\]"), 80.0) << text;
-  const std::regex note("note: jit_code\\[" + std::to_string(p.process.pid) +
+  // Named by its command line: "jit_code 400 [PID]".
+  const std::regex note("note: jit_code[^\\[\\n]*\\[" + std::to_string(p.process.pid) +
                         "\\]: ([0-9]+)% of the samples \\([0-9]+\\) ran in code outside every "
                         "mapped file;\\s+JIT-compiled code\\? No perf map names it");
   std::smatch m;
