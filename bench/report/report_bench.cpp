@@ -25,11 +25,13 @@
 #include <thread>
 #include <vector>
 
+#include "bench/report/timed_run.h"
 #include "format/writer.h"
 
 namespace {
 
 namespace fs = std::filesystem;
+using cprof::bench::run_report;
 using cprof::format::ModuleRecord;
 using cprof::format::ProcessRecord;
 using cprof::format::ResultsWriter;
@@ -87,37 +89,6 @@ void write_process(const fs::path& dir, int index, uint64_t samples, int threads
     w.add(r);
   }
   w.close();
-}
-
-struct Timed {
-  double seconds = 0;
-  double cpu_seconds = 0;  // user + system: what the run would take without other load
-  long peak_rss_kb = 0;
-  int status = -1;
-};
-
-Timed run_report(const std::vector<std::string>& args) {
-  const auto begin = std::chrono::steady_clock::now();
-  std::fflush(stdout);  // else the child inherits and repeats what is buffered
-  const pid_t child = ::fork();
-  if (child == 0) {
-    if (!freopen("/dev/null", "w", stdout)) _exit(127);
-    std::vector<char*> argv;
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    ::execv(argv[0], argv.data());
-    _exit(127);
-  }
-  Timed t;
-  struct rusage usage {};
-  int status = 0;
-  ::wait4(child, &status, 0, &usage);
-  t.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
-  t.peak_rss_kb = usage.ru_maxrss;
-  t.cpu_seconds = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
-                  static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
-  t.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return t;
 }
 
 }  // namespace
