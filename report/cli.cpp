@@ -97,8 +97,8 @@ int run_causal_report(int argc, char** argv) {
       ->check(cprof::cli::whole_number_in(0, 1000000000, "rows (0 for all)"));
   app.add_option("--by", by_name,
                  "rows of the text table: the flat profile by function or line, or "
-                 "the time per thread, process or rank")
-      ->check(cprof::cli::one_of({"function", "line", "thread", "process", "rank"}))
+                 "the time per thread, process, rank or module (library)")
+      ->check(cprof::cli::one_of({"function", "line", "thread", "process", "rank", "module"}))
       ->default_str("function");
   app.add_option("--view", view_name,
                  "text and json: flat (default) or tree (the top-down call tree)")
@@ -133,13 +133,11 @@ int run_causal_report(int argc, char** argv) {
     return fail(kUsage, cprof::cli::usage_error(app, e) + " (see --help)");
   }
   // Checked by one_of above: each name maps.
-  const RowKind by = std::map<std::string, RowKind>{
-      {"function", RowKind::function},
-      {"line", RowKind::line},
-      {"thread", RowKind::thread},
-      {"process", RowKind::process},
-      {"rank",
-       RowKind::rank}}.at(by_name);
+  const RowKind by =
+      std::map<std::string, RowKind>{{"function", RowKind::function}, {"line", RowKind::line},
+                                     {"thread", RowKind::thread},     {"process", RowKind::process},
+                                     {"rank", RowKind::rank},         {"module", RowKind::module}}
+          .at(by_name);
   const View view = view_name == "tree" ? View::tree : View::flat;
   const ClockChoice clock = clock_name == "cpu"    ? ClockChoice::cpu
                             : clock_name == "wall" ? ClockChoice::wall

@@ -65,6 +65,7 @@ Report build_report(LoadResult loaded, SymbolSource& source, const BuildOptions&
     r.unnamed_code.push_back(find_unnamed_code(r.processes[i], r.symbols, i));
   }
   r.flat = build_flat_profile(r.processes, r.symbols, {.group_spread = options.group_spread});
+  r.modules = build_module_view(r.flat, r.symbols.table);
   if (options.breakdown) r.breakdown = build_breakdown(r.processes, r.symbols);
   r.counters = build_counter_profile(r.processes, r.symbols);
   r.causal = build_causal_model(r.processes, &r.symbols);

@@ -14,6 +14,7 @@
 #include "report/profile/cpu_accounting.h"
 #include "report/profile/flat_profile.h"
 #include "report/profile/gpu_profile.h"
+#include "report/profile/module_view.h"
 #include "report/profile/sampling_coverage.h"
 #include "report/profile/unnamed_code.h"
 #include "report/symbols/symbol_table.h"
@@ -31,6 +32,7 @@ struct Report {
   CausalModel causal;            // experiments' predictions, progress points, timed regions
   std::vector<SamplingCoverage> coverage;  // parallel to processes: threads that ran unsampled
   std::vector<UnnamedCode> unnamed_code;   // parallel to processes: samples in code of no file
+  std::vector<ModuleRow> modules;          // self time by module (--by module, json, html)
   CpuAccount cpu;  // recorded CPU time against the samples', and what no sample covers
   std::vector<std::string> warnings;  // load and symbolization warnings, in order
   size_t files_found = 0;

@@ -246,6 +246,34 @@ void threads(std::string& out, const Report& r, const RenderOptions& o) {
   out += "</tbody></table>\n";
 }
 
+void modules(std::string& out, const Report& r, const RenderOptions& o) {
+  const auto& rows = r.modules;
+  if (rows.empty()) return;
+  const size_t n = rows_shown(rows.size(), o.top);
+  out += fmt::format("<h2>Modules</h2><p class=\"note\">self time by module: top {} of {}</p>\n", n,
+                     with_commas(rows.size()));
+  html_table_head(out, {"self", "time", "samples", "functions", "<module", "<top function (self)"},
+                  "modules");
+  uint64_t rest = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const auto& row = rows[i];
+    if (i >= n) {
+      rest += row.self.time_ns;
+      continue;
+    }
+    out += fmt::format(
+        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"name\">{}</td><td "
+        "class=\"name\">{}</td></tr>\n",
+        pct(r.flat.fraction(row.self)), human_duration(row.self.time_ns),
+        with_commas(row.self.samples), row.functions, esc(row.module),
+        esc(r.symbols.table.functions[row.top_function].name));
+  }
+  if (n < rows.size()) {
+    more_rows(out, 6, rows.size() - n, "module", "modules", r.flat.fraction(Measure{0, rest}));
+  }
+  out += "</tbody></table>\n";
+}
+
 void ranks(std::string& out, const Report& r) {
   const auto& rows = r.breakdown.ranks;
   if (rows.size() < 2) return;
@@ -415,6 +443,7 @@ std::string render_html(const Report& r, const RenderOptions& o) {
   icicle(out, r);
   flat_table(out, r, o, true);
   threads(out, r, o);
+  modules(out, r, o);
   ranks(out, r);
   counters(out, r, o);
   out += "</section>\n";

@@ -180,6 +180,19 @@ std::string render_json(const Report& r, const RenderOptions& o) {
     j.end_object();
   }
   j.end_array();
+  j.key("by_module").begin_array();
+  for (size_t i = 0; i < o.rows(r.modules.size()); ++i) {
+    const auto& m = r.modules[i];
+    j.begin_object(true)
+        .field("module", m.module)
+        .field("self_samples", m.self.samples)
+        .field("self_ns", m.self.time_ns)
+        .field("fraction", r.flat.fraction(m.self))
+        .field("functions", static_cast<uint64_t>(m.functions))
+        .field("top_function", table.functions[m.top_function].name)
+        .end_object();
+  }
+  j.end_array();
   json_profile_views(j, r, o);
   j.end_object();
   json_causal(j, r);

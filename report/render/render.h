@@ -24,7 +24,7 @@ namespace cprof::report {
 
 // The rows of the text table: the flat profile by function or line, or the time per
 // thread, process or rank.
-enum class RowKind { function, line, thread, process, rank };
+enum class RowKind { function, line, thread, process, rank, module };
 enum class View { flat, tree };
 
 struct RenderOptions {

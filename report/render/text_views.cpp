@@ -212,9 +212,44 @@ std::string thread_label(const ProcessProfile& p, uint32_t thread, size_t width)
   return s + p.label(width > s.size() ? width - s.size() : 0);
 }
 
+// Self time by module: which library the time is in ("is it our code or libc's?").
+void modules_table(std::string& out, const Report& r, const RenderOptions& o) {
+  const auto& rows = r.modules;
+  const size_t n = o.rows(rows.size());
+  add_line(out, o.width,
+           fmt::format("Modules by self time (top {} of {})", n, with_commas(rows.size())));
+  add_line(out, o.width,
+           fmt::format("{:>7} {:>9} {:>11} {:>9}  {:<40}  {}", "self%", "self", "samples",
+                       "functions", "module", "top function (self)"));
+  uint64_t rest_ns = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const auto& row = rows[i];
+    if (i >= n) {
+      rest_ns += row.self.time_ns;
+      continue;
+    }
+    const double top = row.self.time_ns == 0 ? 0.0
+                                             : 100.0 * static_cast<double>(row.top_function_ns) /
+                                                   static_cast<double>(row.self.time_ns);
+    add_line(out, o.width,
+             fmt::format("{} {:>9} {:>11} {:>9}  {:<40}  {} {:.0f}%",
+                         percent_cell(r.flat.fraction(row.self)), human_duration(row.self.time_ns),
+                         with_commas(row.self.samples), row.functions, fit_left(row.module, 40),
+                         r.symbols.table.functions[row.top_function].name, top));
+  }
+  if (n < rows.size()) {
+    add_line(out, o.width,
+             "  " + more_rows_line("...", rows.size() - n, "module", "modules",
+                                   r.flat.fraction(Measure{0, rest_ns})));
+  }
+}
+
 void text_breakdown(std::string& out, const Report& r, const RenderOptions& o) {
   out += '\n';
   switch (o.by) {
+    case RowKind::module:
+      modules_table(out, r, o);
+      break;
     case RowKind::thread:
       threads_table(out, r, o);
       break;

@@ -294,3 +294,58 @@ TEST(GroupSpread, RowsSpreadOverProcessesAndRuns) {
 
 }  // namespace
 }  // namespace cprof::report
+
+namespace cprof::report {
+namespace {
+
+// --by module: self time summed by the module the innermost frame is in, a library apart
+// from the program, and code no module holds as "[unknown]".
+TEST(ModuleView, SelfTimeByModule) {
+  testing::TempDir dir;
+  {
+    testing::ProcessWriter w(dir.path() / "app.host.7.cprof", 7);
+    w.add(format::ModuleRecord{.id = 1,
+                               .path = "/usr/lib/libm.so.6",
+                               .build_id = "1234",
+                               .load_bias = 0x7f0000000000,
+                               .start = 0x7f0000001000,
+                               .end = 0x7f0000100000,
+                               .time_ns = 1'000'000'000});
+    w.thread(7, "main");
+    for (int i = 0; i < 3; ++i) w.sample(7, {0x1010, 0x3011});  // work, in the program
+    w.sample(7, {0x2010, 0x3011});                              // helper, in the program
+    for (int i = 0; i < 5; ++i) {
+      w.add(format::SampleRecord{.tid = 7,
+                                 .time_ns = 1'500'000'000,
+                                 .weight_ns = 1'000'000,
+                                 .frames = {0x7f0000001234, testing::kLoadBias + 0x3011}});
+    }
+    w.add(format::SampleRecord{.tid = 7,
+                               .time_ns = 1'500'000'000,
+                               .weight_ns = 1'000'000,
+                               .frames = {0x10, testing::kLoadBias + 0x3011}});  // no module
+  }
+  testing::FakeSymbols symbols;
+  testing::add_views_symbols(symbols);
+  const Report r = build_report(load_results(find_results_files(dir.path())), symbols, {});
+  ASSERT_EQ(r.modules.size(), 3u);
+  EXPECT_EQ(r.modules[0].module, "/usr/lib/libm.so.6");
+  EXPECT_EQ(r.modules[0].self.samples, 5u);
+  EXPECT_EQ(r.modules[1].module, "/usr/bin/app");
+  EXPECT_EQ(r.modules[1].self.samples, 4u);
+  EXPECT_EQ(r.modules[1].functions, 2u);
+  EXPECT_EQ(r.symbols.table.functions[r.modules[1].top_function].name, "work");
+  EXPECT_EQ(r.modules[2].module, "[unknown]");
+  const std::string text = render_text(r, {.by = RowKind::module});
+  EXPECT_NE(text.find("Modules by self time (top 3 of 3)"), std::string::npos) << text;
+  EXPECT_NE(text.find(" 50.00%      5 ms           5         1  /usr/lib/libm.so.6"),
+            std::string::npos)
+      << text;
+  const std::string json = render_json(r, {});
+  EXPECT_LT(json.find("\"by_module\": ["), json.find("{\"module\": \"/usr/lib/libm.so.6\""))
+      << json;
+  EXPECT_NE(render_html(r, {}).find("<table id=\"modules\">"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace cprof::report
