@@ -25,7 +25,7 @@ build=$(realpath "${1:-build}")
 out=$(realpath -m "${2:-experiments/mpi/out}")
 mkdir -p "$out"
 here=$(cd "$(dirname "$0")" && pwd)
-source_file="$here/../../tests/mpi/programs/halo.cpp"
+source_file=$(realpath "$here/../../tests/mpi/programs/halo.cpp")
 halo="$build/test-programs/mpi_halo"
 [[ -x $halo ]] || { echo "validate: $halo not built (ninja -C $build mpi_halo)" >&2; exit 1; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
