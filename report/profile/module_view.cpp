@@ -31,4 +31,10 @@ std::vector<ModuleRow> build_module_view(const FlatProfile& flat, const SymbolTa
   return out;
 }
 
+uint64_t self_ns_after(const std::vector<ModuleRow>& rows, size_t shown) {
+  uint64_t ns = 0;
+  for (size_t i = shown; i < rows.size(); ++i) ns += rows[i].self.time_ns;
+  return ns;
+}
+
 }  // namespace cprof::report

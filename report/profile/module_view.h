@@ -23,4 +23,7 @@ struct ModuleRow {
 // Sorted by self time, then samples, then path.
 std::vector<ModuleRow> build_module_view(const FlatProfile& flat, const SymbolTable& symbols);
 
+// The self time of the rows a cut table leaves out (rows[shown..]), for its "... N more".
+uint64_t self_ns_after(const std::vector<ModuleRow>& rows, size_t shown);
+
 }  // namespace cprof::report

@@ -254,13 +254,8 @@ void modules(std::string& out, const Report& r, const RenderOptions& o) {
                      with_commas(rows.size()));
   html_table_head(out, {"self", "time", "samples", "functions", "<module", "<top function (self)"},
                   "modules");
-  uint64_t rest = 0;
-  for (size_t i = 0; i < rows.size(); ++i) {
+  for (size_t i = 0; i < n; ++i) {
     const auto& row = rows[i];
-    if (i >= n) {
-      rest += row.self.time_ns;
-      continue;
-    }
     out += fmt::format(
         "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"name\">{}</td><td "
         "class=\"name\">{}</td></tr>\n",
@@ -269,7 +264,8 @@ void modules(std::string& out, const Report& r, const RenderOptions& o) {
         esc(r.symbols.table.functions[row.top_function].name));
   }
   if (n < rows.size()) {
-    more_rows(out, 6, rows.size() - n, "module", "modules", r.flat.fraction(Measure{0, rest}));
+    more_rows(out, 6, rows.size() - n, "module", "modules",
+              r.flat.fraction(Measure{0, self_ns_after(rows, n)}));
   }
   out += "</tbody></table>\n";
 }

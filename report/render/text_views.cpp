@@ -221,13 +221,8 @@ void modules_table(std::string& out, const Report& r, const RenderOptions& o) {
   add_line(out, o.width,
            fmt::format("{:>7} {:>9} {:>11} {:>9}  {:<40}  {}", "self%", "self", "samples",
                        "functions", "module", "top function (self)"));
-  uint64_t rest_ns = 0;
-  for (size_t i = 0; i < rows.size(); ++i) {
+  for (size_t i = 0; i < n; ++i) {
     const auto& row = rows[i];
-    if (i >= n) {
-      rest_ns += row.self.time_ns;
-      continue;
-    }
     const double top = row.self.time_ns == 0 ? 0.0
                                              : 100.0 * static_cast<double>(row.top_function_ns) /
                                                    static_cast<double>(row.self.time_ns);
@@ -240,7 +235,7 @@ void modules_table(std::string& out, const Report& r, const RenderOptions& o) {
   if (n < rows.size()) {
     add_line(out, o.width,
              "  " + more_rows_line("...", rows.size() - n, "module", "modules",
-                                   r.flat.fraction(Measure{0, rest_ns})));
+                                   r.flat.fraction(Measure{0, self_ns_after(rows, n)})));
   }
 }
 
