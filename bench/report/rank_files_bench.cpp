@@ -56,7 +56,7 @@ void copy_as_rank(const fs::path& from, const fs::path& dir, int64_t rank, int64
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   CLI::App app{"Times causal-report on many rank files made from a real run's.",
                "cprof-bench-rank-files"};
   std::string from;
@@ -120,4 +120,13 @@ int main(int argc, char** argv) {
                 static_cast<double>(hi->t.peak_rss_kb) / static_cast<double>(lo->t.peak_rss_kb));
   }
   return 0;
+}
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "cprof-bench-rank-files: %s\n", e.what());
+    return 1;
+  }
 }

@@ -27,6 +27,7 @@ inline Timed run_report(const std::vector<std::string>& args) {
   if (child == 0) {
     if (!freopen("/dev/null", "w", stdout)) _exit(127);
     std::vector<char*> argv;
+    argv.reserve(args.size() + 1);
     for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
     ::execv(argv[0], argv.data());

@@ -72,8 +72,9 @@ constexpr int kNoFunction = 16;  // MPI_ERR_OTHER in MPICH and Open MPI alike
 
 #define CPROF_MPI_EXPORT extern "C" __attribute__((visibility("default")))
 
-// A wrapper of NAME taking PARAMS (Word a1, ...) and forwarding ARGS (a1, ...); KIND is
-// Wait (blocked inside) or Wake (pays first).
+// A wrapper of NAME taking PARAMS (Word a1, ...) and forwarding ARGS (a1, ...): blocked
+// inside (WAIT), or paying first (WAKE). PARAMS is a parameter list, not an expression.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define CPROF_MPI_WAIT(NAME, PARAMS, ARGS)                       \
   CPROF_MPI_EXPORT int NAME PARAMS {                             \
     static std::atomic<void*> slot{nullptr};                     \
@@ -90,6 +91,7 @@ constexpr int kNoFunction = 16;  // MPI_ERR_OTHER in MPICH and Open MPI alike
     wake();                                                      \
     return f ARGS;                                               \
   }
+// NOLINTEND(bugprone-macro-parentheses)
 
 #define P1 (Word a1)
 #define A1 (a1)

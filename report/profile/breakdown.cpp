@@ -214,7 +214,7 @@ Breakdown build_breakdown(const std::vector<ProcessProfile>& processes,
     }
     for (const auto& c : counts) group.add(self_function(c), c.weight_ns);
     group.take_top(prow);
-    out.processes.push_back(std::move(prow));
+    out.processes.push_back(prow);
   }
   for (const auto& [rank, members] : processes_of_rank) {
     BreakdownRow r{.rank = rank};

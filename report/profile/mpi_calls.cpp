@@ -14,11 +14,10 @@ namespace {
 std::string mpi_call_of(std::string_view name) {
   if (const auto at = name.find('@'); at != std::string_view::npos) name = name.substr(0, at);
   std::string_view rest;
-  if (name.starts_with("MPI_") || name.starts_with("PMPI_")) {
-    rest = name.substr(name.find('_') + 1);
-  } else if ((name.starts_with("mpi_") || name.starts_with("pmpi_")) && name.ends_with('_')) {
-    rest = name.substr(name.find('_') + 1);
-  }
+  const bool c = name.starts_with("MPI_") || name.starts_with("PMPI_");
+  const bool fortran =
+      (name.starts_with("mpi_") || name.starts_with("pmpi_")) && name.ends_with('_');
+  if (c || fortran) rest = name.substr(name.find('_') + 1);
   while (rest.ends_with('_')) rest.remove_suffix(1);
   if (rest.empty() || !std::isalpha(static_cast<unsigned char>(rest[0]))) return {};
   std::string call(rest);
