@@ -611,11 +611,18 @@ int run(int argc, char** argv) {
     speedups = *parsed;
   }
 
-  const Selected selected = select_locations(program, o);
+  // Around an MPI launcher, --line and --function name code of the ranks' program.
+  std::string located = program;
+  if (!cprof::causal::launched_job_key(program).empty()) {
+    if (std::string ranks = cprof::causal::rank_program(o.command); !ranks.empty()) {
+      located = ranks;
+    }
+  }
+  const Selected selected = select_locations(located, o);
   files.locations_file = write_locations_file(selected.locations);
   char cache_template[] = "/tmp/causal-run-resolved-XXXXXX";
   if (::mkdtemp(cache_template) != nullptr) files.locations_cache = cache_template;
-  auto child_env = run_environment(o, program, library, selected, files);
+  auto child_env = run_environment(o, located, library, selected, files);
   const int64_t rank = cprof::sampler::rank_from_environment();
   add_mpi_job(o, program, rank, child_env);
 

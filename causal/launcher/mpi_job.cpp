@@ -4,8 +4,10 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 
 #include "causal/runtime/settings.h"
+#include "common/mpi_launchers.h"
 
 namespace cprof::causal {
 namespace {
@@ -39,16 +41,23 @@ std::string rank_job_key() {
 }
 
 std::string launched_job_key(const std::string& program) {
-  std::string base =
-      program.substr(program.rfind('/') == std::string::npos ? 0 : program.rfind('/') + 1);
-  static constexpr const char* kLaunchers[] = {"mpirun",  "mpiexec",       "orterun",
-                                               "prterun", "mpiexec.hydra", "srun"};
-  bool launcher = false;
-  for (const char* l : kLaunchers) launcher = launcher || base == l;
-  if (!launcher) return "";
+  if (!is_mpi_launcher(program)) return "";
   const auto now = std::chrono::system_clock::now().time_since_epoch();
   return "causal-run=" + std::to_string(getpid()) + "@" + host_name() + "." +
          std::to_string(std::chrono::duration_cast<std::chrono::nanoseconds>(now).count());
+}
+
+std::string rank_program(const std::vector<std::string>& command) {
+  for (size_t i = 1; i < command.size(); ++i) {
+    const std::string& arg = command[i];
+    if (arg.empty() || arg[0] == '-') continue;  // an option; its value is no program
+    std::string resolved;
+    if (!launch::check_program(arg, resolved).empty()) continue;
+    std::error_code ec;
+    const auto canonical = std::filesystem::canonical(resolved, ec);
+    return ec ? resolved : canonical.string();
+  }
+  return "";
 }
 
 void add_mpi_environment(launch::ChildEnvironment& env, const std::string& mpi_library,

@@ -3,6 +3,7 @@
 // ranks share, and what it adds to the program's environment for them.
 
 #include <string>
+#include <vector>
 
 #include "sampler/launcher/launch.h"
 
@@ -16,8 +17,13 @@ std::string rank_job_key();
 
 // A key for the job that `program`, an MPI launcher causal-run starts, runs (its ranks
 // inherit it): this causal-run's pid and start time. "" when `program` is no MPI
-// launcher (report/profile/mpi_calls.h's list).
+// launcher (common/mpi_launchers.h).
 std::string launched_job_key(const std::string& program);
+
+// The ranks' program in an MPI launcher's command line (`mpirun -np 4 ./app ...`): the
+// first argument after the launcher's own options that is a runnable program (a path or
+// on PATH), canonical; "" when none is. What --line and --function resolve against.
+std::string rank_program(const std::vector<std::string>& command);
 
 // Adds the MPI wrappers (`mpi_library`) to LD_PRELOAD after the runtime, and, when
 // `lockstep`, the job key (CPROF_CAUSAL_JOB) that puts the ranks' experiments in lockstep.

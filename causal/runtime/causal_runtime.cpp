@@ -12,6 +12,7 @@
 #include "causal/runtime/real_calls.h"
 #include "causal/runtime/syscall_dispatch.h"
 #include "common/monotonic.h"
+#include "common/mpi_launchers.h"
 #include "sampler/runtime/hooks.h"
 #include "sampler/runtime/real.h"
 #include "sampler/runtime/runtime.h"
@@ -82,6 +83,12 @@ CausalRuntime* CausalRuntime::start() {
     rt->experiments_enabled_ = true;
   } else {
     rt->experiments_enabled_ = rt->load_locations(error);
+  }
+  if (!rt->settings_.job.empty() && is_mpi_launcher(exe)) {
+    // mpirun, orted...: the ranks' program is what --line names; nothing to run here.
+    rt->resolve_for_.clear();
+    rt->experiments_enabled_ = false;
+    error.clear();
   }
   if (!error.empty()) rt->problems_.push_back(error);
   if (rt->experiments_enabled_ && rt->end_to_end_ && rt->settings_.automatic) {

@@ -44,13 +44,4 @@ bool is_mpi_wait_call(std::string_view name) {
   return std::find(kWaits.begin(), kWaits.end(), call) != kWaits.end();
 }
 
-bool is_mpi_launcher(std::string_view path) {
-  if (const auto slash = path.rfind('/'); slash != std::string_view::npos)
-    path.remove_prefix(slash + 1);
-  static constexpr std::array<std::string_view, 11> kLaunchers = {
-      "mpirun", "mpiexec",       "orterun",         "orted", "prterun",   "prted",
-      "prte",   "mpiexec.hydra", "hydra_pmi_proxy", "srun",  "slurmstepd"};
-  return std::find(kLaunchers.begin(), kLaunchers.end(), path) != kLaunchers.end();
-}
-
 }  // namespace cprof::report

@@ -5,6 +5,8 @@
 
 #include <string_view>
 
+#include "common/mpi_launchers.h"
+
 namespace cprof::report {
 
 // A function of MPI's API: MPI_* or PMPI_* (C), mpi_*_ or MPI_* (Fortran, any case, with
@@ -20,8 +22,6 @@ bool is_mpi_function(std::string_view name);
 // polling calls (MPI_Test*, MPI_Iprobe) nor the non-blocking starts (MPI_I*).
 bool is_mpi_wait_call(std::string_view name);
 
-// An executable an MPI launcher runs beside the ranks: mpirun, mpiexec, orterun, orted,
-// prterun, prted, hydra_pmi_proxy, mpiexec.hydra, srun, slurmstepd. `path` may be a path.
-bool is_mpi_launcher(std::string_view path);
+// An MPI launcher's own executables: common/mpi_launchers.h (cprof::is_mpi_launcher).
 
 }  // namespace cprof::report

@@ -163,6 +163,42 @@ std::string halo_line(const std::string& marker) {
   return "";
 }
 
+// The experiments of a causal run of the halo job in DIR (two ranks): every rank-0
+// experiment pairs with a rank-1 one that starts within 20 ms, with the same speedup and
+// (one count, read at each window's ends a moment apart) the same delay; the MPI waits
+// seen in both ranks; a prediction for the work line.
+void expect_lockstep(const std::string& dir) {
+  std::string out;
+  const std::string db = dir + "/r.db";
+  ASSERT_EQ(run_command(kReport + " -q --format sqlite -o " + db + " " + dir, out), 0) << out;
+  ASSERT_EQ(run_command("sqlite3 " + db +
+                            " \"select count(*), sum(a.speedup = b.speedup), "
+                            "sum(abs(a.delay_ns - b.delay_ns) <= 2000000 + a.delay_ns / 10), "
+                            "sum(a.delay_ns > 0) from experiments a join processes pa on pa.id = "
+                            "a.process_id join experiments b join processes pb on pb.id = "
+                            "b.process_id where pa.rank = 0 and pb.rank = 1 and abs(a.time_ns - "
+                            "b.time_ns) < 20000000\"",
+                        out),
+            0)
+      << out;
+  int pairs = 0, same_speedup = 0, same_delay = 0, delayed = 0;
+  ASSERT_EQ(std::sscanf(out.c_str(), "%d|%d|%d|%d", &pairs, &same_speedup, &same_delay, &delayed),
+            4)
+      << out;
+  EXPECT_GE(pairs, 8) << out;
+  EXPECT_EQ(same_speedup, pairs) << out;
+  EXPECT_EQ(same_delay, pairs) << out;
+  EXPECT_GT(delayed, 0) << out;
+  ASSERT_EQ(run_command("sqlite3 " + db +
+                            " \"select count(distinct process_id) from messages where "
+                            "text like 'MPI waits seen: %'\"",
+                        out),
+            0);
+  EXPECT_EQ(std::atoi(out.c_str()), 2) << out;
+  ASSERT_EQ(run_command(kReport + " -q " + dir, out), 0) << out;
+  EXPECT_NE(out.find(halo_line("the work line") + " "), std::string::npos) << out;
+}
+
 // causal-run as each rank's launcher: the ranks run the same experiments at the same
 // time (slots on the realtime clock, one seed from the job's id), with one delay count
 // (the host's shared page), waits in MPI seen as such, and the report makes one
@@ -180,38 +216,23 @@ TEST(MpiJob, CausalExperimentsRunInLockstepAcrossRanks) {
   EXPECT_EQ(count_of(out, "causal-run: rank 1: "), 1u) << out;
   // Only rank 0 visits the progress point; rank 1's launcher does not say it saw none.
   EXPECT_EQ(out.find("no experiment saw a progress point"), std::string::npos) << out;
-  const std::string db = dir + "/r.db";
-  ASSERT_EQ(run_command(kReport + " -q --format sqlite -o " + db + " " + dir, out), 0) << out;
-  // Pairs of experiments, one per rank, that start within 20 ms of each other.
-  ASSERT_EQ(
-      run_command(
-          "sqlite3 " + db +
-              " \"select count(*), sum(a.speedup = b.speedup), "
-              "sum(abs(a.delay_ns - b.delay_ns) <= 2000000 + a.delay_ns / 10), sum(a.delay_ns > 0) "
-              "from experiments a "
-              "join processes pa on pa.id = a.process_id join experiments b join "
-              "processes pb on pb.id = b.process_id where pa.rank = 0 and pb.rank = 1 "
-              "and abs(a.time_ns - b.time_ns) < 20000000\"",
-          out),
-      0)
-      << out;
-  int pairs = 0, same_speedup = 0, same_delay = 0, delayed = 0;
-  ASSERT_EQ(std::sscanf(out.c_str(), "%d|%d|%d|%d", &pairs, &same_speedup, &same_delay, &delayed),
-            4)
-      << out;
-  EXPECT_GE(pairs, 8) << out;
-  EXPECT_EQ(same_speedup, pairs) << out;
-  // One count, shared: each rank reads it at its own window's ends, a moment apart.
-  EXPECT_EQ(same_delay, pairs) << out;
-  EXPECT_GT(delayed, 0) << out;
-  ASSERT_EQ(run_command("sqlite3 " + db +
-                            " \"select count(distinct process_id) from messages where "
-                            "text like 'MPI waits seen: %'\"",
+  expect_lockstep(dir);
+}
+
+// causal-run around mpirun: --line names code of the ranks' program (found in mpirun's
+// command line), which the ranks exec; the same lockstep.
+TEST(MpiJob, CausalRunAroundMpirunResolvesTheRanksProgram) {
+  SKIP_WITHOUT_MPI();
+  const std::string dir = fresh_directory("mpi-causal-around");
+  std::string out;
+  ASSERT_EQ(run_command(kMpiEnv + kCausalRun + " --line " + halo_line("the work line") +
+                            " --speedups 0,50 -o " + dir + " -- " + mpirun(2) + kHalo +
+                            " 400 1500000 1 100",
                         out),
-            0);
-  EXPECT_EQ(std::atoi(out.c_str()), 2) << out;
-  ASSERT_EQ(run_command(kReport + " -q " + dir, out), 0) << out;
-  EXPECT_NE(out.find(halo_line("the work line") + " "), std::string::npos) << out;
+            0)
+      << out;
+  EXPECT_EQ(out.find("has no debug information"), std::string::npos) << out;  // not mpirun's
+  expect_lockstep(dir);
 }
 
 }  // namespace
