@@ -73,8 +73,9 @@ std::string ProcessProfile::label(size_t width) const {
   size_t room = kLabelCommandChars;
   if (width != SIZE_MAX)
     room = std::min(room, width > suffix.size() + 1 ? width - suffix.size() - 1 : 0);
-  // Too little room for the arguments: the old short form.
-  if (room < exe.size() + 4) return exe + suffix;
+  // Too little room to show a few characters of the arguments ("java -X..." tells less
+  // than "java[5723]"): the short form.
+  if (room < exe.size() + kLabelMinArgumentChars + 4) return exe + suffix;
   return shortened(std::move(command), room) + " " + suffix;
 }
 

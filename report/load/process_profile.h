@@ -19,6 +19,8 @@ namespace cprof::report {
 
 // The most characters of a command line a process label shows (ProcessProfile::label).
 inline constexpr size_t kLabelCommandChars = 60;
+// Fewer characters of the arguments than this are not shown at all.
+inline constexpr size_t kLabelMinArgumentChars = 4;
 
 struct ThreadInfo {
   int64_t tid = 0;

@@ -250,6 +250,12 @@ TEST(ProcessLabel, NamesTheCommandLineShortened) {
   EXPECT_EQ(long_label.size(), 60u + 7);
   // Within a width: the command is cut further, the pid kept.
   EXPECT_EQ(p.label(25), "python3.11 -c x... [1234]");
+  // Room for fewer than 4 characters of the arguments: the short form, never "java...".
+  p.process.executable = "/usr/lib/jvm/bin/java";
+  p.process.command_line = {"java", "-XX:+UnlockDiagnosticVMOptions", "JitWork"};
+  EXPECT_EQ(p.label(19), "java -XX:... [1234]");
+  EXPECT_EQ(p.label(18), "java[1234]");
+  EXPECT_EQ(p.label(12), "java[1234]");
   // No arguments: as before.
   p.process.command_line = {"app"};
   p.process.executable = "/usr/bin/app";
