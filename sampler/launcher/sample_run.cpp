@@ -1,5 +1,7 @@
-// sample-run: runs a program with the sampling runtime preloaded.
+// sample-run: runs a program with the sampling runtime preloaded, or samples processes
+// that already run from outside.
 //   sample-run [options] -- PROGRAM [ARGS...]
+//   sample-run [options] --pid PID[,PID...] | --tid TID [-d SECONDS]
 
 #include <fmt/format.h>
 
@@ -14,6 +16,7 @@
 #include "format/reader.h"
 #include "sampler/events/counter_group.h"
 #include "sampler/events/event_resolver.h"
+#include "sampler/launcher/attach_run.h"
 #include "sampler/launcher/earlier_results.h"
 #include "sampler/launcher/frame_pointer_check.h"
 #include "sampler/launcher/gpu_environment.h"
@@ -76,7 +79,8 @@ std::vector<std::string> check_events(const std::vector<std::string>& names, boo
 static int run(int argc, char** argv) {
   CLI::App app{
       "Samples per-thread call stacks of PROGRAM on CPU time (and optionally wall time)\n"
-      "and writes one results file per process into the results directory.",
+      "and writes one results file per process into the results directory. With --pid or\n"
+      "--tid, samples processes that already run, from outside, instead.",
       kTool};
   double frequency = 500;
   std::string output = "results";
@@ -90,6 +94,9 @@ static int run(int argc, char** argv) {
   bool gpu = false;
   double gpu_duty = 100;
   std::vector<std::string> command;
+  std::string pids;
+  long tid = 0;
+  double seconds = 0;
   app.add_option("-f,--frequency", frequency, "samples per second of CPU time per thread")
       ->check(cprof::cli::number_in(1, 100000, "samples per second"))
       ->default_val(500);
@@ -120,9 +127,42 @@ static int run(int argc, char** argv) {
   app.add_flag("--gpu", gpu, "also record GPU kernels and copies (HSA: libcprof-hsa, CUDA: libcprof-cuda)");
   app.add_option("--gpu-duty", gpu_duty, cprof::launch::kGpuDutyHelp)
       ->check(cprof::cli::number_in(0.1, 100, "a percentage"));
-  app.add_option("command", command, "-- PROGRAM [ARGS...]")->required();
+  app.add_option("--pid", pids,
+                 "sample these running processes (comma-separated) instead of starting one, "
+                 "every thread, until -d, Ctrl-C or their end");
+  app.add_option("--tid", tid, "sample this one running thread")
+      ->check(cprof::cli::whole_number_in(1, 0x3fffffff, "a thread id"));
+  app.add_option("-d,--duration", seconds,
+                 "with --pid/--tid: seconds to sample (default: until "
+                 "Ctrl-C or the processes end)")
+      ->check(cprof::cli::number_in(0.001, 1e7, "seconds"));
+  app.add_option("command", command, "-- PROGRAM [ARGS...]");
   app.positionals_at_end();
   if (int code = 0; !cprof::cli::parse(app, argc, argv, code)) return code;
+  const bool attach = app.count("--pid") > 0 || app.count("--tid") > 0;
+  if (attach) {
+    if (!command.empty()) fail(1, "give a program to start or --pid/--tid to attach, not both");
+    if (app.count("--pid") > 0 && app.count("--tid") > 0) fail(1, "give --pid or --tid, not both");
+    // What attach mode does not do is an error, not silently ignored.
+    for (const char* option :
+         {"--backend", "--clock", "--unwind", "--events", "--gpu", "--gpu-duty"}) {
+      if (app.count(option) > 0) {
+        fail(1, fmt::format("{} does not apply with --pid/--tid: attached processes are sampled "
+                            "on CPU time from outside and unwound with libdw",
+                            option));
+      }
+    }
+    if (const std::string w = cprof::launch::sampling_cost_warning(frequency);
+        !w.empty() && !quiet) {
+      fmt::print(stderr, "{}: {}\n", kTool, w);
+    }
+    return cprof::launch::run_attached(
+        kTool, {pids, tid, seconds, frequency, depth, output, append, quiet});
+  }
+  if (app.count("--duration") > 0)
+    fail(1, "-d applies with --pid/--tid only; a started program is sampled until it ends");
+  if (command.empty())
+    fail(1, "give a program to run (sample-run [options] -- PROGRAM [ARGS...]) or --pid PID");
   if (const std::string w = cprof::launch::sampling_cost_warning(frequency); !w.empty() && !quiet) {
     fmt::print(stderr, "{}: {}\n", kTool, w);
   }

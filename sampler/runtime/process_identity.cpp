@@ -6,39 +6,86 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <string>
+#include <vector>
 
 #include "common/monotonic.h"
 
 namespace cprof::sampler {
 
+namespace {
+
+constexpr const char* kRankVariables[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK",
+                                          "SLURM_PROCID"};
+
+// A rank variable's value, or -1 when it is not a rank.
+int64_t rank_value(const char* v) {
+  if (v == nullptr || *v == '\0') return -1;
+  char* end = nullptr;
+  const long long r = std::strtoll(v, &end, 10);
+  return *end == '\0' && r >= 0 ? r : -1;
+}
+
+// The NUL-separated strings of a /proc file (cmdline, environ).
+std::vector<std::string> proc_strings(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  const std::string all((std::istreambuf_iterator<char>(in)), {});
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start < all.size()) {
+    const size_t end = all.find('\0', start);
+    out.push_back(all.substr(start, end - start));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return out;
+}
+
+// The identity read from /proc/<which>/ ("self" or a pid), but the rank.
+ProcessIdentity identity_from_proc(const std::string& which) {
+  ProcessIdentity id;
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) == 0) id.hostname = host;
+  char exe[4096] = {};
+  const ssize_t n = readlink(("/proc/" + which + "/exe").c_str(), exe, sizeof exe - 1);
+  if (n > 0) id.executable.assign(exe, static_cast<size_t>(n));
+  id.command_line = proc_strings("/proc/" + which + "/cmdline");
+  return id;
+}
+
+}  // namespace
+
 int64_t rank_from_environment() {
-  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"}) {
-    const char* v = std::getenv(name);
-    if (v == nullptr || *v == '\0') continue;
-    char* end = nullptr;
-    const long long r = std::strtoll(v, &end, 10);
-    if (*end == '\0' && r >= 0) return r;
+  for (const char* name : kRankVariables) {
+    if (const int64_t r = rank_value(std::getenv(name)); r >= 0) return r;
   }
   return -1;
 }
 
 ProcessIdentity current_process_identity() {
-  ProcessIdentity id;
-  char host[256] = {};
-  if (gethostname(host, sizeof host - 1) == 0) id.hostname = host;
-  char exe[4096] = {};
-  const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n > 0) id.executable.assign(exe, static_cast<size_t>(n));
-  std::ifstream cmdline("/proc/self/cmdline", std::ios::binary);
-  std::string all((std::istreambuf_iterator<char>(cmdline)), {});
-  size_t start = 0;
-  while (start < all.size()) {
-    const size_t end = all.find('\0', start);
-    id.command_line.push_back(all.substr(start, end - start));
-    if (end == std::string::npos) break;
-    start = end + 1;
-  }
+  ProcessIdentity id = identity_from_proc("self");
   id.rank = rank_from_environment();
+  return id;
+}
+
+ProcessIdentity process_identity_of(int64_t pid) {
+  const std::string which = std::to_string(pid);
+  ProcessIdentity id = identity_from_proc(which);
+  id.pid = pid;
+  // " (deleted)": the file was replaced or removed since; the name is still the one it ran.
+  if (id.executable.ends_with(" (deleted)")) id.executable.resize(id.executable.size() - 10);
+  const auto environment = proc_strings("/proc/" + which + "/environ");
+  for (const char* name : kRankVariables) {
+    const std::string prefix = std::string(name) + "=";
+    for (const auto& v : environment) {
+      if (v.starts_with(prefix)) {
+        if (const int64_t r = rank_value(v.c_str() + prefix.size()); r >= 0) {
+          id.rank = r;
+          return id;
+        }
+      }
+    }
+  }
   return id;
 }
 
@@ -48,7 +95,7 @@ std::string results_file_stem(const std::string& dir, const ProcessIdentity& id,
   if (const auto slash = exe.rfind('/'); slash != std::string::npos) exe = exe.substr(slash + 1);
   if (exe.empty()) exe = "process";
   std::string base = dir + "/" + exe + "." + (id.hostname.empty() ? "host" : id.hostname) + "." +
-                     std::to_string(getpid());
+                     std::to_string(id.pid > 0 ? id.pid : getpid());
   if (id.rank >= 0) base += ".rank" + std::to_string(id.rank);
   if (!kind.empty()) base += "." + kind;
   return base;
@@ -75,8 +122,8 @@ int64_t rank_of_results_file(const std::string& path) {
 
 format::ProcessRecord process_record_now(const ProcessIdentity& id) {
   format::ProcessRecord p;
-  p.pid = getpid();
-  p.ppid = getppid();
+  p.pid = id.pid > 0 ? id.pid : getpid();
+  p.ppid = id.pid > 0 ? id.ppid : getppid();
   p.rank = id.rank;
   p.hostname = id.hostname;
   p.executable = id.executable;

@@ -12,6 +12,8 @@
 namespace cprof::sampler {
 
 struct ProcessIdentity {
+  int64_t pid = 0;   // 0: this process; another's (sample-run --pid) otherwise
+  int64_t ppid = 0;  // with `pid`
   std::string hostname;
   std::string executable;  // /proc/self/exe
   std::vector<std::string> command_line;
@@ -19,6 +21,9 @@ struct ProcessIdentity {
 };
 
 ProcessIdentity current_process_identity();
+// Another process's, from /proc/PID (its rank from its environment); the executable
+// without " (deleted)". `ppid` is left for the caller.
+ProcessIdentity process_identity_of(int64_t pid);
 
 // Reads the rank variables of MPI launchers and Slurm; -1 when none is set.
 int64_t rank_from_environment();

@@ -1,0 +1,278 @@
+#include "sampler/attach/thread_events.h"
+
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <utility>
+
+#include "sampler/events/counter_group.h"
+
+namespace cprof::sampler {
+namespace {
+
+// perf's register numbers (arch/x86/include/uapi/asm/perf_regs.h) for AttachRegister's
+// order; a sample lists the registers of the mask in increasing perf number.
+constexpr int kPerfNumber[kRegCount] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 16, 17, 18, 19, 20, 21, 22, 23};
+
+constexpr uint64_t register_mask() {
+  uint64_t mask = 0;
+  for (const int n : kPerfNumber) mask |= uint64_t{1} << n;
+  return mask;
+}
+
+constexpr uint64_t kSampleType = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+                                 PERF_SAMPLE_PERIOD | PERF_SAMPLE_REGS_USER |
+                                 PERF_SAMPLE_STACK_USER;
+
+perf_event_attr attr_for(const ThreadEventSettings& s, bool user_only) {
+  perf_event_attr a{};
+  a.size = sizeof a;
+  a.type = PERF_TYPE_SOFTWARE;
+  a.config = PERF_COUNT_SW_TASK_CLOCK;
+  a.sample_period = s.period_ns;
+  a.sample_type = kSampleType;
+  a.sample_regs_user = register_mask();
+  a.sample_stack_user = s.stack_bytes;
+  a.exclude_kernel = user_only ? 1 : 0;
+  a.exclude_hv = 1;
+  a.sample_id_all = 1;
+  a.task = 1;  // PERF_RECORD_FORK / EXIT of what the thread creates, and its own end
+  a.comm = 1;  // names, and exec
+  a.comm_exec = 1;
+  a.mmap = 1;  // code it maps: a dlopen, a new image
+  a.mmap2 = 1;
+  a.use_clockid = 1;
+  a.clockid = CLOCK_MONOTONIC;
+  a.watermark = 1;
+  a.wakeup_watermark = s.ring_pages * static_cast<uint32_t>(::sysconf(_SC_PAGESIZE)) / 4;
+  return a;
+}
+
+// Reads fixed-size fields from a record in order.
+class RecordCursor {
+ public:
+  RecordCursor(const uint8_t* p, size_t n) : p_(p), end_(p + n) {}
+  template <class T>
+  bool read(T& out) {
+    if (static_cast<size_t>(end_ - p_) < sizeof(T)) return false;
+    std::memcpy(&out, p_, sizeof(T));
+    p_ += sizeof(T);
+    return true;
+  }
+  bool skip(size_t n) {
+    if (static_cast<size_t>(end_ - p_) < n) return false;
+    p_ += n;
+    return true;
+  }
+  const uint8_t* here() const { return p_; }
+  size_t left() const { return static_cast<size_t>(end_ - p_); }
+
+ private:
+  const uint8_t* p_;
+  const uint8_t* end_;
+};
+
+// The sample_id trailer of a side record (sample_id_all with TID and TIME): the last 16
+// bytes.
+uint64_t trailer_time(const uint8_t* body, size_t n) {
+  uint64_t t = 0;
+  if (n >= 8) std::memcpy(&t, body + n - 8, 8);
+  return t;
+}
+
+// A NUL-terminated string inside a record, bounded by it.
+std::string bounded_string(const uint8_t* p, size_t n) {
+  const void* nul = std::memchr(p, 0, n);
+  return {reinterpret_cast<const char*>(p),
+          nul ? static_cast<size_t>(static_cast<const uint8_t*>(nul) - p) : n};
+}
+
+bool parse_sample(const uint8_t* body, size_t n, ThreadSample& s) {
+  RecordCursor c(body, n);
+  uint32_t pid = 0;
+  uint32_t tid = 0;
+  uint64_t ip = 0;
+  uint64_t abi = 0;
+  if (!c.read(ip) || !c.read(pid) || !c.read(tid) || !c.read(s.time_ns) || !c.read(s.period) ||
+      !c.read(abi)) {
+    return false;
+  }
+  s.pid = static_cast<pid_t>(pid);
+  s.tid = static_cast<pid_t>(tid);
+  s.user_regs = abi != PERF_SAMPLE_REGS_ABI_NONE;
+  if (s.user_regs) {
+    for (uint64_t& r : s.regs) {
+      if (!c.read(r)) return false;
+    }
+  } else {
+    s.regs[kRegIp] = ip;
+  }
+  uint64_t size = 0;
+  if (!c.read(size)) return false;
+  s.stack = {};
+  s.stack_start = s.regs[kRegSp];
+  if (size == 0) return true;
+  const uint8_t* data = c.here();
+  if (!c.skip(size)) return false;
+  uint64_t dyn = 0;
+  if (!c.read(dyn)) return false;
+  s.stack = {data, static_cast<size_t>(dyn < size ? dyn : size)};
+  return true;
+}
+
+bool parse_side(uint32_t type, uint16_t misc, const uint8_t* body, size_t n, ThreadSideRecord& r) {
+  RecordCursor c(body, n);
+  r.time_ns = trailer_time(body, n);
+  switch (type) {
+    case PERF_RECORD_FORK:
+    case PERF_RECORD_EXIT: {
+      uint32_t pid = 0;
+      uint32_t ppid = 0;
+      uint32_t tid = 0;
+      uint32_t ptid = 0;
+      if (!c.read(pid) || !c.read(ppid) || !c.read(tid) || !c.read(ptid) || !c.read(r.time_ns)) {
+        return false;
+      }
+      r.kind =
+          type == PERF_RECORD_FORK ? ThreadSideRecord::Kind::fork : ThreadSideRecord::Kind::exit;
+      r.pid = static_cast<pid_t>(pid);
+      r.ppid = static_cast<pid_t>(ppid);
+      r.tid = static_cast<pid_t>(tid);
+      return true;
+    }
+    case PERF_RECORD_COMM: {
+      uint32_t pid = 0;
+      uint32_t tid = 0;
+      if (!c.read(pid) || !c.read(tid)) return false;
+      r.kind = (misc & PERF_RECORD_MISC_COMM_EXEC) != 0 ? ThreadSideRecord::Kind::exec
+                                                        : ThreadSideRecord::Kind::comm;
+      r.pid = static_cast<pid_t>(pid);
+      r.tid = static_cast<pid_t>(tid);
+      r.text = bounded_string(c.here(), c.left());
+      return true;
+    }
+    case PERF_RECORD_MMAP2: {
+      uint32_t pid = 0;
+      uint32_t tid = 0;
+      if (!c.read(pid) || !c.read(tid) || !c.skip(8 * 3 + 24 + 8)) return false;
+      r.kind = ThreadSideRecord::Kind::mmap;
+      r.pid = static_cast<pid_t>(pid);
+      r.tid = static_cast<pid_t>(tid);
+      r.text = bounded_string(c.here(), c.left());
+      return true;
+    }
+    case PERF_RECORD_LOST: {
+      uint64_t id = 0;
+      if (!c.read(id) || !c.read(r.lost)) return false;
+      r.kind = ThreadSideRecord::Kind::lost;
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+ThreadEvent::~ThreadEvent() { close(); }
+
+ThreadEvent::ThreadEvent(ThreadEvent&& other) noexcept { *this = std::move(other); }
+
+ThreadEvent& ThreadEvent::operator=(ThreadEvent&& other) noexcept {
+  if (this != &other) {
+    close();
+    fd_ = std::exchange(other.fd_, -1);
+    tid_ = other.tid_;
+    ring_ = std::exchange(other.ring_, nullptr);
+    ring_size_ = std::exchange(other.ring_size_, 0);
+    scratch_ = std::move(other.scratch_);
+  }
+  return *this;
+}
+
+std::string ThreadEvent::open(pid_t tid, const ThreadEventSettings& settings) {
+  close();
+  tid_ = tid;
+  // Kernel code is counted when permitted; otherwise (perf_event_paranoid >= 2 without
+  // CAP_PERFMON) user code only, as perf does.
+  for (const bool user_only : {false, true}) {
+    perf_event_attr a = attr_for(settings, user_only);
+    fd_ = static_cast<int>(::syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC));
+    if (fd_ >= 0 || (errno != EACCES && errno != EPERM)) break;
+  }
+  if (fd_ < 0) return perf_open_error(errno);
+  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  ring_size_ = page * (1 + size_t{settings.ring_pages});
+  ring_ = ::mmap(nullptr, ring_size_, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
+  if (ring_ == MAP_FAILED) {
+    const int err = errno;
+    ring_ = nullptr;
+    close();
+    errno = err;
+    return std::string("mapping the perf_event ring: ") + std::strerror(err) +
+           (err == EPERM ? " (over perf_event_mlock_kb: see /proc/sys/kernel/perf_event_mlock_kb)"
+                         : "");
+  }
+  return {};
+}
+
+void ThreadEvent::drain(const std::function<void(const ThreadSample&)>& on_sample,
+                        const std::function<void(const ThreadSideRecord&)>& on_side) {
+  if (ring_ == nullptr) return;
+  auto* header = static_cast<perf_event_mmap_page*>(ring_);
+  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  const uint8_t* data = static_cast<const uint8_t*>(ring_) + page;
+  const uint64_t size = ring_size_ - page;
+  const uint64_t head = __atomic_load_n(&header->data_head, __ATOMIC_ACQUIRE);
+  uint64_t tail = header->data_tail;
+  while (tail + sizeof(perf_event_header) <= head) {
+    perf_event_header h{};
+    const uint64_t at = tail % size;
+    // The header itself never wraps (records are 8-byte aligned); the body may.
+    std::memcpy(&h, data + at, sizeof h);
+    if (h.size < sizeof h || tail + h.size > head) break;
+    const uint8_t* record = data + at;
+    if (at + h.size > size) {
+      scratch_.resize(h.size);
+      const uint64_t first = size - at;
+      std::memcpy(scratch_.data(), data + at, first);
+      std::memcpy(scratch_.data() + first, data, h.size - first);
+      record = scratch_.data();
+    }
+    const uint8_t* body = record + sizeof h;
+    const size_t n = h.size - sizeof h;
+    if (h.type == PERF_RECORD_SAMPLE) {
+      ThreadSample s;
+      if (parse_sample(body, n, s)) on_sample(s);
+    } else {
+      ThreadSideRecord r;
+      if (parse_side(h.type, h.misc, body, n, r)) on_side(r);
+    }
+    tail += h.size;
+  }
+  __atomic_store_n(&header->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+uint64_t ThreadEvent::cpu_time_ns() const {
+  uint64_t count = 0;
+  if (fd_ < 0 || ::read(fd_, &count, sizeof count) != static_cast<ssize_t>(sizeof count)) return 0;
+  return count;
+}
+
+void ThreadEvent::close() {
+  if (ring_ != nullptr) ::munmap(ring_, ring_size_);
+  ring_ = nullptr;
+  ring_size_ = 0;
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+}
+
+}  // namespace cprof::sampler

@@ -1,0 +1,329 @@
+// sample-run --pid / --tid on programs that already run: threads made before and while
+// attached, one that ends, a fork, the split of a launched run, three attaches in a row,
+// the target's output and exit status untouched, and the errors a user meets.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+#include "tests/support/results_loader.h"
+
+extern char** environ;
+
+namespace cprof::testing {
+namespace {
+
+const std::string kSampleRun = SAMPLE_RUN;
+const std::string kTarget = std::string(TEST_PROGRAMS) + "/attach_target";
+
+std::string file_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// A process started in the background with its stdout and stderr in a file.
+struct Background {
+  pid_t pid = -1;
+  std::string log;
+
+  Background(const std::vector<std::string>& argv, const std::string& log_path) : log(log_path) {
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                     0644);
+    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    if (posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ) != 0) pid = -1;
+    posix_spawn_file_actions_destroy(&actions);
+  }
+  ~Background() {
+    if (pid > 0) {
+      kill(pid, SIGKILL);
+      waitpid(pid, nullptr, 0);
+    }
+  }
+  // Waits (bounded) until the log holds `text`.
+  bool wait_for(const std::string& text,
+                std::chrono::seconds limit = std::chrono::seconds(20)) const {
+    const auto end = std::chrono::steady_clock::now() + limit;
+    while (std::chrono::steady_clock::now() < end) {
+      if (file_text(log).find(text) != std::string::npos) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return false;
+  }
+  // Its exit status (bounded wait; -1 if it did not end).
+  int wait(std::chrono::seconds limit = std::chrono::seconds(60)) {
+    const auto end = std::chrono::steady_clock::now() + limit;
+    int status = 0;
+    while (std::chrono::steady_clock::now() < end) {
+      const pid_t r = waitpid(pid, &status, WNOHANG);
+      if (r == pid) {
+        pid = -1;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return -1;
+  }
+};
+
+// The target's own run without any sampler: the output and status to compare with.
+std::pair<int, std::string> plain_run(const std::string& dir, const std::string& option) {
+  const std::string go = dir + "/go-plain";
+  std::ofstream(go).put('x');
+  std::string out;
+  const int status = run_command(kTarget + " " + go + " " + option + " 2>&1", out);
+  return {status, out};
+}
+
+const format::ThreadRecord* thread_running(const LoadedProcess& p, const std::string& function) {
+  for (const auto& s : p.samples) {
+    for (const auto& f : s.functions) {
+      if (f.find(function) == std::string::npos) continue;
+      for (const auto& t : p.threads) {
+        if (t.tid == s.tid) return &t;
+      }
+    }
+  }
+  return nullptr;
+}
+
+// Attaches to the target started with `option`, lets it go once attached, and waits for
+// both. Returns the sampler's output; `status`/`target_output` are the target's.
+struct AttachedRun {
+  int target_status = -1;
+  int sampler_status = -1;
+  std::string target_output;
+  std::string sampler_output;
+  std::vector<LoadedProcess> processes;
+};
+
+AttachedRun attach_to_target(const std::string& dir, const std::string& option) {
+  AttachedRun r;
+  const std::string go = dir + "/go";
+  std::vector<std::string> argv = {kTarget, go};
+  if (!option.empty()) argv.push_back(option);
+  Background target(argv, dir + "/target.log");
+  EXPECT_TRUE(target.wait_for("ready")) << file_text(target.log);
+  Background sampler(
+      {kSampleRun, "-f", "1000", "-o", dir + "/results", "--pid", std::to_string(target.pid)},
+      dir + "/sampler.log");
+  EXPECT_TRUE(sampler.wait_for("attached to")) << file_text(sampler.log);
+  std::ofstream(go).put('x');
+  r.target_status = target.wait();
+  r.sampler_status = sampler.wait();
+  r.target_output = file_text(target.log);
+  r.sampler_output = file_text(sampler.log);
+  r.processes = load_results(dir + "/results");
+  return r;
+}
+
+TEST(AttachRun, ThreadsFromBeforeAndWhileAttachedAreSampledUntilTheProcessEnds) {
+  const std::string dir = fresh_directory("attach-threads");
+  const auto plain = plain_run(dir, "");
+  ASSERT_EQ(plain.first, 7) << plain.second;
+  const auto r = attach_to_target(dir, "");
+  // The program is as it is unsampled: its output and exit status.
+  EXPECT_EQ(r.target_status, 7) << r.target_output;
+  EXPECT_EQ(r.target_output, plain.second);
+  // sample-run ends with the process, and says so.
+  EXPECT_EQ(r.sampler_status, 0) << r.sampler_output;
+  EXPECT_NE(r.sampler_output.find("the sampled processes ended"), std::string::npos)
+      << r.sampler_output;
+  ASSERT_EQ(r.processes.size(), 1u) << r.sampler_output;
+  const auto& p = r.processes[0];
+  EXPECT_EQ(p.process.executable, kTarget);
+  EXPECT_EQ(p.process.unwinder, "libdw");
+  EXPECT_TRUE(p.summary.issues.empty());
+  // Found at the attach, and made while attached: each thread's own code, unwound to
+  // its thread function through frames without frame pointers.
+  const auto* early = thread_running(p, "early_work");
+  const auto* brief = thread_running(p, "short_lived");
+  const auto* late = thread_running(p, "late_work");
+  ASSERT_NE(early, nullptr) << r.sampler_output;
+  ASSERT_NE(brief, nullptr) << r.sampler_output;
+  ASSERT_NE(late, nullptr) << r.sampler_output;
+  EXPECT_TRUE(early->existed_before_start);
+  EXPECT_TRUE(brief->existed_before_start);
+  EXPECT_FALSE(late->existed_before_start);
+  EXPECT_GT(p.total_samples("late_work"), 50u);
+  EXPECT_GT(p.total_samples("spin"), 50u);
+  // The stacks go past the leaf to the thread's function.
+  size_t spin_under_late = 0;
+  for (const auto& s : p.samples) {
+    if (!s.functions.empty() && s.functions[0].find("spin") != std::string::npos &&
+        s.functions.size() > 1 && s.functions[1].find("late_work") != std::string::npos) {
+      ++spin_under_late;
+    }
+  }
+  EXPECT_GT(spin_under_late, 30u);
+  // The thread that ended has its end, with the CPU time it ran while attached.
+  bool brief_ended = false;
+  for (const auto& e : p.thread_ends) {
+    if (e.tid == brief->tid) {
+      brief_ended = true;
+      EXPECT_GT(e.cpu_time_ns, 0u);
+      EXPECT_GT(e.samples, 0u);
+    }
+  }
+  EXPECT_TRUE(brief_ended);
+}
+
+TEST(AttachRun, AForkedChildGetsItsOwnFile) {
+  const std::string dir = fresh_directory("attach-fork");
+  const auto r = attach_to_target(dir, "--fork");
+  EXPECT_EQ(r.target_status, 7) << r.target_output;
+  EXPECT_NE(r.target_output.find("child exited"), std::string::npos) << r.target_output;
+  ASSERT_EQ(r.processes.size(), 2u) << r.sampler_output;
+  const LoadedProcess* child = nullptr;
+  for (const auto& p : r.processes) {
+    if (p.total_samples("child_work") > 0) child = &p;
+  }
+  ASSERT_NE(child, nullptr) << r.sampler_output;
+  EXPECT_GT(child->total_samples("child_work"), 20u);
+  EXPECT_EQ(child->total_samples("late_work"), 0u);
+}
+
+// The share of heavy_part among the samples in heavy_part or light_part.
+double heavy_share(const std::vector<LoadedProcess>& processes) {
+  double heavy = 0;
+  double light = 0;
+  for (const auto& p : processes) {
+    heavy += static_cast<double>(p.total_samples("heavy_part"));
+    light += static_cast<double>(p.total_samples("light_part"));
+  }
+  return heavy + light == 0 ? -1 : 100.0 * heavy / (heavy + light);
+}
+
+TEST(AttachRun, TheSplitMatchesALaunchedRunWithinThreePoints) {
+  const std::string dir = fresh_directory("attach-split");
+  std::string out;
+  ASSERT_EQ(run_command(kSampleRun + " -q -f 1000 -o " + dir + "/launched -- " + kTarget +
+                            " --split 2 2>&1",
+                        out),
+            0)
+      << out;
+  const double launched = heavy_share(load_results(dir + "/launched"));
+  Background target({kTarget, "--split", "3"}, dir + "/target.log");
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ASSERT_EQ(run_command(kSampleRun + " -f 1000 -d 2 -o " + dir + "/attached --pid " +
+                            std::to_string(target.pid) + " 2>&1",
+                        out),
+            0)
+      << out;
+  EXPECT_EQ(target.wait(), 0);
+  const double attached = heavy_share(load_results(dir + "/attached"));
+  // Three parts in four, by construction; both within 3 points of each other.
+  EXPECT_GT(launched, 60) << out;
+  EXPECT_NEAR(attached, launched, 3.0) << out;
+}
+
+TEST(AttachRun, ThreeAttachesInARowLeaveTheProgramAsItWas) {
+  const std::string dir = fresh_directory("attach-thrice");
+  Background target({kTarget, "--split", "3"}, dir + "/target.log");
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  for (int i = 0; i < 3; ++i) {
+    std::string out;
+    ASSERT_EQ(run_command(kSampleRun + " -d 0.4 -o " + dir + "/r" + std::to_string(i) + " --pid " +
+                              std::to_string(target.pid) + " 2>&1",
+                          out),
+              0)
+        << out;
+    const auto processes = load_results(dir + "/r" + std::to_string(i));
+    ASSERT_EQ(processes.size(), 1u) << out;
+    EXPECT_GT(processes[0].samples.size(), 100u) << out;
+    // Detached: the process keeps no descriptor or mapping of ours.
+    EXPECT_EQ(file_text("/proc/" + std::to_string(target.pid) + "/maps").find("perf_event"),
+              std::string::npos);
+  }
+  EXPECT_EQ(target.wait(), 0);
+  EXPECT_EQ(file_text(target.log), "split done\n");
+}
+
+TEST(AttachRun, OneThreadAlone) {
+  const std::string dir = fresh_directory("attach-tid");
+  Background target({kTarget, "--split", "2"}, dir + "/target.log");
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  std::vector<std::string> tids;
+  for (const auto& e :
+       std::filesystem::directory_iterator("/proc/" + std::to_string(target.pid) + "/task")) {
+    tids.push_back(e.path().filename());
+  }
+  ASSERT_EQ(tids.size(), 3u);
+  std::string worker;
+  for (const auto& t : tids) {
+    if (t != std::to_string(target.pid)) worker = t;
+  }
+  std::string out;
+  ASSERT_EQ(run_command(kSampleRun + " -d 0.5 -o " + dir + "/r --tid " + worker + " 2>&1", out), 0)
+      << out;
+  const auto processes = load_results(dir + "/r");
+  ASSERT_EQ(processes.size(), 1u) << out;
+  EXPECT_GT(processes[0].samples.size(), 100u) << out;
+  for (const auto& s : processes[0].samples) ASSERT_EQ(std::to_string(s.tid), worker);
+  EXPECT_EQ(target.wait(), 0);
+}
+
+TEST(AttachRun, ErrorsSayWhatIsWrongAndWriteNothing) {
+  const std::string dir = fresh_directory("attach-errors");
+  std::string out;
+  EXPECT_EQ(run_command(kSampleRun + " -o " + dir + "/r --pid 0 2>&1", out), 1) << out;
+  EXPECT_NE(out.find("--pid 0: '0' is not a process id"), std::string::npos) << out;
+  // Above the kernel's largest pid (pid_max is at most 2^22): never running.
+  EXPECT_EQ(run_command(kSampleRun + " -o " + dir + "/r --pid 5000000 2>&1", out), 1) << out;
+  EXPECT_NE(out.find("no process 5000000 is running"), std::string::npos) << out;
+  EXPECT_EQ(run_command(kSampleRun + " -o " + dir + "/r --pid 12,x 2>&1", out), 1) << out;
+  EXPECT_NE(out.find("'x' is not a process id"), std::string::npos) << out;
+  EXPECT_EQ(run_command(kSampleRun + " -o " + dir + "/r --pid 1 -- /bin/true 2>&1", out), 1) << out;
+  EXPECT_NE(out.find("not both"), std::string::npos) << out;
+  EXPECT_EQ(run_command(kSampleRun + " -o " + dir + "/r --pid 1 --clock wall 2>&1", out), 1) << out;
+  EXPECT_NE(out.find("--clock does not apply with --pid"), std::string::npos) << out;
+  EXPECT_EQ(run_command(kSampleRun + " -o " + dir + "/r -d 2 -- /bin/true 2>&1", out), 1) << out;
+  EXPECT_NE(out.find("-d applies with --pid/--tid only"), std::string::npos) << out;
+  // A thread given as a process.
+  Background target({kTarget, "--split", "1"}, dir + "/target.log");
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  for (const auto& e :
+       std::filesystem::directory_iterator("/proc/" + std::to_string(target.pid) + "/task")) {
+    const std::string tid = e.path().filename();
+    if (tid == std::to_string(target.pid)) continue;
+    EXPECT_EQ(run_command(kSampleRun + " -o " + dir + "/r --pid " + tid + " 2>&1", out), 1) << out;
+    EXPECT_NE(out.find(tid + " is a thread of process " + std::to_string(target.pid) +
+                       ": name it with --tid"),
+              std::string::npos)
+        << out;
+    break;
+  }
+  // Not permitted: another user's process, tried as nobody.
+  if (getuid() == 0 && run_command("command -v setpriv >/dev/null", out) == 0) {
+    EXPECT_EQ(
+        run_command("setpriv --reuid=65534 --regid=65534 --clear-groups " + kSampleRun +
+                        " -o /tmp/attach-nobody --pid " + std::to_string(target.pid) + " 2>&1",
+                    out),
+        1)
+        << out;
+    EXPECT_NE(out.find("not permitted to sample process " + std::to_string(target.pid)),
+              std::string::npos)
+        << out;
+    EXPECT_NE(out.find("it belongs to another user (uid 0)"), std::string::npos) << out;
+  }
+  EXPECT_EQ(target.wait(), 0);
+  EXPECT_FALSE(std::filesystem::exists(dir + "/r"));
+}
+
+}  // namespace
+}  // namespace cprof::testing
