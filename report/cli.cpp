@@ -190,7 +190,7 @@ int run_causal_report(int argc, char** argv) {
   }
 
   const auto source =
-      symbols == "none" ? make_address_only_source() : make_default_symbol_source();
+      symbols == "none" ? make_address_only_source() : make_default_symbol_source(dir);
   const size_t before = loaded.warnings.size();
   // The views beyond the flat profile are built only for the outputs that show them.
   const BuildOptions build{

@@ -19,7 +19,9 @@ std::unique_ptr<SymbolSource> make_address_only_source() {
 
 #ifndef CPROF_REPORT_HAVE_SYMBOLIZER
 // symbolize/ is not part of this build: names come later, addresses now.
-std::unique_ptr<SymbolSource> make_default_symbol_source() { return make_address_only_source(); }
+std::unique_ptr<SymbolSource> make_default_symbol_source(const std::string&) {
+  return make_address_only_source();
+}
 #endif
 
 }  // namespace cprof::report

@@ -2,14 +2,22 @@
 // included. Built only when symbolize/ is part of the build.
 #include <fmt/format.h>
 
+#include "format/module_copies.h"
 #include "report/symbols/symbol_source.h"
 #include "symbolize/symbolizer.h"
 
 namespace cprof::report {
 namespace {
 
+symbolize::Options options_for(const std::string& results_dir) {
+  symbolize::Options o;
+  if (!results_dir.empty()) o.debug_dirs.push_back(format::module_copies_root(results_dir));
+  return o;
+}
+
 class DwarfSource final : public SymbolSource {
  public:
+  explicit DwarfSource(const std::string& results_dir) : symbolizer_(options_for(results_dir)) {}
   std::string name() const override { return "dwarf"; }
 
   ModuleSymbols resolve(const ModuleKey& key, std::span<const uint64_t> elf_addresses) override {
@@ -52,8 +60,8 @@ class DwarfSource final : public SymbolSource {
 
 }  // namespace
 
-std::unique_ptr<SymbolSource> make_default_symbol_source() {
-  return std::make_unique<DwarfSource>();
+std::unique_ptr<SymbolSource> make_default_symbol_source(const std::string& results_dir) {
+  return std::make_unique<DwarfSource>(results_dir);
 }
 
 }  // namespace cprof::report

@@ -55,7 +55,8 @@ class SymbolSource {
 std::unique_ptr<SymbolSource> make_address_only_source();
 
 // The project's DWARF symbolizer (symbolize/) when the report was built with it, else the
-// address-only source.
-std::unique_ptr<SymbolSource> make_default_symbol_source();
+// address-only source. `results_dir`: where copies of modules gone from their paths may
+// be kept (format/module_copies.h); searched after /usr/lib/debug.
+std::unique_ptr<SymbolSource> make_default_symbol_source(const std::string& results_dir = "");
 
 }  // namespace cprof::report

@@ -5,17 +5,20 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <poll.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
 #include <set>
 
 #include "common/monotonic.h"
+#include "format/module_copies.h"
 #include "format/writer.h"
 #include "sampler/attach/remote_unwinder.h"
 #include "sampler/attach/thread_events.h"
@@ -122,6 +125,7 @@ class Process {
   pid_t pid() const { return pid_; }
   bool ended() const { return ended_; }
   uint64_t samples() const { return samples_; }
+  const std::vector<std::string>& notes() const { return notes_; }
   uint64_t lost() const { return lost_; }
 
   // Opens this image's file and writes its process record. "" or why not.
@@ -234,7 +238,32 @@ class Process {
       m.id = static_cast<uint32_t>(written_modules_.size());
       m.time_ns = monotonic_ns();
       written_modules_.emplace(key, m.id);
+      keep_copy_if_gone(m);
       writer_->add(m);
+    }
+  }
+
+  // A module whose path no longer holds the file the process runs (deleted, or replaced
+  // by a rebuild): its copy goes into the results (format/module_copies.h).
+  void keep_copy_if_gone(const format::ModuleRecord& m) {
+    if (m.build_id.size() < 3) return;
+    const std::string running = unwinder_->running_file(m.path);
+    struct stat now {};
+    struct stat ran {};
+    if (running.empty() || ::stat(running.c_str(), &ran) != 0) return;
+    if (::stat(m.path.c_str(), &now) == 0 && now.st_dev == ran.st_dev && now.st_ino == ran.st_ino) {
+      return;
+    }
+    const std::string copy = format::module_copy_path(options_.results_dir, m.build_id);
+    std::error_code ec;
+    if (std::filesystem::exists(copy, ec)) return;
+    std::filesystem::create_directories(std::filesystem::path(copy).parent_path(), ec);
+    if (!ec) std::filesystem::copy_file(running, copy, ec);
+    if (ec) {
+      notes_.push_back(
+          fmt::format("{} is gone from its path and could not be kept ({}): its code "
+                      "will be unnamed",
+                      m.path, ec.message()));
     }
   }
 
@@ -335,6 +364,7 @@ class Process {
   bool ended_ = false;
   uint64_t samples_ = 0;
   uint64_t lost_ = 0;
+  std::vector<std::string> notes_;
 };
 
 }  // namespace
@@ -470,6 +500,7 @@ AttachOutcome attach_and_sample(const AttachOptions& o, const std::atomic<bool>&
     p->drain(ignored);
     p->finish();
     out.samples += p->samples();
+    out.notes.insert(out.notes.end(), p->notes().begin(), p->notes().end());
     out.lost += p->lost();
   }
   return out;

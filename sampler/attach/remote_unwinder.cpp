@@ -214,6 +214,11 @@ std::string RemoteUnwinder::refresh() {
   return {};
 }
 
+std::string RemoteUnwinder::running_file(const std::string& path) const {
+  const auto it = state_->file_of_path.find(path);
+  return it == state_->file_of_path.end() ? std::string() : it->second;
+}
+
 bool RemoteUnwinder::knows(uint64_t pc) const { return state_->mapping_at(pc) != nullptr; }
 
 size_t RemoteUnwinder::unwind(const ThreadSample& sample, uint64_t* frames, size_t max,

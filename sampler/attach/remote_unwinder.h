@@ -40,6 +40,9 @@ class RemoteUnwinder {
   // caller renumbers). Each has its path as the process names it, its build-id, bias and
   // executable range.
   std::vector<format::ModuleRecord> modules() const;
+  // /proc/PID/map_files/... of the first mapping of `path`: the file the process runs,
+  // whatever is at `path` now. "" if the last refresh() saw no such module.
+  std::string running_file(const std::string& path) const;
 
   struct State;  // libdwfl's callbacks reach it
 

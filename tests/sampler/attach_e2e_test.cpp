@@ -11,6 +11,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <regex>
 #include <sstream>
 #include <thread>
@@ -112,13 +113,18 @@ struct AttachedRun {
   std::vector<LoadedProcess> processes;
 };
 
-AttachedRun attach_to_target(const std::string& dir, const std::string& option) {
+// `program`: the target's file (a copy may be deleted meanwhile: `after_start` runs once
+// it is ready).
+AttachedRun attach_to_target(const std::string& dir, const std::string& option,
+                             const std::string& program = kTarget,
+                             const std::function<void()>& after_start = {}) {
   AttachedRun r;
   const std::string go = dir + "/go";
-  std::vector<std::string> argv = {kTarget, go};
+  std::vector<std::string> argv = {program, go};
   if (!option.empty()) argv.push_back(option);
   Background target(argv, dir + "/target.log");
   EXPECT_TRUE(target.wait_for("ready")) << file_text(target.log);
+  if (after_start) after_start();
   Background sampler(
       {kSampleRun, "-f", "1000", "-o", dir + "/results", "--pid", std::to_string(target.pid)},
       dir + "/sampler.log");
@@ -128,7 +134,7 @@ AttachedRun attach_to_target(const std::string& dir, const std::string& option) 
   r.sampler_status = sampler.wait();
   r.target_output = file_text(target.log);
   r.sampler_output = file_text(sampler.log);
-  r.processes = load_results(dir + "/results");
+  if (program == kTarget) r.processes = load_results(dir + "/results");
   return r;
 }
 
@@ -197,6 +203,30 @@ TEST(AttachRun, AForkedChildGetsItsOwnFile) {
   EXPECT_GT(child->total_samples("child_work"), 20u);
   EXPECT_EQ(child->total_samples("late_work"), 0u);
 }
+
+#ifdef CAUSAL_REPORT
+// A program deleted, or replaced by another build, after it started: its code is named
+// from the copy sample-run kept, read through /proc/PID/map_files.
+TEST(AttachRun, AProgramDeletedOrReplacedSinceItStartedIsStillNamed) {
+  for (const bool replace : {false, true}) {
+    const std::string dir = fresh_directory(replace ? "attach-replaced" : "attach-deleted");
+    const std::string copy = dir + "/target-copy";
+    std::filesystem::copy_file(kTarget, copy);
+    std::filesystem::permissions(copy, std::filesystem::perms::owner_all);
+    const auto r = attach_to_target(dir, "", copy, [&] {
+      std::filesystem::remove(copy);
+      if (replace) std::filesystem::copy_file("/bin/true", copy);
+    });
+    EXPECT_EQ(r.target_status, 7) << r.target_output;
+    EXPECT_EQ(r.sampler_status, 0) << r.sampler_output;
+    std::string report;
+    ASSERT_EQ(run_command(std::string(CAUSAL_REPORT) + " " + dir + "/results 2>&1", report), 0)
+        << report;
+    EXPECT_NE(report.find("late_work"), std::string::npos) << report;
+    EXPECT_NE(report.find("attach_target.cpp:"), std::string::npos) << report;
+  }
+}
+#endif
 
 // The share of heavy_part among the samples in heavy_part or light_part.
 double heavy_share(const std::vector<LoadedProcess>& processes) {
