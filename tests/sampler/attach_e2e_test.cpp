@@ -13,6 +13,7 @@
 #include <fstream>
 #include <functional>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -306,6 +307,67 @@ TEST(AttachRun, OneThreadAlone) {
   EXPECT_GT(processes[0].samples.size(), 100u) << out;
   for (const auto& s : processes[0].samples) ASSERT_EQ(std::to_string(s.tid), worker);
   EXPECT_EQ(target.wait(), 0);
+}
+
+// Several processes at once, each in its own file.
+TEST(AttachRun, SeveralProcessesAtOnce) {
+  const std::string dir = fresh_directory("attach-two");
+  Background a({kTarget, "--split", "2"}, dir + "/a.log");
+  Background b({kTarget, "--split", "2"}, dir + "/b.log");
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  std::string out;
+  ASSERT_EQ(run_command(kSampleRun + " -d 0.5 -o " + dir + "/r --pid " + std::to_string(a.pid) +
+                            "," + std::to_string(b.pid) + " 2>&1",
+                        out),
+            0)
+      << out;
+  const auto processes = load_results(dir + "/r");
+  ASSERT_EQ(processes.size(), 2u) << out;
+  std::set<int64_t> pids;
+  for (const auto& p : processes) {
+    pids.insert(p.process.pid);
+    EXPECT_GT(p.total_samples("heavy_part"), 20u) << out;
+  }
+  EXPECT_EQ(pids, (std::set<int64_t>{a.pid, b.pid}));
+  EXPECT_EQ(a.wait(), 0);
+  EXPECT_EQ(b.wait(), 0);
+}
+
+// A process in a child PID namespace (a container's), named by its pid out here.
+TEST(AttachRun, AProcessInAnotherPidNamespace) {
+  std::string out;
+  if (run_command("unshare --pid --fork --mount-proc true 2>&1", out) != 0) {
+    GTEST_SKIP() << "no PID namespace can be made here: " << out;
+  }
+  const std::string dir = fresh_directory("attach-pidns");
+  Background ns({"/usr/bin/unshare", "--pid", "--fork", "--mount-proc", kTarget, "--split", "3"},
+                dir + "/target.log");
+  // The program, once unshare's child has exec'd it: the one whose NSpid has two levels.
+  pid_t inner = 0;
+  for (int i = 0; i < 400 && inner == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+      const std::string name = e.path().filename();
+      if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+      if (file_text(e.path() / "cmdline").find("--split") == std::string::npos) continue;
+      const std::string status = file_text(e.path() / "status");
+      if (std::regex_search(status, std::regex("NSpid:\\s+[0-9]+\\s+1\\n")) &&
+          file_text(e.path() / "comm") == "attach_target\n") {
+        inner = std::stoi(name);
+      }
+    }
+  }
+  ASSERT_NE(inner, 0) << file_text(dir + "/target.log");
+  ASSERT_EQ(
+      run_command(kSampleRun + " -d 0.5 -o " + dir + "/r --pid " + std::to_string(inner) + " 2>&1",
+                  out),
+      0)
+      << out;
+  const auto processes = load_results(dir + "/r");
+  ASSERT_EQ(processes.size(), 1u) << out;
+  EXPECT_EQ(processes[0].process.pid, inner);
+  EXPECT_GT(processes[0].total_samples("heavy_part"), 50u) << out;
+  EXPECT_EQ(ns.wait(), 0);
 }
 
 TEST(AttachRun, ErrorsSayWhatIsWrongAndWriteNothing) {
