@@ -114,6 +114,12 @@ struct Thread {
   uint64_t samples = 0;
   uint64_t lost = 0;
   uint64_t cpu_ns = 0;  // the event's count, read at every pass
+  // Wall mode: the sample taken when the thread last left its CPU, kept (with its stack
+  // copy) until it runs again, and the off-CPU time not yet in a sample.
+  bool off = false;
+  ThreadSample off_sample;
+  std::vector<uint8_t> off_stack;
+  uint64_t off_pending_ns = 0;
 };
 
 // One process followed: its results file, its unwinder, its threads.
@@ -136,7 +142,7 @@ class Process {
     id.ppid = std::strtoll(status_field(pid_, "PPid").c_str(), nullptr, 10);
     auto record = process_record_now(id);
     record.engine = "perf_event";
-    record.clock = "cpu";
+    record.clock = options_.wall ? "cpu+wall" : "cpu";
     record.unwinder = "libdw";
     record.frequency_hz = options_.frequency_hz;
     record.period_ns = settings_.period_ns;
@@ -162,6 +168,14 @@ class Process {
     r.time_ns = monotonic_ns();
     r.existed_before_start = existed;
     writer_->add(r);
+    // Wall mode: a thread already waiting shows no switch-out until it runs again; its
+    // wait counts from now, at the stack it waits on.
+    if (options_.wall &&
+        read_blocked_thread(pid_, tid, settings_.stack_bytes, t.off_sample, t.off_stack)) {
+      t.off_sample.time_ns = monotonic_ns();
+      t.off_sample.stack = t.off_stack;
+      t.off = true;
+    }
     threads_.emplace(tid, std::move(t));
     return {};
   }
@@ -209,7 +223,9 @@ class Process {
 
   // Detaches: ends every thread's record and the file.
   void finish() {
+    const uint64_t now = monotonic_ns();
     for (auto& [tid, t] : threads_) {
+      settle_off_cpu(t, now);  // still off its CPU at the detach
       if (const uint64_t c = t.event.cpu_time_ns(); c > t.cpu_ns) t.cpu_ns = c;
       write_thread_end(tid, t);
       t.event.close();
@@ -277,18 +293,52 @@ class Process {
       unwinder_->refresh();
       write_new_modules();
     }
+    if (s.switch_out) {
+      t.off = true;
+      t.off_sample = s;
+      t.off_stack.assign(s.stack.begin(), s.stack.end());
+      t.off_sample.stack = t.off_stack;
+      return;
+    }
+    write_sample(t, s, s.time_ns, s.period, format::SampleClock::cpu);
+  }
+
+  // Unwinds `s` and writes it; in wall mode a CPU sample is a wall sample too (the time
+  // it stands for passed on the wall clock as well).
+  void write_sample(Thread& t, const ThreadSample& s, uint64_t time_ns, uint64_t weight_ns,
+                    format::SampleClock clock) {
     frames_.resize(options_.depth);
     bool truncated = false;
     const size_t n = unwinder_->unwind(s, frames_.data(), frames_.size(), truncated);
     format::SampleRecord r;
     r.tid = s.tid;
-    r.time_ns = s.time_ns;
-    r.weight_ns = s.period;
+    r.time_ns = time_ns;
+    r.weight_ns = weight_ns;
+    r.clock = clock;
     r.truncated = truncated;
     r.frames.assign(frames_.begin(), frames_.begin() + static_cast<ptrdiff_t>(n));
     writer_->add(r);
-    ++t.samples;
-    ++samples_;
+    if (clock == format::SampleClock::cpu) {
+      ++t.samples;
+      ++samples_;
+      if (options_.wall) {
+        r.clock = format::SampleClock::wall;
+        writer_->add(r);
+      }
+    }
+  }
+
+  // The thread ran again at `now` after leaving its CPU: its time off it is wall time
+  // spent where it left. As a wall timer would, one sample each time the off-CPU time
+  // adds up to a period, at the stack where it crossed it, weighing what added up.
+  void settle_off_cpu(Thread& t, uint64_t now) {
+    if (!t.off) return;
+    t.off = false;
+    if (now > t.off_sample.time_ns) t.off_pending_ns += now - t.off_sample.time_ns;
+    if (t.off_pending_ns < settings_.period_ns) return;
+    write_sample(t, t.off_sample, t.off_sample.time_ns, t.off_pending_ns,
+                 format::SampleClock::wall);
+    t.off_pending_ns = 0;
   }
 
   void on_side(Thread& t, const ThreadSideRecord& r, std::vector<std::pair<pid_t, pid_t>>& forks) {
@@ -319,6 +369,9 @@ class Process {
       case Kind::lost:
         t.lost += r.lost;
         lost_ += r.lost;
+        break;
+      case Kind::switch_in:
+        settle_off_cpu(t, r.time_ns);
         break;
       case Kind::exit:
         break;
@@ -413,6 +466,7 @@ std::string check_attach_target(pid_t pid, bool is_thread) {
 AttachOutcome attach_and_sample(const AttachOptions& o, const std::atomic<bool>& stop) {
   AttachOutcome out;
   ThreadEventSettings settings;
+  settings.wall = o.wall;
   settings.period_ns = static_cast<uint64_t>(std::llround(1e9 / o.frequency_hz));
   std::map<pid_t, std::unique_ptr<Process>> processes;
 

@@ -20,6 +20,7 @@ struct AttachOptions {
   pid_t tid = 0;            // or one thread (0: none)
   double seconds = 0;       // 0: until stopped or the processes end
   double frequency_hz = 500;
+  bool wall = false;  // also wall-clock samples: off-CPU time at the stack where it was spent
   unsigned depth = 128;
   std::string results_dir;
   std::function<void()> on_attached;  // once every target is sampled (may be empty)

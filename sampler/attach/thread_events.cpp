@@ -5,10 +5,13 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <utility>
@@ -51,8 +54,19 @@ perf_event_attr attr_for(const ThreadEventSettings& s, bool user_only) {
   a.mmap2 = 1;
   a.use_clockid = 1;
   a.clockid = CLOCK_MONOTONIC;
+  a.context_switch = s.wall ? 1 : 0;
   a.watermark = 1;
   a.wakeup_watermark = s.ring_pages * static_cast<uint32_t>(::sysconf(_SC_PAGESIZE)) / 4;
+  return a;
+}
+
+// The event sampled at every switch-out (wall mode): the stack where the thread blocks
+// or is preempted. Side records come from the task-clock event only.
+perf_event_attr switch_attr_for(const ThreadEventSettings& s, bool user_only) {
+  perf_event_attr a = attr_for(s, user_only);
+  a.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+  a.sample_period = 1;
+  a.task = a.comm = a.comm_exec = a.mmap = a.mmap2 = a.context_switch = 0;
   return a;
 }
 
@@ -107,6 +121,7 @@ bool parse_sample(const uint8_t* body, size_t n, ThreadSample& s) {
   }
   s.pid = static_cast<pid_t>(pid);
   s.tid = static_cast<pid_t>(tid);
+  s.switch_out = s.period == 1;
   s.user_regs = abi != PERF_SAMPLE_REGS_ABI_NONE;
   if (s.user_regs) {
     for (uint64_t& r : s.regs) {
@@ -169,6 +184,10 @@ bool parse_side(uint32_t type, uint16_t misc, const uint8_t* body, size_t n, Thr
       r.text = bounded_string(c.here(), c.left());
       return true;
     }
+    case PERF_RECORD_SWITCH:
+      if ((misc & PERF_RECORD_MISC_SWITCH_OUT) != 0) return false;
+      r.kind = ThreadSideRecord::Kind::switch_in;
+      return true;
     case PERF_RECORD_LOST: {
       uint64_t id = 0;
       if (!c.read(id) || !c.read(r.lost)) return false;
@@ -182,6 +201,49 @@ bool parse_side(uint32_t type, uint16_t misc, const uint8_t* body, size_t n, Thr
 
 }  // namespace
 
+bool read_blocked_thread(pid_t pid, pid_t tid, uint32_t stack_bytes, ThreadSample& s,
+                         std::vector<uint8_t>& stack) {
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%d/task/%d/syscall", pid, tid);
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char text[256] = {};
+  const ssize_t n = ::read(fd, text, sizeof text - 1);
+  ::close(fd);
+  if (n <= 0) return false;
+  // "NR ARG1 ... ARG6 SP PC" while blocked in a call; "running", or "-1 SP PC" (not in a
+  // call) otherwise.
+  uint64_t v[9] = {};
+  long nr = 0;
+  if (std::sscanf(text, "%ld %lx %lx %lx %lx %lx %lx %lx %lx", &nr, &v[0], &v[1], &v[2], &v[3],
+                  &v[4], &v[5], &v[6], &v[7]) != 9 ||
+      nr < 0) {
+    return false;
+  }
+  s = ThreadSample{};
+  s.pid = pid;
+  s.tid = tid;
+  s.user_regs = true;
+  s.regs[kRegSp] = v[6];
+  s.regs[kRegIp] = v[7];
+  s.stack_start = v[6];
+  // As much of the stack as is mapped, in pages from sp up.
+  stack.resize(stack_bytes);
+  size_t got = 0;
+  while (got < stack.size()) {
+    const uint64_t at = s.stack_start + got;
+    const size_t page = 4096 - (at & 4095);
+    const size_t want = std::min(page, stack.size() - got);
+    iovec local{stack.data() + got, want};
+    iovec remote{reinterpret_cast<void*>(at), want};
+    if (::process_vm_readv(pid, &local, 1, &remote, 1, 0) != static_cast<ssize_t>(want)) break;
+    got += want;
+  }
+  stack.resize(got);
+  s.stack = stack;
+  return got > 0;
+}
+
 ThreadEvent::~ThreadEvent() { close(); }
 
 ThreadEvent::ThreadEvent(ThreadEvent&& other) noexcept { *this = std::move(other); }
@@ -190,6 +252,7 @@ ThreadEvent& ThreadEvent::operator=(ThreadEvent&& other) noexcept {
   if (this != &other) {
     close();
     fd_ = std::exchange(other.fd_, -1);
+    switch_fd_ = std::exchange(other.switch_fd_, -1);
     tid_ = other.tid_;
     ring_ = std::exchange(other.ring_, nullptr);
     ring_size_ = std::exchange(other.ring_size_, 0);
@@ -209,6 +272,20 @@ std::string ThreadEvent::open(pid_t tid, const ThreadEventSettings& settings) {
     if (fd_ >= 0 || (errno != EACCES && errno != EPERM)) break;
   }
   if (fd_ < 0) return perf_open_error(errno);
+  if (settings.wall) {
+    for (const bool user_only : {false, true}) {
+      perf_event_attr a = switch_attr_for(settings, user_only);
+      switch_fd_ =
+          static_cast<int>(::syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC));
+      if (switch_fd_ >= 0 || (errno != EACCES && errno != EPERM)) break;
+    }
+    if (switch_fd_ < 0) {
+      const int err = errno;
+      close();
+      errno = err;
+      return "context-switch event: " + perf_open_error(err);
+    }
+  }
   const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
   ring_size_ = page * (1 + size_t{settings.ring_pages});
   ring_ = ::mmap(nullptr, ring_size_, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
@@ -220,6 +297,12 @@ std::string ThreadEvent::open(pid_t tid, const ThreadEventSettings& settings) {
     return std::string("mapping the perf_event ring: ") + std::strerror(err) +
            (err == EPERM ? " (over perf_event_mlock_kb: see /proc/sys/kernel/perf_event_mlock_kb)"
                          : "");
+  }
+  if (switch_fd_ >= 0 && ::ioctl(switch_fd_, PERF_EVENT_IOC_SET_OUTPUT, fd_) != 0) {
+    const int err = errno;
+    close();
+    errno = err;
+    return std::string("sharing the ring with the context-switch event: ") + std::strerror(err);
   }
   return {};
 }
@@ -271,6 +354,8 @@ void ThreadEvent::close() {
   if (ring_ != nullptr) ::munmap(ring_, ring_size_);
   ring_ = nullptr;
   ring_size_ = 0;
+  if (switch_fd_ >= 0) ::close(switch_fd_);
+  switch_fd_ = -1;
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
 }

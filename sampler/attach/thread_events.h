@@ -53,11 +53,14 @@ struct ThreadSample {
   uint64_t regs[kRegCount] = {};
   uint64_t stack_start = 0;        // the user sp at the sample: stack[0] is there
   std::span<const uint8_t> stack;  // the copy, as far as the kernel could take it
+  // Taken as the thread left its CPU (wall mode: the context-switch event, whose period
+  // is 1; the task-clock's is never below 10 us), not on CPU time.
+  bool switch_out = false;
 };
 
 // What else the event said, in the ring's order with the samples.
 struct ThreadSideRecord {
-  enum class Kind { fork, exit, comm, exec, mmap, lost };
+  enum class Kind { fork, exit, comm, exec, mmap, lost, switch_in };
   Kind kind = Kind::fork;
   pid_t pid = 0;  // fork/exit: the new (ending) task's process; comm/mmap: the task's
   pid_t tid = 0;
@@ -71,7 +74,18 @@ struct ThreadEventSettings {
   uint64_t period_ns = 2'000'000;
   uint32_t stack_bytes = 16384;  // copied per sample (perf's --call-graph dwarf: 8192)
   uint32_t ring_pages = 64;      // data pages, a power of two
+  // Also a sample each time the thread leaves its CPU, into the same ring, and a record
+  // each time it gets one back (PERF_RECORD_SWITCH): its off-CPU time, for --clock wall.
+  bool wall = false;
 };
+
+// The user stack of a thread of `pid` blocked in a system call now, read without stopping
+// it: its user sp and pc from /proc/PID/task/TID/syscall (the other registers are not
+// known: 0), and up to `stack_bytes` of its stack through process_vm_readv, into `stack`.
+// For a thread that was already waiting when sampling began (wall mode), which no
+// switch-out sample will show until it runs again. False if it is running or unreadable.
+bool read_blocked_thread(pid_t pid, pid_t tid, uint32_t stack_bytes, ThreadSample& s,
+                         std::vector<uint8_t>& stack);
 
 class ThreadEvent {
  public:
@@ -98,6 +112,7 @@ class ThreadEvent {
 
  private:
   int fd_ = -1;
+  int switch_fd_ = -1;  // wall: the context-switch event, writing into fd_'s ring
   pid_t tid_ = 0;
   void* ring_ = nullptr;
   size_t ring_size_ = 0;          // bytes mapped: one header page + data

@@ -46,6 +46,7 @@ int run_attached(const char* tool, const AttachRequest& req) {
   sampler::AttachOptions o;
   o.seconds = req.seconds;
   o.frequency_hz = req.frequency_hz;
+  o.wall = req.wall;
   o.depth = req.depth;
   o.tid = static_cast<pid_t>(req.tid);
   if (!req.pids.empty()) {

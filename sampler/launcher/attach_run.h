@@ -11,6 +11,7 @@ struct AttachRequest {
   long tid = 0;      // --tid
   double seconds = 0;
   double frequency_hz = 500;
+  bool wall = false;  // --clock wall
   unsigned depth = 128;
   std::string output;  // -o
   bool append = false;

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -309,6 +310,38 @@ TEST(AttachRun, OneThreadAlone) {
   EXPECT_EQ(target.wait(), 0);
 }
 
+// --clock wall: every thread's wall time while attached, off-CPU time at the stack where
+// the thread waited (the main thread in join), on-CPU time where it ran.
+TEST(AttachRun, WallClockCountsTheTimeOffCpuWhereItWasSpent) {
+  const std::string dir = fresh_directory("attach-wall");
+  Background target({kTarget, "--split", "2"}, dir + "/target.log");
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  std::string out;
+  ASSERT_EQ(run_command(kSampleRun + " --clock wall -d 0.6 -o " + dir + "/r --pid " +
+                            std::to_string(target.pid) + " 2>&1",
+                        out),
+            0)
+      << out;
+  EXPECT_EQ(target.wait(), 0);
+  const auto processes = load_results(dir + "/r");
+  ASSERT_EQ(processes.size(), 1u) << out;
+  const auto& p = processes[0];
+  EXPECT_EQ(p.process.clock, "cpu+wall");
+  std::map<int64_t, uint64_t> wall_ns;
+  for (const auto& s : p.samples) {
+    if (s.clock == format::SampleClock::wall) wall_ns[s.tid] += s.weight_ns;
+  }
+  ASSERT_EQ(wall_ns.size(), 3u) << out;
+  for (const auto& [tid, ns] : wall_ns) {
+    EXPECT_GT(ns, 400'000'000u) << "thread " << tid << "\n" << out;
+    EXPECT_LT(ns, 800'000'000u) << "thread " << tid << "\n" << out;
+  }
+  // The main thread spends its time in join: wall samples only, off CPU.
+  EXPECT_GT(p.total_time_ns("join", format::SampleClock::wall), 400'000'000u) << out;
+  EXPECT_LT(p.total_time_ns("join", format::SampleClock::cpu), 50'000'000u) << out;
+  EXPECT_GT(p.total_time_ns("heavy_part", format::SampleClock::wall), 400'000'000u) << out;
+}
+
 // Several processes at once, each in its own file.
 TEST(AttachRun, SeveralProcessesAtOnce) {
   const std::string dir = fresh_directory("attach-two");
@@ -382,8 +415,8 @@ TEST(AttachRun, ErrorsSayWhatIsWrongAndWriteNothing) {
   EXPECT_NE(out.find("'x' is not a process id"), std::string::npos) << out;
   EXPECT_EQ(run_command(kSampleRun + " -o " + dir + "/r --pid 1 -- /bin/true 2>&1", out), 1) << out;
   EXPECT_NE(out.find("not both"), std::string::npos) << out;
-  EXPECT_EQ(run_command(kSampleRun + " -o " + dir + "/r --pid 1 --clock wall 2>&1", out), 1) << out;
-  EXPECT_NE(out.find("--clock does not apply with --pid"), std::string::npos) << out;
+  EXPECT_EQ(run_command(kSampleRun + " -o " + dir + "/r --pid 1 --unwind fp 2>&1", out), 1) << out;
+  EXPECT_NE(out.find("--unwind does not apply with --pid"), std::string::npos) << out;
   EXPECT_EQ(run_command(kSampleRun + " -o " + dir + "/r -d 2 -- /bin/true 2>&1", out), 1) << out;
   EXPECT_NE(out.find("-d applies with --pid/--tid only"), std::string::npos) << out;
   // A thread given as a process.
