@@ -40,6 +40,12 @@ std::string status_field(pid_t pid, const std::string& key) {
   return {};
 }
 
+// Whether `pid` runs (not gone, not a zombie).
+bool still_running(pid_t pid) {
+  const std::string state = status_field(pid, "State");
+  return !state.empty() && !state.starts_with("Z") && !state.starts_with("X");
+}
+
 std::string read_line(const std::string& path) {
   std::ifstream in(path);
   std::string line;
@@ -200,7 +206,8 @@ class Process {
   // Reads every ring. New threads and processes found are returned through `forks`
   // (pid, tid) pairs; a new process's own first thread has pid == tid.
   void drain(std::vector<std::pair<pid_t, pid_t>>& forks) {
-    for (auto& [tid, t] : threads_) {
+    for (auto& entry : threads_) {
+      Thread& t = entry.second;  // (a structured binding cannot be captured before C++20's P1091)
       t.event.drain([&](const ThreadSample& s) { on_sample(t, s); },
                     [&](const ThreadSideRecord& r) { on_side(t, r, forks); });
       if (const uint64_t c = t.event.cpu_time_ns(); c > t.cpu_ns) t.cpu_ns = c;
@@ -537,7 +544,9 @@ AttachOutcome attach_and_sample(const AttachOptions& o, const std::atomic<bool>&
     for (const auto& [pid, tid] : forks) {
       if (const auto it = processes.find(pid); it != processes.end()) {
         if (!it->second->ended()) it->second->add_thread(tid, false);
-      } else if (std::string err = follow(pid, 0); !err.empty()) {
+      } else if (std::string err = follow(pid, 0); !err.empty() && still_running(pid)) {
+        // A child that ended before it could be followed (a short command a shell ran)
+        // is not worth a line.
         out.notes.push_back(fmt::format("forked process {} not followed: {}", pid, err));
       }
     }
