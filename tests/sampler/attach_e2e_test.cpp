@@ -117,13 +117,14 @@ struct AttachedRun {
 
 // `program`: the target's file (a copy may be deleted meanwhile: `after_start` runs once
 // it is ready).
-AttachedRun attach_to_target(const std::string& dir, const std::string& option,
+AttachedRun attach_to_target(const std::string& dir, const std::string& options,
                              const std::string& program = kTarget,
                              const std::function<void()>& after_start = {}) {
   AttachedRun r;
   const std::string go = dir + "/go";
   std::vector<std::string> argv = {program, go};
-  if (!option.empty()) argv.push_back(option);
+  std::istringstream words(options);
+  for (std::string w; words >> w;) argv.push_back(w);
   Background target(argv, dir + "/target.log");
   EXPECT_TRUE(target.wait_for("ready")) << file_text(target.log);
   if (after_start) after_start();
@@ -230,6 +231,39 @@ TEST(AttachRun, AProgramDeletedOrReplacedSinceItStartedIsStillNamed) {
 }
 #endif
 
+// A library loaded while attached: recorded when it loads, its code named.
+TEST(AttachRun, ALibraryLoadedWhileAttachedIsNamed) {
+  const std::string dir = fresh_directory("attach-dlopen");
+  const auto r = attach_to_target(dir, std::string("--plugin ") + TEST_PLUGIN);
+  EXPECT_EQ(r.target_status, 7) << r.target_output;
+  ASSERT_EQ(r.processes.size(), 1u) << r.sampler_output;
+  const auto& p = r.processes[0];
+  EXPECT_GT(p.total_samples("plugin_work"), 50u) << r.sampler_output;
+  bool recorded = false;
+  for (const auto& m : p.modules) recorded |= m.path == TEST_PLUGIN;
+  EXPECT_TRUE(recorded);
+}
+
+// Ctrl-C (SIGINT to sample-run) ends the sampling, not the program, and keeps it all.
+TEST(AttachRun, InterruptStopsSamplingAndKeepsWhatWasTaken) {
+  const std::string dir = fresh_directory("attach-interrupt");
+  Background target({kTarget, "--split", "3"}, dir + "/target.log");
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  Background sampler({kSampleRun, "-o", dir + "/r", "--pid", std::to_string(target.pid)},
+                     dir + "/sampler.log");
+  ASSERT_TRUE(sampler.wait_for("attached to")) << file_text(sampler.log);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  kill(sampler.pid, SIGINT);
+  EXPECT_EQ(sampler.wait(std::chrono::seconds(10)), 0) << file_text(sampler.log);
+  const auto processes = load_results(dir + "/r");
+  ASSERT_EQ(processes.size(), 1u) << file_text(sampler.log);
+  EXPECT_TRUE(processes[0].summary.issues.empty());
+  EXPECT_GT(processes[0].samples.size(), 50u) << file_text(sampler.log);
+  // The program goes on, and ends as it would have.
+  EXPECT_EQ(target.wait(), 0);
+  EXPECT_EQ(file_text(target.log), "split done\n");
+}
+
 // The share of heavy_part among the samples in heavy_part or light_part.
 double heavy_share(const std::vector<LoadedProcess>& processes) {
   double heavy = 0;
@@ -244,15 +278,17 @@ double heavy_share(const std::vector<LoadedProcess>& processes) {
 TEST(AttachRun, TheSplitMatchesALaunchedRunWithinThreePoints) {
   const std::string dir = fresh_directory("attach-split");
   std::string out;
-  ASSERT_EQ(run_command(kSampleRun + " -q -f 1000 -o " + dir + "/launched -- " + kTarget +
-                            " --split 2 2>&1",
+  // 2000 Hz for 2.5 s in two threads: ~10,000 samples each way when the machine is free,
+  // a standard error of the share of ~0.4 points.
+  ASSERT_EQ(run_command(kSampleRun + " -q -f 2000 -o " + dir + "/launched -- " + kTarget +
+                            " --split 2.5 2>&1",
                         out),
             0)
       << out;
   const double launched = heavy_share(load_results(dir + "/launched"));
-  Background target({kTarget, "--split", "3"}, dir + "/target.log");
+  Background target({kTarget, "--split", "3.5"}, dir + "/target.log");
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  ASSERT_EQ(run_command(kSampleRun + " -f 1000 -d 2 -o " + dir + "/attached --pid " +
+  ASSERT_EQ(run_command(kSampleRun + " -q -f 2000 -d 2.5 -o " + dir + "/attached --pid " +
                             std::to_string(target.pid) + " 2>&1",
                         out),
             0)
@@ -277,7 +313,7 @@ TEST(AttachRun, ThreeAttachesInARowLeaveTheProgramAsItWas) {
         << out;
     const auto processes = load_results(dir + "/r" + std::to_string(i));
     ASSERT_EQ(processes.size(), 1u) << out;
-    EXPECT_GT(processes[0].samples.size(), 100u) << out;
+    EXPECT_GT(processes[0].samples.size(), 50u) << out;
     // Detached: the process keeps no descriptor or mapping of ours.
     EXPECT_EQ(file_text("/proc/" + std::to_string(target.pid) + "/maps").find("perf_event"),
               std::string::npos);
@@ -305,7 +341,7 @@ TEST(AttachRun, OneThreadAlone) {
       << out;
   const auto processes = load_results(dir + "/r");
   ASSERT_EQ(processes.size(), 1u) << out;
-  EXPECT_GT(processes[0].samples.size(), 100u) << out;
+  EXPECT_GT(processes[0].samples.size(), 50u) << out;
   for (const auto& s : processes[0].samples) ASSERT_EQ(std::to_string(s.tid), worker);
   EXPECT_EQ(target.wait(), 0);
 }

@@ -1,16 +1,18 @@
 // A program for sample-run --pid tests (tests/sampler/attach_e2e_test.cpp), which
 // attaches to it while it runs.
 //
-//   attach_target GO_FILE [--fork]
+//   attach_target GO_FILE [--fork | --plugin LIBRARY]
 //     Starts early_work and short_lived, prints "ready", and waits for GO_FILE (the test
 //     creates it once sample-run is attached). Then short_lived ends, late_work starts
 //     (a thread created while attached), and with --fork a child runs child_work. Each
+//     (With --plugin, LIBRARY is dlopen'ed then and its plugin_work runs.) Each
 //     worker does a fixed amount of work; the program prints "done" with a checksum and
 //     exits with status 7, the same whether it was sampled or not.
 //   attach_target --split SECONDS
 //     Two threads that each spend three parts of their time in heavy_part for one in
 //     light_part, for SECONDS: the split a launched and an attached run must agree on.
 
+#include <dlfcn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -82,6 +84,7 @@ int main(int argc, char** argv) {
   }
   const char* go_file = argv[1];
   const bool fork_child = argc > 2 && std::strcmp(argv[2], "--fork") == 0;
+  const char* plugin = argc > 3 && std::strcmp(argv[2], "--plugin") == 0 ? argv[3] : nullptr;
   std::thread early([] { early_work(); });
   uint64_t short_result = 0;
   std::thread brief([&] { short_result = short_lived(go_file); });
@@ -95,6 +98,15 @@ int main(int argc, char** argv) {
   if (fork_child) {
     child = fork();
     if (child == 0) _exit(static_cast<int>(child_work() & 1));
+  }
+  if (plugin != nullptr) {
+    void* handle = dlopen(plugin, RTLD_NOW);
+    auto* work = handle ? reinterpret_cast<void (*)()>(dlsym(handle, "plugin_work")) : nullptr;
+    if (work == nullptr) {
+      std::fprintf(stderr, "%s\n", dlerror());
+      return 1;
+    }
+    work();
   }
   late.join();
   g_stop = true;
