@@ -126,6 +126,7 @@ struct Thread {
   ThreadSample off_sample;
   std::vector<uint8_t> off_stack;
   uint64_t off_pending_ns = 0;
+  uint64_t counters[kMaxCounters] = {};  // -e: the totals at the last sample
 };
 
 // One process followed: its results file, its unwinder, its threads.
@@ -158,6 +159,18 @@ class Process {
       return err;
     }
     writer_->add(record);
+    for (size_t i = 0; i < options_.events.size(); ++i) {
+      const auto& ev = options_.events[i];
+      format::EventRecord r;
+      r.index = static_cast<uint32_t>(i);
+      r.name = ev.name;
+      r.canonical_name = ev.canonical_name;
+      const bool counted = ev.kind == ResolvedEvent::Kind::resolved && ev.open_errno == 0;
+      r.status = counted ? format::EventStatus::ok : format::EventStatus::unavailable;
+      r.detail =
+          ev.open_errno != 0 && ev.detail.empty() ? perf_open_error(ev.open_errno) : ev.detail;
+      writer_->add(r);
+    }
     written_modules_.clear();
     write_new_modules();
     return {};
@@ -168,6 +181,19 @@ class Process {
     if (threads_.contains(tid)) return {};
     Thread t;
     if (std::string err = t.event.open(tid, settings_); !err.empty()) return err;
+    // A counter this thread cannot count: said once per process, as the runtime says it.
+    for (size_t i = 0; i < t.event.counter_errors().size(); ++i) {
+      const std::string& err = t.event.counter_errors()[i];
+      // (One the launcher could not open either has been named already.)
+      if (err.empty() || settings_.counters[i] == nullptr || counter_said_[i] ||
+          options_.events[i].open_errno != 0) {
+        continue;
+      }
+      counter_said_[i] = true;
+      writer_->add(format::MessageRecord{monotonic_ns(), format::MessageLevel::warning,
+                                         fmt::format("event '{}' not counted in thread {}: {}",
+                                                     options_.events[i].name, tid, err)});
+    }
     format::ThreadRecord r;
     r.tid = tid;
     r.name = read_line(fmt::format("/proc/{}/task/{}/comm", pid_, tid));
@@ -324,12 +350,20 @@ class Process {
     r.clock = clock;
     r.truncated = truncated;
     r.frames.assign(frames_.begin(), frames_.begin() + static_cast<ptrdiff_t>(n));
+    if (clock == format::SampleClock::cpu && !options_.events.empty()) {
+      r.counter_deltas.resize(options_.events.size());
+      for (size_t i = 0; i < r.counter_deltas.size() && i < kMaxCounters; ++i) {
+        r.counter_deltas[i] = s.counters[i] >= t.counters[i] ? s.counters[i] - t.counters[i] : 0;
+        t.counters[i] = s.counters[i];
+      }
+    }
     writer_->add(r);
     if (clock == format::SampleClock::cpu) {
       ++t.samples;
       ++samples_;
       if (options_.wall) {
         r.clock = format::SampleClock::wall;
+        r.counter_deltas.clear();  // counted once, with the CPU sample
         writer_->add(r);
       }
     }
@@ -425,6 +459,7 @@ class Process {
   uint64_t samples_ = 0;
   uint64_t lost_ = 0;
   std::vector<std::string> notes_;
+  bool counter_said_[kMaxCounters] = {};
 };
 
 }  // namespace
@@ -474,6 +509,9 @@ AttachOutcome attach_and_sample(const AttachOptions& o, const std::atomic<bool>&
   AttachOutcome out;
   ThreadEventSettings settings;
   settings.wall = o.wall;
+  for (const auto& ev : o.events) {
+    settings.counters.push_back(ev.kind == ResolvedEvent::Kind::resolved ? &ev.attr : nullptr);
+  }
   settings.period_ns = static_cast<uint64_t>(std::llround(1e9 / o.frequency_hz));
   std::map<pid_t, std::unique_ptr<Process>> processes;
 

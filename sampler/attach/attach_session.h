@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "sampler/events/event_resolver.h"
+
 namespace cprof::sampler {
 
 struct AttachOptions {
@@ -21,6 +23,7 @@ struct AttachOptions {
   double seconds = 0;       // 0: until stopped or the processes end
   double frequency_hz = 500;
   bool wall = false;  // also wall-clock samples: off-CPU time at the stack where it was spent
+  std::vector<ResolvedEvent> events;  // -e: counted per thread, their deltas with each sample
   unsigned depth = 128;
   std::string results_dir;
   std::function<void()> on_attached;  // once every target is sampled (may be empty)

@@ -55,6 +55,10 @@ perf_event_attr attr_for(const ThreadEventSettings& s, bool user_only) {
   a.use_clockid = 1;
   a.clockid = CLOCK_MONOTONIC;
   a.context_switch = s.wall ? 1 : 0;
+  if (!s.counters.empty()) {
+    a.sample_type |= PERF_SAMPLE_READ;  // the group's counts with every sample
+    a.read_format = PERF_FORMAT_GROUP;
+  }
   a.watermark = 1;
   a.wakeup_watermark = s.ring_pages * static_cast<uint32_t>(::sysconf(_SC_PAGESIZE)) / 4;
   return a;
@@ -109,16 +113,29 @@ std::string bounded_string(const uint8_t* p, size_t n) {
           nul ? static_cast<size_t>(static_cast<const uint8_t*>(nul) - p) : n};
 }
 
-bool parse_sample(const uint8_t* body, size_t n, ThreadSample& s) {
+// `group`: the sample carries its group's read ({nr, value[nr]}), into `read` (at most
+// kMaxCounters + 1 values: the leader's first).
+bool parse_sample(const uint8_t* body, size_t n, bool group, ThreadSample& s,
+                  uint64_t (&read)[kMaxCounters + 1], size_t& read_count) {
   RecordCursor c(body, n);
   uint32_t pid = 0;
   uint32_t tid = 0;
   uint64_t ip = 0;
   uint64_t abi = 0;
-  if (!c.read(ip) || !c.read(pid) || !c.read(tid) || !c.read(s.time_ns) || !c.read(s.period) ||
-      !c.read(abi)) {
+  if (!c.read(ip) || !c.read(pid) || !c.read(tid) || !c.read(s.time_ns) || !c.read(s.period)) {
     return false;
   }
+  read_count = 0;
+  if (group) {
+    uint64_t nr = 0;
+    if (!c.read(nr)) return false;
+    for (uint64_t i = 0; i < nr; ++i) {
+      uint64_t v = 0;
+      if (!c.read(v)) return false;
+      if (read_count < kMaxCounters + 1) read[read_count++] = v;
+    }
+  }
+  if (!c.read(abi)) return false;
   s.pid = static_cast<pid_t>(pid);
   s.tid = static_cast<pid_t>(tid);
   s.switch_out = s.period == 1;
@@ -253,6 +270,12 @@ ThreadEvent& ThreadEvent::operator=(ThreadEvent&& other) noexcept {
     close();
     fd_ = std::exchange(other.fd_, -1);
     switch_fd_ = std::exchange(other.switch_fd_, -1);
+    counter_fds_ = std::move(other.counter_fds_);
+    other.counter_fds_.clear();
+    std::copy(std::begin(other.counter_position_), std::end(other.counter_position_),
+              std::begin(counter_position_));
+    counter_count_ = std::exchange(other.counter_count_, 0);
+    counter_errors_ = std::move(other.counter_errors_);
     tid_ = other.tid_;
     ring_ = std::exchange(other.ring_, nullptr);
     ring_size_ = std::exchange(other.ring_size_, 0);
@@ -285,6 +308,34 @@ std::string ThreadEvent::open(pid_t tid, const ThreadEventSettings& settings) {
       errno = err;
       return "context-switch event: " + perf_open_error(err);
     }
+  }
+  // Counters join the task-clock's group: every sample reads them all at once.
+  counter_count_ = std::min(settings.counters.size(), kMaxCounters);
+  counter_errors_.assign(counter_count_, "");
+  int opened = 0;
+  for (size_t i = 0; i < counter_count_; ++i) {
+    counter_position_[i] = -1;
+    if (settings.counters[i] == nullptr) {
+      counter_errors_[i] = "not counted here";
+      continue;
+    }
+    perf_event_attr a = *settings.counters[i];
+    a.size = sizeof a;
+    a.disabled = 0;
+    a.sample_period = 0;
+    a.sample_type = 0;
+    a.read_format = PERF_FORMAT_GROUP;
+    a.inherit = 0;
+    a.use_clockid = 1;  // the kernel groups only events on one clock
+    a.clockid = CLOCK_MONOTONIC;
+    const int cfd =
+        static_cast<int>(::syscall(SYS_perf_event_open, &a, tid, -1, fd_, PERF_FLAG_FD_CLOEXEC));
+    if (cfd < 0) {
+      counter_errors_[i] = perf_open_error(errno);
+      continue;
+    }
+    counter_fds_.push_back(cfd);
+    counter_position_[i] = ++opened;
   }
   const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
   ring_size_ = page * (1 + size_t{settings.ring_pages});
@@ -334,7 +385,18 @@ void ThreadEvent::drain(const std::function<void(const ThreadSample&)>& on_sampl
     const size_t n = h.size - sizeof h;
     if (h.type == PERF_RECORD_SAMPLE) {
       ThreadSample s;
-      if (parse_sample(body, n, s)) on_sample(s);
+      uint64_t read[kMaxCounters + 1] = {};
+      size_t read_count = 0;
+      if (parse_sample(body, n, counter_count_ > 0, s, read, read_count)) {
+        // The leader's group (not the switch event's, which reads only itself).
+        if (!s.switch_out) {
+          for (size_t i = 0; i < counter_count_; ++i) {
+            const int at = counter_position_[i];
+            if (at > 0 && static_cast<size_t>(at) < read_count) s.counters[i] = read[at];
+          }
+        }
+        on_sample(s);
+      }
     } else {
       ThreadSideRecord r;
       if (parse_side(h.type, h.misc, body, n, r)) on_side(r);
@@ -345,15 +407,20 @@ void ThreadEvent::drain(const std::function<void(const ThreadSample&)>& on_sampl
 }
 
 uint64_t ThreadEvent::cpu_time_ns() const {
-  uint64_t count = 0;
-  if (fd_ < 0 || ::read(fd_, &count, sizeof count) != static_cast<ssize_t>(sizeof count)) return 0;
-  return count;
+  // With counters the leader reads as its group: {nr, leader, members...}.
+  uint64_t values[kMaxCounters + 2] = {};
+  if (fd_ < 0 || ::read(fd_, values, sizeof values) < static_cast<ssize_t>(sizeof(uint64_t))) {
+    return 0;
+  }
+  return counter_count_ > 0 ? values[1] : values[0];
 }
 
 void ThreadEvent::close() {
   if (ring_ != nullptr) ::munmap(ring_, ring_size_);
   ring_ = nullptr;
   ring_size_ = 0;
+  for (const int cfd : counter_fds_) ::close(cfd);
+  counter_fds_.clear();
   if (switch_fd_ >= 0) ::close(switch_fd_);
   switch_fd_ = -1;
   if (fd_ >= 0) ::close(fd_);

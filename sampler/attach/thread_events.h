@@ -10,6 +10,7 @@
 // (PERF_RECORD_COMM) and the code it maps (PERF_RECORD_MMAP2), so the session follows
 // threads created while attached without reading /proc in a loop.
 
+#include <linux/perf_event.h>
 #include <sys/types.h>
 
 #include <cstdint>
@@ -17,6 +18,8 @@
 #include <span>
 #include <string>
 #include <vector>
+
+#include "sampler/events/counter_group.h"
 
 namespace cprof::sampler {
 
@@ -56,6 +59,9 @@ struct ThreadSample {
   // Taken as the thread left its CPU (wall mode: the context-switch event, whose period
   // is 1; the task-clock's is never below 10 us), not on CPU time.
   bool switch_out = false;
+  // Counters (-e) read with the sample: their totals since they were opened, by the
+  // event's position in ThreadEventSettings::counters; 0 for one that could not be opened.
+  uint64_t counters[kMaxCounters] = {};
 };
 
 // What else the event said, in the ring's order with the samples.
@@ -77,6 +83,9 @@ struct ThreadEventSettings {
   // Also a sample each time the thread leaves its CPU, into the same ring, and a record
   // each time it gets one back (PERF_RECORD_SWITCH): its off-CPU time, for --clock wall.
   bool wall = false;
+  // Counted with the task-clock in one group, read at every sample (PERF_SAMPLE_READ);
+  // a null entry is an event that is not counted here (keeps its place).
+  std::vector<const perf_event_attr*> counters;
 };
 
 // The user stack of a thread of `pid` blocked in a system call now, read without stopping
@@ -99,6 +108,8 @@ class ThreadEvent {
   // Opens and enables the event on `tid`, with its ring. Returns "" or why not, in our
   // words (errno kept).
   std::string open(pid_t tid, const ThreadEventSettings& settings);
+  // Why each counter of the settings could not be opened on this thread ("" if it was).
+  const std::vector<std::string>& counter_errors() const { return counter_errors_; }
   bool is_open() const { return fd_ >= 0; }
   pid_t tid() const { return tid_; }
   int fd() const { return fd_; }
@@ -113,10 +124,16 @@ class ThreadEvent {
  private:
   int fd_ = -1;
   int switch_fd_ = -1;  // wall: the context-switch event, writing into fd_'s ring
+  std::vector<int> counter_fds_;
+  // For each of ThreadEventSettings::counters: its position in the group's read (1 + its
+  // order among the members that opened), or -1.
+  int counter_position_[kMaxCounters] = {};
+  size_t counter_count_ = 0;
   pid_t tid_ = 0;
   void* ring_ = nullptr;
   size_t ring_size_ = 0;          // bytes mapped: one header page + data
   std::vector<uint8_t> scratch_;  // a record that wraps around the ring's end
+  std::vector<std::string> counter_errors_;
 };
 
 }  // namespace cprof::sampler

@@ -47,6 +47,7 @@ int run_attached(const char* tool, const AttachRequest& req) {
   o.seconds = req.seconds;
   o.frequency_hz = req.frequency_hz;
   o.wall = req.wall;
+  if (!req.events.empty()) o.events = sampler::resolve_events(req.events);
   o.depth = req.depth;
   o.tid = static_cast<pid_t>(req.tid);
   if (!req.pids.empty()) {

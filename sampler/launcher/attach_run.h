@@ -3,6 +3,7 @@
 // duration, Ctrl-C or their end, and sums up like a launched run.
 
 #include <string>
+#include <vector>
 
 namespace cprof::launch {
 
@@ -12,6 +13,7 @@ struct AttachRequest {
   double seconds = 0;
   double frequency_hz = 500;
   bool wall = false;  // --clock wall
+  std::vector<std::string> events;  // -e, checked (known names)
   unsigned depth = 128;
   std::string output;  // -o
   bool append = false;

@@ -144,7 +144,7 @@ static int run(int argc, char** argv) {
     if (!command.empty()) fail(1, "give a program to start or --pid/--tid to attach, not both");
     if (app.count("--pid") > 0 && app.count("--tid") > 0) fail(1, "give --pid or --tid, not both");
     // What attach mode does not do is an error, not silently ignored.
-    for (const char* option : {"--backend", "--unwind", "--events", "--gpu", "--gpu-duty"}) {
+    for (const char* option : {"--backend", "--unwind", "--gpu", "--gpu-duty"}) {
       if (app.count(option) > 0) {
         fail(1, fmt::format("{} does not apply with --pid/--tid: attached processes are sampled "
                             "from outside with perf_event and unwound with libdw",
@@ -156,7 +156,9 @@ static int run(int argc, char** argv) {
       fmt::print(stderr, "{}: {}\n", kTool, w);
     }
     return cprof::launch::run_attached(
-        kTool, {pids, tid, seconds, frequency, clock == "wall", depth, output, append, quiet});
+        kTool, {pids, tid, seconds, frequency, clock == "wall",
+                check_events(cprof::sampler::split_event_list(events), quiet), depth, output,
+                append, quiet});
   }
   if (app.count("--duration") > 0)
     fail(1, "-d applies with --pid/--tid only; a started program is sampled until it ends");

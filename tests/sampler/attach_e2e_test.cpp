@@ -378,6 +378,41 @@ TEST(AttachRun, WallClockCountsTheTimeOffCpuWhereItWasSpent) {
   EXPECT_GT(p.total_time_ns("heavy_part", format::SampleClock::wall), 400'000'000u) << out;
 }
 
+// -e: counters read with every sample, their deltas on the samples of the code that
+// caused them; one this machine does not have is recorded as such.
+TEST(AttachRun, CountersComeWithTheSamples) {
+  const std::string dir = fresh_directory("attach-counters");
+  Background target({kTarget, "--faults", "2"}, dir + "/target.log");
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  std::string out;
+  ASSERT_EQ(run_command(kSampleRun + " -e page-faults,cycles -d 0.6 -o " + dir + "/r --pid " +
+                            std::to_string(target.pid) + " 2>&1",
+                        out),
+            0)
+      << out;
+  EXPECT_EQ(target.wait(), 0);
+  const auto processes = load_results(dir + "/r");
+  ASSERT_EQ(processes.size(), 1u) << out;
+  const auto& p = processes[0];
+  ASSERT_EQ(p.events.size(), 2u);
+  EXPECT_EQ(p.events[0].status, format::EventStatus::ok);
+  uint64_t faults_in_touch = 0;
+  uint64_t samples_with_counters = 0;
+  for (const auto& s : p.samples) {
+    if (s.counter_deltas.size() != 2) continue;
+    ++samples_with_counters;
+    for (const auto& f : s.functions) {
+      if (f.find("touch_pages") != std::string::npos) {
+        faults_in_touch += s.counter_deltas[0];
+        break;
+      }
+    }
+  }
+  EXPECT_GT(samples_with_counters, 50u) << out;
+  // 4 MiB a round, one fault a page: thousands in 0.6 s.
+  EXPECT_GT(faults_in_touch, 2000u) << out;
+}
+
 // Several processes at once, each in its own file.
 TEST(AttachRun, SeveralProcessesAtOnce) {
   const std::string dir = fresh_directory("attach-two");

@@ -8,11 +8,14 @@
 //     (With --plugin, LIBRARY is dlopen'ed then and its plugin_work runs.) Each
 //     worker does a fixed amount of work; the program prints "done" with a checksum and
 //     exits with status 7, the same whether it was sampled or not.
+//   attach_target --faults SECONDS
+//     One thread that faults in fresh pages in touch_pages for SECONDS (for counters).
 //   attach_target --split SECONDS
 //     Two threads that each spend three parts of their time in heavy_part for one in
 //     light_part, for SECONDS: the split a launched and an attached run must agree on.
 
 #include <dlfcn.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -59,6 +62,23 @@ __attribute__((noinline)) uint64_t child_work() { return kept(spin(100'000'000, 
 __attribute__((noinline)) uint64_t heavy_part() { return kept(spin(3'000'000, 5)); }
 __attribute__((noinline)) uint64_t light_part() { return kept(spin(1'000'000, 6)); }
 
+__attribute__((noinline)) void touch_pages() {
+  const size_t size = 4u << 20;
+  auto* p = static_cast<char*>(
+      mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  for (size_t i = 0; i < size; i += 4096) p[i] = 1;
+  munmap(p, size);
+}
+
+int faults(double seconds) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  std::thread t([end] {
+    while (std::chrono::steady_clock::now() < end) touch_pages();
+  });
+  t.join();
+  return 0;
+}
+
 int split(double seconds) {
   const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   auto worker = [end] {
@@ -78,6 +98,7 @@ int split(double seconds) {
 
 int main(int argc, char** argv) {
   if (argc == 3 && std::strcmp(argv[1], "--split") == 0) return split(std::atof(argv[2]));
+  if (argc == 3 && std::strcmp(argv[1], "--faults") == 0) return faults(std::atof(argv[2]));
   if (argc < 2) {
     std::fprintf(stderr, "usage: attach_target GO_FILE [--fork] | --split SECONDS\n");
     return 2;
