@@ -16,6 +16,7 @@
 #include "common/cli.h"
 #include "format/utf8.h"
 #include "report/load/thread_filter.h"
+#include "report/profile/source_lines.h"
 #include "report/render/render.h"
 
 namespace cprof::report {
@@ -84,6 +85,8 @@ int run_causal_report(int argc, char** argv) {
   std::string output;
   std::string symbols = "dwarf";
   bool quiet = false;
+  std::string source_file;
+  std::vector<std::string> source_dirs;
   ThreadFilter filter;
   app.add_option("DIR", dir,
                  "results directory written by sample-run or causal-run (also read: *.coz, "
@@ -122,6 +125,12 @@ int run_causal_report(int argc, char** argv) {
                  "profile only these threads: a tid, or a name pattern such as 'worker-*' "
                  "(repeat or comma-separate)")
       ->delimiter(',');
+  app.add_option("--source", source_file,
+                 "text: FILE's lines with their time (annotated source), FILE a path or its "
+                 "last components as the debug information names it (a.c, src/a.c)");
+  app.add_option("--source-dir", source_dirs,
+                 "where --source reads sources not at their recorded path: DIR (searched for "
+                 "the path's last components), or OLD=NEW (a prefix replaced); repeatable");
   app.add_flag("-q,--quiet", quiet, "no warnings or progress on standard error");
   try {
     app.parse(argc, argv);
@@ -143,6 +152,13 @@ int run_causal_report(int argc, char** argv) {
                             : clock_name == "wall" ? ClockChoice::wall
                                                    : ClockChoice::automatic;
 
+  if (!source_file.empty() && format != "text") {
+    return fail(kUsage,
+                "--source is a text view: give it without --format (or with --format text)");
+  }
+  if (!source_dirs.empty() && source_file.empty()) {
+    return fail(kUsage, "--source-dir applies with --source FILE only");
+  }
   if (format == "sqlite" && output.empty()) {
     return fail(kUsage, "--format sqlite writes a database file: give it with -o FILE");
   }
@@ -209,6 +225,25 @@ int run_causal_report(int argc, char** argv) {
   }
 
   RenderOptions options{.by = by, .view = view};
+  if (!source_file.empty()) {
+    const auto matches = match_source_files(report, source_file);
+    if (matches.size() != 1) {
+      // Name what there is: the files it could mean, or those with the most time.
+      const auto named = matches.empty() ? match_source_files(report, "") : matches;
+      std::string names;
+      for (size_t i = 0; i < named.size() && i < 5; ++i) names += (i ? ", " : "") + named[i].file;
+      if (named.size() > 5) names += ", ...";
+      return fail(kBadInput,
+                  matches.empty()
+                      ? "--source " + source_file + ": no sampled line is in a file of that name" +
+                            (names.empty() ? std::string(" (no sampled line has a file)")
+                                           : "; files with the most time: " + names)
+                      : "--source " + source_file + " names " + std::to_string(matches.size()) +
+                            " files with samples (" + names + "): give more of the path");
+    }
+    options.source_file = matches[0].file;
+    options.source_dirs = source_dirs;
+  }
   options.top = top.value_or(format == "text" ? (view == View::tree ? 60 : 20) : 0);
   if (format == "sqlite") {
     const std::string error = write_sqlite(report, output);

@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "report/report.h"
 
@@ -32,6 +33,10 @@ struct RenderOptions {
   RowKind by = RowKind::function;
   View view = View::flat;  // text: the flat table or the call tree (needs Report::tree)
   size_t width = 100;      // text: the widest line
+  // text: instead of the tables, this source file annotated (a file the line rows name:
+  // match_source_files), its text read through source_dirs where the path is not there.
+  std::string source_file;
+  std::vector<std::string> source_dirs;
 
   // Rows a table of `available` rows shows.
   size_t rows(size_t available) const { return top == 0 ? available : std::min(top, available); }

@@ -16,6 +16,7 @@
 #include "report/render/render.h"
 #include "report/render/text_causal.h"
 #include "report/render/text_rows.h"
+#include "report/render/text_source.h"
 #include "report/render/text_util.h"
 #include "report/render/text_views.h"
 #include "report/render/unnamed_code_note.h"
@@ -240,7 +241,9 @@ void table(std::string& out, const Report& r, const RenderOptions& o) {
 std::string render_text(const Report& report, const RenderOptions& options) {
   std::string out;
   header(out, report, options.width);
-  if (options.view == View::tree) {
+  if (!options.source_file.empty()) {
+    text_source(out, report, options);
+  } else if (options.view == View::tree) {
     text_call_tree(out, report, options);
   } else if (options.by == RowKind::function || options.by == RowKind::line) {
     table(out, report, options);

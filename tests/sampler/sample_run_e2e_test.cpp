@@ -632,6 +632,48 @@ TEST(SampleRun, FunctionsOfAStrippedProgramAreRowsOfTheirOwn) {
 #endif
 }
 
+#ifdef CAUSAL_REPORT
+// Annotated source (causal-report --source): the program's hottest line is spin's loop.
+TEST(AnnotatedSource, TheHottestLineIsTheLoopBody) {
+  const std::string dir = fresh_directory("annotated-source");
+  std::string out;
+  ASSERT_EQ(run_command(kSampleRun + " -q -o " + dir + "/r -- " + kPrograms +
+                            "/attach_target --split 0.5 2>&1",
+                        out),
+            0)
+      << out;
+  const std::string report_bin = CAUSAL_REPORT;
+  ASSERT_EQ(run_command(report_bin + " " + dir + "/r --source attach_target.cpp 2>&1", out), 0)
+      << out;
+  EXPECT_NE(out.find("Source: "), std::string::npos) << out;
+  // The row with the most self time is the loop's body.
+  std::smatch m;
+  double best = -1;
+  std::string best_text;
+  const std::regex row("\\n *([0-9.]+)% +[0-9.]+% +[^\\n]*? ([0-9]+)  ([^\\n]*)");
+  for (auto it = std::sregex_iterator(out.begin(), out.end(), row); it != std::sregex_iterator();
+       ++it) {
+    if (std::stod((*it)[1].str()) > best) {
+      best = std::stod((*it)[1].str());
+      best_text = (*it)[3].str();
+    }
+  }
+  EXPECT_GT(best, 20) << out;
+  EXPECT_NE(best_text.find("6364136223846793005ull"), std::string::npos) << out;
+  // A file with no sampled line, and a text-only view asked for in JSON.
+  EXPECT_EQ(run_command(report_bin + " " + dir + "/r --source nosuch.cpp 2>&1", out), 2) << out;
+  EXPECT_NE(out.find("--source nosuch.cpp: no sampled line is in a file of that name; files "
+                     "with the most time: "),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("attach_target.cpp"), std::string::npos) << out;
+  EXPECT_EQ(
+      run_command(report_bin + " " + dir + "/r --source attach_target.cpp --format json 2>&1", out),
+      1)
+      << out;
+}
+#endif
+
 // A program killed before its exit path leaves no copy: the report reads the runtime's own
 // map in /tmp, on this host, and says so.
 TEST(SampleRun, JitCodeOfAProcessThatLeftNoCopyIsNamedFromTheRuntimesMap) {
