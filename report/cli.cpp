@@ -70,6 +70,88 @@ std::string thread_names_for_error(const LoadResult& loaded) {
          "; thread names: " + (names.empty() ? "none" : join(names));
 }
 
+// What one results directory (or file) becomes: loaded, filtered, symbolized, built.
+struct ReportInputs {
+  std::string format;
+  ClockChoice clock = ClockChoice::automatic;
+  View view = View::flat;
+  RowKind by = RowKind::function;
+  std::string symbols;
+  bool quiet = false;
+  ThreadFilter filter;
+};
+
+// The report of `dir`, or nullopt with `exit_code` set and the error said.
+std::optional<Report> load_and_build(const std::string& dir, const ReportInputs& in,
+                                     int& exit_code) {
+  const std::string& format = in.format;
+  const bool quiet = in.quiet;
+  const View view = in.view;
+  const RowKind by = in.by;
+  const auto failed = [&](int code, const std::string& message) -> std::optional<Report> {
+    exit_code = fail(code, message);
+    return std::nullopt;
+  };
+  std::vector<ResultsFile> files;
+  try {
+    files = find_results_files(dir);
+  } catch (const std::exception& e) {
+    return failed(kBadInput, e.what());
+  }
+  if (files.empty()) return failed(kBadInput, dir + ": no results files in this directory");
+
+  LoadResult loaded = load_results(files, {.progress = !quiet && ::isatty(STDERR_FILENO),
+                                           .keep_timeline = format == "chrome",
+                                           .clock = in.clock});
+  if (loaded.processes.empty()) {
+    // Nothing to report: one error giving the first file's reason, the others' warned.
+    if (!quiet) {
+      for (const auto& w : loaded.warnings) {
+        if (w != loaded.first_failure)
+          std::cerr << "causal-report: warning: " << format::printable_text(w) << '\n';
+      }
+    }
+    if (files.size() == 1 && files[0].path == dir) return failed(kBadInput, loaded.first_failure);
+    return failed(kBadInput,
+                  files.size() == 1
+                      ? dir + ": its one results file could not be read: " + loaded.first_failure
+                      : dir + ": none of its " + std::to_string(files.size()) +
+                            " results files could be read (first: " + loaded.first_failure + ")");
+  }
+  if (!quiet) {
+    for (const auto& w : loaded.warnings)
+      std::cerr << "causal-report: warning: " << format::printable_text(w) << '\n';
+  }
+  if (!in.filter.empty()) {
+    const std::string names = thread_names_for_error(loaded);
+    loaded.filter = apply_thread_filter(loaded, in.filter);
+    if (loaded.processes.empty()) {
+      return failed(kBadInput, loaded.filter.substr(0, loaded.filter.find(": ")) +
+                                   ": no process or thread of the results matches (" + names + ")");
+    }
+  }
+
+  const auto source =
+      in.symbols == "none" ? make_address_only_source() : make_default_symbol_source(dir);
+  const size_t before = loaded.warnings.size();
+  // The views beyond the flat profile are built only for the outputs that show them.
+  const BuildOptions build{
+      .call_tree = view == View::tree || format == "html" || format == "folded",
+      // An MPI job's text header sums its ranks up (rank_spread_note.h).
+      .breakdown = format != "text" || by == RowKind::thread || by == RowKind::process ||
+                   by == RowKind::rank ||
+                   std::any_of(loaded.processes.begin(), loaded.processes.end(),
+                               [](const ProcessProfile& p) { return p.process.rank >= 0; }),
+      .group_spread = format == "json"};
+  Report report = build_report(std::move(loaded), *source, build);
+  if (!quiet) {
+    for (size_t i = before; i < report.warnings.size(); ++i) {
+      std::cerr << "causal-report: warning: " << report.warnings[i] << '\n';
+    }
+  }
+  return report;
+}
+
 }  // namespace
 
 int run_causal_report(int argc, char** argv) {
@@ -87,6 +169,7 @@ int run_causal_report(int argc, char** argv) {
   bool quiet = false;
   std::string source_file;
   std::vector<std::string> source_dirs;
+  std::string diff_base;
   ThreadFilter filter;
   app.add_option("DIR", dir,
                  "results directory written by sample-run or causal-run (also read: *.coz, "
@@ -131,6 +214,9 @@ int run_causal_report(int argc, char** argv) {
   app.add_option("--source-dir", source_dirs,
                  "where --source reads sources not at their recorded path: DIR (searched for "
                  "the path's last components), or OLD=NEW (a prefix replaced); repeatable");
+  app.add_option("--diff", diff_base,
+                 "text: compare DIR with the earlier results BASE (causal-report --diff BASE "
+                 "DIR): the functions (or --by line, lines) whose time changed most");
   app.add_flag("-q,--quiet", quiet, "no warnings or progress on standard error");
   try {
     app.parse(argc, argv);
@@ -152,6 +238,12 @@ int run_causal_report(int argc, char** argv) {
                             : clock_name == "wall" ? ClockChoice::wall
                                                    : ClockChoice::automatic;
 
+  if (!diff_base.empty() && (format != "text" || view == View::tree || !source_file.empty() ||
+                             (by != RowKind::function && by != RowKind::line))) {
+    return fail(kUsage,
+                "--diff is a text view by function or line: give it without --format, --view "
+                "or --source (for pprof, export both runs and use pprof -diff_base BASE.pb.gz)");
+  }
   if (!source_file.empty() && format != "text") {
     return fail(kUsage,
                 "--source is a text view: give it without --format (or with --format text)");
@@ -166,62 +258,21 @@ int run_causal_report(int argc, char** argv) {
     return fail(kUsage, "--format pprof is gzipped binary: give a file with -o FILE");
   }
 
-  std::vector<ResultsFile> files;
-  try {
-    files = find_results_files(dir);
-  } catch (const std::exception& e) {
-    return fail(kBadInput, e.what());
-  }
-  if (files.empty()) return fail(kBadInput, dir + ": no results files in this directory");
-
-  LoadResult loaded = load_results(files, {.progress = !quiet && ::isatty(STDERR_FILENO),
-                                           .keep_timeline = format == "chrome",
-                                           .clock = clock});
-  if (loaded.processes.empty()) {
-    // Nothing to report: one error giving the first file's reason, the others' warned.
-    if (!quiet) {
-      for (const auto& w : loaded.warnings) {
-        if (w != loaded.first_failure)
-          std::cerr << "causal-report: warning: " << format::printable_text(w) << '\n';
-      }
-    }
-    if (files.size() == 1 && files[0].path == dir) return fail(kBadInput, loaded.first_failure);
-    return fail(kBadInput,
-                files.size() == 1
-                    ? dir + ": its one results file could not be read: " + loaded.first_failure
-                    : dir + ": none of its " + std::to_string(files.size()) +
-                          " results files could be read (first: " + loaded.first_failure + ")");
-  }
-  if (!quiet) {
-    for (const auto& w : loaded.warnings)
-      std::cerr << "causal-report: warning: " << format::printable_text(w) << '\n';
-  }
-  if (!filter.empty()) {
-    const std::string names = thread_names_for_error(loaded);
-    loaded.filter = apply_thread_filter(loaded, filter);
-    if (loaded.processes.empty()) {
-      return fail(kBadInput, loaded.filter.substr(0, loaded.filter.find(": ")) +
-                                 ": no process or thread of the results matches (" + names + ")");
-    }
-  }
-
-  const auto source =
-      symbols == "none" ? make_address_only_source() : make_default_symbol_source(dir);
-  const size_t before = loaded.warnings.size();
-  // The views beyond the flat profile are built only for the outputs that show them.
-  const BuildOptions build{
-      .call_tree = view == View::tree || format == "html" || format == "folded",
-      // An MPI job's text header sums its ranks up (rank_spread_note.h).
-      .breakdown = format != "text" || by == RowKind::thread || by == RowKind::process ||
-                   by == RowKind::rank ||
-                   std::any_of(loaded.processes.begin(), loaded.processes.end(),
-                               [](const ProcessProfile& p) { return p.process.rank >= 0; }),
-      .group_spread = format == "json"};
-  const Report report = build_report(std::move(loaded), *source, build);
-  if (!quiet) {
-    for (size_t i = before; i < report.warnings.size(); ++i) {
-      std::cerr << "causal-report: warning: " << report.warnings[i] << '\n';
-    }
+  const ReportInputs inputs{.format = format,
+                            .clock = clock,
+                            .view = view,
+                            .by = by,
+                            .symbols = symbols,
+                            .quiet = quiet,
+                            .filter = filter};
+  int exit_code = kOk;
+  std::optional<Report> built = load_and_build(dir, inputs, exit_code);
+  if (!built) return exit_code;
+  const Report& report = *built;
+  std::optional<Report> base;
+  if (!diff_base.empty()) {
+    base = load_and_build(diff_base, inputs, exit_code);
+    if (!base) return exit_code;
   }
 
   RenderOptions options{.by = by, .view = view};
@@ -249,7 +300,9 @@ int run_causal_report(int argc, char** argv) {
     const std::string error = write_sqlite(report, output);
     return error.empty() ? kOk : fail(kBadInput, output + ": " + error);
   }
-  const std::string text = render_format(format, report, options);
+  const std::string text =
+      base ? format::printable_text(render_text_diff(*base, report, diff_base, dir, options), true)
+           : render_format(format, report, options);
   if (output.empty()) {
     std::cout << text;
     std::cout.flush();

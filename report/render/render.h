@@ -43,6 +43,10 @@ struct RenderOptions {
 };
 
 std::string render_text(const Report& report, const RenderOptions& options);
+// causal-report --diff BASE DIR: what changed from `base` to `now`, by function or line;
+// the names say which is which.
+std::string render_text_diff(const Report& base, const Report& now, const std::string& base_name,
+                             const std::string& now_name, const RenderOptions& options);
 std::string render_json(const Report& report, const RenderOptions& options);
 
 // Formats for other tools (docs/report.md). Those marked (tree) need Report::tree.

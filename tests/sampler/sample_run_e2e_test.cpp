@@ -674,6 +674,50 @@ TEST(AnnotatedSource, TheHottestLineIsTheLoopBody) {
 }
 #endif
 
+#ifdef CAUSAL_REPORT
+// causal-report --diff BASE NEW: the functions whose time changed most, each run's share.
+TEST(ReportDiff, TheFunctionsThatChangedMostComeFirst) {
+  const std::string dir = fresh_directory("report-diff");
+  const std::string target = kPrograms + "/attach_target";
+  std::string out;
+  ASSERT_EQ(
+      run_command(kSampleRun + " -q -o " + dir + "/base -- " + target + " --split 0.5 2>&1", out),
+      0)
+      << out;
+  ASSERT_EQ(
+      run_command(kSampleRun + " -q -o " + dir + "/new -- " + target + " --faults 0.5 2>&1", out),
+      0)
+      << out;
+  const std::string report_bin = CAUSAL_REPORT;
+  ASSERT_EQ(run_command(report_bin + " --diff " + dir + "/base " + dir + "/new 2>&1", out), 0)
+      << out;
+  EXPECT_NE(out.find("comparing " + dir + "/new (new) with"), std::string::npos) << out;
+  EXPECT_NE(out.find(dir + "/base (base)"), std::string::npos) << out;
+  // spin's time went away, touch_pages' came: the two largest changes, in that order of size.
+  const auto spin_row = out.find("::spin(");
+  const auto touch_row = out.find("touch_pages");
+  ASSERT_NE(spin_row, std::string::npos) << out;
+  ASSERT_NE(touch_row, std::string::npos) << out;
+  const auto line_of = [&](size_t at) {
+    return out.substr(out.rfind('\n', at) + 1, out.find('\n', at) - out.rfind('\n', at) - 1);
+  };
+  EXPECT_NE(line_of(spin_row).find(" -"), std::string::npos) << out;
+  EXPECT_NE(line_of(touch_row).find(" +"), std::string::npos) << out;
+  // A run against itself: nothing changed.
+  ASSERT_EQ(run_command(report_bin + " --diff " + dir + "/base " + dir + "/base 2>&1", out), 0)
+      << out;
+  EXPECT_NE(out.find("(top 0 of 0 that changed)"), std::string::npos) << out;
+  // A text view: other formats are refused, with what to use instead.
+  EXPECT_EQ(
+      run_command(report_bin + " --diff " + dir + "/base " + dir + "/new --format json 2>&1", out),
+      1)
+      << out;
+  EXPECT_NE(out.find("pprof -diff_base"), std::string::npos) << out;
+  EXPECT_EQ(run_command(report_bin + " --diff " + dir + "/nosuch " + dir + "/new 2>&1", out), 2)
+      << out;
+}
+#endif
+
 // A program killed before its exit path leaves no copy: the report reads the runtime's own
 // map in /tmp, on this host, and says so.
 TEST(SampleRun, JitCodeOfAProcessThatLeftNoCopyIsNamedFromTheRuntimesMap) {
