@@ -59,6 +59,10 @@ perf_event_attr attr_for(const ThreadEventSettings& s, bool user_only) {
     a.sample_type |= PERF_SAMPLE_READ;  // the group's counts with every sample
     a.read_format = PERF_FORMAT_GROUP;
   }
+  // Enabled once its counters have joined it (ThreadEvent::open), as one group, as perf
+  // does: a sibling added to a leader already counting on a running thread is not sure to
+  // start with it.
+  a.disabled = 1;
   a.watermark = 1;
   a.wakeup_watermark = s.ring_pages * static_cast<uint32_t>(::sysconf(_SC_PAGESIZE)) / 4;
   return a;
@@ -354,6 +358,13 @@ std::string ThreadEvent::open(pid_t tid, const ThreadEventSettings& settings) {
     close();
     errno = err;
     return std::string("sharing the ring with the context-switch event: ") + std::strerror(err);
+  }
+  if (::ioctl(fd_, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP) != 0 ||
+      (switch_fd_ >= 0 && ::ioctl(switch_fd_, PERF_EVENT_IOC_ENABLE, 0) != 0)) {
+    const int err = errno;
+    close();
+    errno = err;
+    return std::string("perf_event enable: ") + std::strerror(err);
   }
   return {};
 }
