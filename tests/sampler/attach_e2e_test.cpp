@@ -84,6 +84,29 @@ struct Background {
   }
 };
 
+// sample-run OPTIONS (which bound it with -d) attached to the target started with `args`
+// once it has run for a moment; waits for both.
+struct TimedAttach {
+  int sampler_status = -1;
+  int target_status = -1;
+  std::string out;  // sample-run's
+  std::vector<LoadedProcess> processes;
+};
+TimedAttach attach_while_running(const std::string& dir, const std::vector<std::string>& args,
+                                 const std::string& options) {
+  TimedAttach r;
+  std::vector<std::string> argv = {kTarget};
+  argv.insert(argv.end(), args.begin(), args.end());
+  Background target(argv, dir + "/target.log");
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  r.sampler_status = run_command(kSampleRun + " " + options + " -o " + dir + "/r --pid " +
+                                     std::to_string(target.pid) + " 2>&1",
+                                 r.out);
+  r.target_status = target.wait();
+  r.processes = load_results(dir + "/r");
+  return r;
+}
+
 // The target's own run without any sampler: the output and status to compare with.
 std::pair<int, std::string> plain_run(const std::string& dir, const std::string& option) {
   const std::string go = dir + "/go-plain";
@@ -286,15 +309,10 @@ TEST(AttachRun, TheSplitMatchesALaunchedRunWithinThreePoints) {
             0)
       << out;
   const double launched = heavy_share(load_results(dir + "/launched"));
-  Background target({kTarget, "--split", "3.5"}, dir + "/target.log");
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  ASSERT_EQ(run_command(kSampleRun + " -q -f 2000 -d 2.5 -o " + dir + "/attached --pid " +
-                            std::to_string(target.pid) + " 2>&1",
-                        out),
-            0)
-      << out;
-  EXPECT_EQ(target.wait(), 0);
-  const double attached = heavy_share(load_results(dir + "/attached"));
+  const auto r = attach_while_running(dir, {"--split", "3.5"}, "-q -f 2000 -d 2.5");
+  ASSERT_EQ(r.sampler_status, 0) << r.out;
+  EXPECT_EQ(r.target_status, 0);
+  const double attached = heavy_share(r.processes);
   // Three parts in four, by construction; both within 3 points of each other.
   EXPECT_GT(launched, 60) << out;
   EXPECT_NEAR(attached, launched, 3.0) << out;
@@ -349,19 +367,13 @@ TEST(AttachRun, OneThreadAlone) {
 // --clock wall: every thread's wall time while attached, off-CPU time at the stack where
 // the thread waited (the main thread in join), on-CPU time where it ran.
 TEST(AttachRun, WallClockCountsTheTimeOffCpuWhereItWasSpent) {
-  const std::string dir = fresh_directory("attach-wall");
-  Background target({kTarget, "--split", "2"}, dir + "/target.log");
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  std::string out;
-  ASSERT_EQ(run_command(kSampleRun + " --clock wall -d 0.6 -o " + dir + "/r --pid " +
-                            std::to_string(target.pid) + " 2>&1",
-                        out),
-            0)
-      << out;
-  EXPECT_EQ(target.wait(), 0);
-  const auto processes = load_results(dir + "/r");
-  ASSERT_EQ(processes.size(), 1u) << out;
-  const auto& p = processes[0];
+  const auto r =
+      attach_while_running(fresh_directory("attach-wall"), {"--split", "2"}, "--clock wall -d 0.6");
+  const std::string& out = r.out;
+  ASSERT_EQ(r.sampler_status, 0) << out;
+  EXPECT_EQ(r.target_status, 0);
+  ASSERT_EQ(r.processes.size(), 1u) << out;
+  const auto& p = r.processes[0];
   EXPECT_EQ(p.process.clock, "cpu+wall");
   std::map<int64_t, uint64_t> wall_ns;
   for (const auto& s : p.samples) {
@@ -381,19 +393,13 @@ TEST(AttachRun, WallClockCountsTheTimeOffCpuWhereItWasSpent) {
 // -e: counters read with every sample, their deltas on the samples of the code that
 // caused them; one this machine does not have is recorded as such.
 TEST(AttachRun, CountersComeWithTheSamples) {
-  const std::string dir = fresh_directory("attach-counters");
-  Background target({kTarget, "--faults", "2"}, dir + "/target.log");
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  std::string out;
-  ASSERT_EQ(run_command(kSampleRun + " -e page-faults,cycles -d 0.6 -o " + dir + "/r --pid " +
-                            std::to_string(target.pid) + " 2>&1",
-                        out),
-            0)
-      << out;
-  EXPECT_EQ(target.wait(), 0);
-  const auto processes = load_results(dir + "/r");
-  ASSERT_EQ(processes.size(), 1u) << out;
-  const auto& p = processes[0];
+  const auto r = attach_while_running(fresh_directory("attach-counters"), {"--faults", "2"},
+                                      "-e page-faults,cycles -d 0.6");
+  const std::string& out = r.out;
+  ASSERT_EQ(r.sampler_status, 0) << out;
+  EXPECT_EQ(r.target_status, 0);
+  ASSERT_EQ(r.processes.size(), 1u) << out;
+  const auto& p = r.processes[0];
   ASSERT_EQ(p.events.size(), 2u);
   EXPECT_EQ(p.events[0].status, format::EventStatus::ok);
   uint64_t faults_in_touch = 0;
