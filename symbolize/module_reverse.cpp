@@ -171,7 +171,15 @@ Result<std::vector<FunctionRanges>> Module::function_ranges(const std::string& p
       if (!d->scopes) continue;
       for (const auto& iv : d->scopes->intervals()) {
         const Scope& s = d->scopes->scope(iv.scope);
-        if (match(s.name)) found[{name_of(s.name), s.inlined}].push_back({iv.low, iv.high});
+        if (!match(s.name)) continue;
+        // An out-of-line body is named as lookup() names its frames, by the ELF symbol
+        // holding it where there is one: "(anonymous namespace)::f(int) (.constprop.0)"
+        // rather than DW_AT_name's "f". Else the symbol's own match below would make the
+        // same code a second location under another name, and the report, which names
+        // frames by the symbol, would find no sample in the first.
+        const SymbolTable::Entry* e = s.inlined ? nullptr : symbols_.find(iv.low);
+        const std::string& name = e != nullptr ? name_of(e->name) : name_of(s.name);
+        found[{name, s.inlined}].push_back({iv.low, iv.high});
       }
     }
   }

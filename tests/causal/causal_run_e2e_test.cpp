@@ -644,6 +644,42 @@ TEST(CausalRun, OutOfTreeBuildIsItsOwnCode) {
   }
 }
 
+// The quick start's example (setup.sh, examples/matrix_pipeline.cpp): --function
+// hash_bytes matched GCC's clone of it twice, by DW_AT_name ("hash_bytes") and by its ELF
+// symbol ("(anonymous namespace)::hash_bytes(int) (.constprop.0)"): two locations of one
+// body, half the experiments each, and the report found the first in no sample. One
+// location now, named as the report names its frames.
+TEST(CausalRun, TheExamplesClonedFunctionIsOneLocation) {
+  std::ifstream source(std::string(EXAMPLE_SOURCES) + "/matrix_pipeline.cpp");
+  std::string text;
+  int progress_line = 0;
+  for (int n = 1; std::getline(source, text); ++n) {
+    if (text.find("sum += sort_numbers") != std::string::npos) progress_line = n;
+  }
+  ASSERT_GT(progress_line, 0);
+  const auto r = causal_run("example",
+                            "--function hash_bytes --fixed-speedup 50 --seed 5 --progress "
+                            "matrix_pipeline.cpp:" +
+                                std::to_string(progress_line),
+                            std::string(EXAMPLE_MATRIX_PIPELINE) + " 400");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto experiments = experiments_in(r.dir);
+  ASSERT_FALSE(experiments.empty()) << r.output;
+  std::set<std::string> locations;
+  uint64_t selected = 0;
+  for (const auto& e : experiments) {
+    locations.insert(e.location);
+    selected += e.selected_samples;
+  }
+  EXPECT_EQ(locations.size(), 1u) << r.output;
+  EXPECT_NE(locations.begin()->find("hash_bytes("), std::string::npos) << *locations.begin();
+  EXPECT_GT(selected, 0u);
+  const std::string json = report_json(r.dir);
+  EXPECT_NE(json.find("\"phase_note\": \"the location runs during about"), std::string::npos)
+      << json;
+  EXPECT_EQ(json.find("no sample's stack holds the location"), std::string::npos) << json;
+}
+
 // -n RUNS with progress points ran the program once and said nothing: now every run
 // writes its own process's experiments into the one directory, each run with its own
 // schedule (the seed plus the run's number), and the report merges them.

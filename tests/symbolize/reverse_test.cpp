@@ -94,6 +94,26 @@ TEST(Reverse, FunctionByRegex) {
   EXPECT_EQ(f.ranges.front().low, *addr);
 }
 
+// One body is one location, named as the report names its frames: GCC's clone of
+// clone_me has DW_AT_name "clone_me" and the ELF symbol "(anonymous namespace)::
+// clone_me(int, int) (.constprop.0)"; both match, and they used to be two locations of
+// the same code, the first of which the report found in no sample.
+TEST(Reverse, AFunctionsBodyIsOneEntryNamedAsItsFrames) {
+  Symbolizer s;
+  auto found = s.ranges_for_function(prog(), "clone_me");
+  ASSERT_TRUE(found) << found.error().message;
+  std::vector<const FunctionRanges*> bodies;
+  for (const auto& f : *found) {
+    if (!f.inlined) bodies.push_back(&f);
+  }
+  ASSERT_EQ(bodies.size(), 1u);
+  ASSERT_FALSE(bodies[0]->ranges.empty());
+  const auto sym = s.symbolize(prog(), std::vector<uint64_t>{bodies[0]->ranges[0].low}).front();
+  ASSERT_FALSE(sym.frames.empty());
+  EXPECT_EQ(bodies[0]->function, sym.frames.back().function);
+  EXPECT_NE(bodies[0]->function.find("clone_me("), std::string::npos) << bodies[0]->function;
+}
+
 TEST(Reverse, InlinedFunctionCopiesAreListed) {
   Symbolizer s;
   auto found = s.ranges_for_function(prog(), "fx::leaf");
