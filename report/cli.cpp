@@ -17,6 +17,7 @@
 #include "format/utf8.h"
 #include "report/load/thread_filter.h"
 #include "report/profile/source_lines.h"
+#include "report/render/coz_writer.h"
 #include "report/render/render.h"
 
 namespace cprof::report {
@@ -43,7 +44,8 @@ std::string render_format(const std::string& format, const Report& r, const Rend
   if (format == "speedscope") return render_speedscope(r);
   if (format == "pprof") return render_pprof(r);
   if (format == "chrome") return render_chrome(r);
-  if (format == "coz") return format::valid_utf8(render_coz(r));
+  if (format == "coz") return format::valid_utf8(render_coz(r, CozStyle::tab_separated));
+  if (format == "coz-jsonl") return render_coz(r, CozStyle::json_lines);
   return format::printable_text(render_text(r, o), /*keep_newlines=*/true);
 }
 
@@ -176,8 +178,8 @@ int run_causal_report(int argc, char** argv) {
                  "*.tsv, *.jsonl), or one such file")
       ->required();
   app.add_option("--format,-f", format, "output format")
-      ->check(cprof::cli::one_of(
-          {"text", "json", "html", "folded", "speedscope", "pprof", "chrome", "sqlite", "coz"}))
+      ->check(cprof::cli::one_of({"text", "json", "html", "folded", "speedscope", "pprof", "chrome",
+                                  "sqlite", "coz", "coz-jsonl"}))
       ->default_str("text");
   app.add_option("--top,-n", top, "rows per table, 0 for all (default: 20 for text, all for json)")
       ->check(cprof::cli::whole_number_in(0, 1000000000, "rows (0 for all)"));

@@ -40,9 +40,17 @@ bool is_results_file(const fs::path& path, InputKind kind) {
 std::vector<ResultsFile> find_results_files(const fs::path& dir, int max_depth) {
   std::error_code ec;
   if (fs::is_regular_file(dir, ec)) {  // one file named on the command line
-    const InputKind kind = input_kind_of(dir);
-    if (!is_results_file(dir, kind)) {
-      throw std::runtime_error(dir.string() + ": not a results, Coz, TSV or JSON-lines file");
+    // Named like a text input, or not a results file: what it holds decides, whatever it
+    // is called (Coz's profile.jsonl is Coz's, not rows of ours).
+    InputKind kind = input_kind_of(dir);
+    if (kind != InputKind::results || !is_results_file(dir, kind)) {
+      const auto by_content = text_input_by_content(dir);
+      if (!by_content && kind == InputKind::results) {
+        throw std::runtime_error(dir.string() +
+                                 ": not a results, Coz, TSV or JSON-lines file (by its name "
+                                 "or its first line)");
+      }
+      kind = by_content.value_or(kind);
     }
     return {ResultsFile{.path = dir, .run = "", .bytes = fs::file_size(dir, ec), .kind = kind}};
   }
@@ -63,8 +71,14 @@ std::vector<ResultsFile> find_results_files(const fs::path& dir, int max_depth) 
     // listed too: loading it says what it is instead of skipping it in silence.
     const bool regular = it->is_regular_file(ec);
     if (!regular && !named_like_results_file(it->path())) continue;
-    const InputKind kind = input_kind_of(it->path());
-    if (regular && !is_results_file(it->path(), kind)) continue;
+    InputKind kind = input_kind_of(it->path());
+    if (regular && kind != InputKind::results) {
+      kind = text_input_by_content(it->path()).value_or(kind);
+    } else if (regular && !is_results_file(it->path(), kind)) {
+      // Coz's profile under any name (Coz's -o): its first record is `startup`.
+      if (!starts_like_coz_profile(it->path())) continue;
+      kind = InputKind::coz;
+    }
     ResultsFile f;
     f.path = it->path();
     f.kind = kind;

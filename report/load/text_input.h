@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,16 @@ enum class InputKind { results, coz, tsv, jsonl };
 // (recognized by its header).
 InputKind input_kind_of(const std::filesystem::path& path);
 const char* input_kind_name(InputKind kind);
+
+// What a text file holds, by its first record, whatever it is called: Coz's records
+// (`startup`, an `experiment` with `selected`, the point and sample lines) in either
+// spelling, tab-separated or JSON lines (Coz's profile.jsonl); else the results format's
+// rows as JSON lines or TSV. nullopt: none of these (or unreadable). A Coz profile saved
+// as profile.jsonl is read as Coz's, not as rows of ours.
+std::optional<InputKind> text_input_by_content(const std::filesystem::path& path);
+// Only Coz's profiles, which begin with a `startup` record: the files of a directory
+// that are neither results files nor named like a text input are looked at for this.
+bool starts_like_coz_profile(const std::filesystem::path& path);
 
 using RecordSink = std::function<void(format::Record&&)>;
 

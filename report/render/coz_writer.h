@@ -9,18 +9,29 @@
 //   samples           location=FILE:LINE  count=N
 //   runtime           time=NS
 //
+// or the same records as JSON lines (`--format coz-jsonl`, Coz's profile.jsonl): one
+// object a line, "type" then the same keys with the same values, numbers as numbers:
+//
+//   {"type": "experiment", "selected": "a.c:3", "speedup": 0.5, "duration": 900,
+//   "selected-samples": 7}
+//
 // render_coz() writes the sampled part; coz_experiments() the experiments and their
 // points, between startup() and runtime().
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <string_view>
+#include <variant>
 
 namespace cprof::report {
 
+enum class CozStyle { tab_separated, json_lines };
+
 class CozWriter {
  public:
-  explicit CozWriter(std::string& out) : out_(out) {}
+  explicit CozWriter(std::string& out, CozStyle style = CozStyle::tab_separated)
+      : out_(out), style_(style) {}
 
   void startup(uint64_t time_ns);
   void experiment(std::string_view selected, double speedup, uint64_t duration_ns,
@@ -32,7 +43,15 @@ class CozWriter {
   void runtime(uint64_t time_ns);
 
  private:
+  struct Field {
+    std::string_view key;
+    std::variant<std::string_view, uint64_t, double> value;
+  };
+  // One record in the writer's style.
+  void record(std::string_view type, std::initializer_list<Field> fields);
+
   std::string& out_;
+  CozStyle style_;
 };
 
 // Tabs and newlines would split a field: they become spaces.

@@ -58,7 +58,9 @@ std::string render_pprof(const Report& report);   // gzipped profile.proto bytes
 // max_events trace events, a slice stands for several consecutive samples of a thread
 // (their most frequent stack).
 std::string render_chrome(const Report& report, uint64_t max_events = 3'000'000);
-std::string render_coz(const Report& report);
+// Coz's profile: tab-separated (profile.coz) or JSON lines (profile.jsonl).
+enum class CozStyle;
+std::string render_coz(const Report& report, CozStyle style);
 // Writes a SQLite database at `path` (replacing it). Returns "" or what went wrong.
 std::string write_sqlite(const Report& report, const std::string& path);
 

@@ -8,6 +8,8 @@
 
 #include "report/causal/causal_model.h"
 #include "report/load/loader.h"
+#include "report/load/text_input.h"
+#include "report/render/coz_writer.h"
 #include "report/render/render.h"
 #include "tests/report/causal_fixture.h"
 #include "tests/report/tool_shell.h"
@@ -151,19 +153,10 @@ TEST(TextInputs, JsonLinesBadLinesNameFileLineAndColumn) {
   EXPECT_EQ(l.model.experiments, 1u);
 }
 
-TEST(CozFormat, WrittenProfileReadsBackToTheSamePredictions) {
-  TempDir dir, coz_dir;
-  const Report original = testing::causal_report(dir.path());
-  ASSERT_EQ(original.causal.experiments, 26u);
-  ASSERT_EQ(original.causal.predictions.size(), 4u);  // 2 locations x (ops, req)
-  const std::string text = render_coz(original);
-  EXPECT_NE(text.find("experiment\tselected=hot<int>::run\tspeedup=0.25\tduration=850000000\t"
-                      "selected-samples=40\n"),
-            std::string::npos)
-      << text;
-  EXPECT_NE(text.find("latency-point\tname=req\tarrivals="), std::string::npos);
-  write_file(coz_dir.path() / "profile.coz", text);
-  const auto back = load(coz_dir.path());
+// `dir` holds `original` written as a Coz profile: it loads with no warning and gives the
+// same predictions, and Coz's progress points come back as Coz's, of the right kinds.
+void expect_same_predictions(const Report& original, const fs::path& dir) {
+  const auto back = load(dir);
   EXPECT_TRUE(back.load.warnings.empty()) << back.load.warnings.front();
   ASSERT_EQ(back.model.experiments, original.causal.experiments);
   ASSERT_EQ(back.model.predictions.size(), original.causal.predictions.size());
@@ -181,10 +174,72 @@ TEST(CozFormat, WrittenProfileReadsBackToTheSamePredictions) {
       EXPECT_EQ(a.points[k].experiments, b.points[k].experiments);
     }
   }
-  // Coz's progress points come back as Coz's, of the right kinds.
   ASSERT_EQ(back.model.progress_points.size(), 2u);
   EXPECT_EQ(back.model.progress_points[1].kind, format::ProgressPointKind::latency);
   EXPECT_EQ(back.model.progress_points[1].source, format::ProgressPointSource::coz);
+}
+
+TEST(CozFormat, WrittenProfileReadsBackToTheSamePredictions) {
+  TempDir dir, coz_dir;
+  const Report original = testing::causal_report(dir.path());
+  ASSERT_EQ(original.causal.experiments, 26u);
+  ASSERT_EQ(original.causal.predictions.size(), 4u);  // 2 locations x (ops, req)
+  const std::string text = render_coz(original, CozStyle::tab_separated);
+  EXPECT_NE(text.find("experiment\tselected=hot<int>::run\tspeedup=0.25\tduration=850000000\t"
+                      "selected-samples=40\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("latency-point\tname=req\tarrivals="), std::string::npos);
+  write_file(coz_dir.path() / "profile.coz", text);
+  expect_same_predictions(original, coz_dir.path());
+}
+
+TEST(CozFormat, JsonLinesProfileReadsBackUnderAnyName) {
+  TempDir dir;
+  const Report original = testing::causal_report(dir.path());
+  const std::string jsonl = render_coz(original, CozStyle::json_lines);
+  EXPECT_TRUE(jsonl.starts_with("{\"type\": \"startup\", \"time\": ")) << jsonl.substr(0, 200);
+  EXPECT_NE(jsonl.find("{\"type\": \"experiment\", \"selected\": \"hot<int>::run\", "
+                       "\"speedup\": 0.25, \"duration\": 850000000, \"selected-samples\": 40}\n"),
+            std::string::npos)
+      << jsonl;
+  // Coz's own name for it: .jsonl is not taken for rows of the results format.
+  for (const char* name : {"profile.jsonl", "profile.coz", "coz-run.out"}) {
+    SCOPED_TRACE(name);
+    TempDir coz_dir;
+    write_file(coz_dir.path() / name, jsonl);
+    expect_same_predictions(original, coz_dir.path());
+    expect_same_predictions(original, coz_dir.path() / name);  // the file named alone
+  }
+}
+
+TEST(TextInputs, WhatAFileHoldsDecidesHowItIsRead) {
+  TempDir dir;
+  const auto kind = [&](const std::string& name, const std::string& text) {
+    write_file(dir.path() / name, text);
+    return text_input_by_content(dir.path() / name);
+  };
+  EXPECT_EQ(kind("a.jsonl", "{\"type\": \"startup\", \"time\": 1}\n"), InputKind::coz);
+  EXPECT_EQ(kind("b.jsonl", "\n{\"type\": \"experiment\", \"selected\": \"a.c:3\"}\n"),
+            InputKind::coz);
+  EXPECT_EQ(kind("c.jsonl", "{\"type\": \"experiment\", \"location\": \"a.c:3\"}\n"),
+            InputKind::jsonl);
+  EXPECT_EQ(kind("d.txt", "# rows\nthread\t7\tmain\t5\n"), InputKind::tsv);
+  EXPECT_EQ(kind("e.txt", "throughput_point\tname=ops\tdelta=3\n"), InputKind::coz);
+  EXPECT_EQ(kind("f.txt", "hello world\n"), std::nullopt);
+  EXPECT_EQ(kind("g.txt", "{\"no_type\": 1}\n"), std::nullopt);
+  EXPECT_EQ(kind("h.txt", std::string(100000, 'x')), std::nullopt);  // no line in 64 KiB
+  EXPECT_EQ(kind("i.txt", ""), std::nullopt);
+  // A file named alone that is none of them says so.
+  write_file(dir.path() / "notes.txt", "hello world\n");
+  try {
+    load(dir.path() / "notes.txt");
+    ADD_FAILURE() << "loaded notes.txt";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("notes.txt: not a results, Coz, TSV or JSON-lines file"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 // JSON string literal of `text`, for putting a profile into a page's script.
@@ -217,7 +272,8 @@ TEST(CozFormat, WrittenProfilePlotsInCozsViewer) {
   const std::string chromium = testing::find_chromium();
   if (chromium.empty()) GTEST_SKIP() << "chromium not installed: Coz's viewer not run";
   TempDir dir;
-  const std::string profile = render_coz(testing::causal_report(dir.path()));
+  const std::string profile =
+      render_coz(testing::causal_report(dir.path()), CozStyle::tab_separated);
   const fs::path copy = dir.path() / "viewer";
   fs::copy(viewer, copy, fs::copy_options::recursive);
   std::string page;

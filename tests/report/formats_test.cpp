@@ -12,6 +12,7 @@
 #include <map>
 #include <sstream>
 
+#include "report/render/coz_writer.h"
 #include "report/render/render.h"
 #include "tests/report/views_fixture.h"
 
@@ -67,7 +68,7 @@ TEST(Formats, FoldedIsFlamegraphInput) {
 
 TEST(Formats, CozProfileLines) {
   TempDir dir;
-  const auto coz = render_coz(views_report(dir.path()));
+  const auto coz = render_coz(views_report(dir.path()), CozStyle::tab_separated);
   EXPECT_EQ(coz,
             "startup\ttime=1700000000000000000\n"
             "samples\tlocation=/src/h.h:5\tcount=4\n"
