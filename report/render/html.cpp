@@ -1,8 +1,9 @@
-// `--format html`: one self-contained page (no script, no external file: it opens offline
-// and from an e-mail attachment): what ran, the profile tables, the per-thread and
-// per-process (and per-rank, with several ranks) breakdowns, the counters, and the call
-// tree as an inline SVG icicle (outermost frames on top; hover a box for its numbers).
-// Every name is escaped.
+// `--format html`: one self-contained page (no external file: it opens offline and from
+// an e-mail attachment): what ran, the profile tables, the per-thread and per-process
+// (and per-rank, with several ranks) breakdowns, the counters, and the call tree as an
+// inline SVG icicle (outermost frames on top; hover a box for its numbers), which an
+// inline script replaces with the interactive flame graph (html_flame.h); without
+// script (a mail client) the static icicle stays. Every name is escaped.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include "report/render/gpu_render.h"
 #include "report/render/html_causal.h"
 #include "report/render/html_escape.h"
+#include "report/render/html_flame.h"
 #include "report/render/rank_spread_note.h"
 #include "report/render/render.h"
 #include "report/render/text_util.h"
@@ -396,6 +398,7 @@ void icicle(std::string& out, const Report& r) {
     }
   }
   const double height = max_depth * kRowHeight + 2;
+  out += "<div id=\"icicle-static\">\n";
   out += fmt::format(
       "<p class=\"note\">icicle: outermost frames on top, width = total {} ({} boxes narrower than "
       "a pixel "
@@ -406,7 +409,8 @@ void icicle(std::string& out, const Report& r) {
       "viewBox=\"0 0 {:.0f} {:.0f}\">\n",
       kSvgWidth, height, kSvgWidth, height);
   out += boxes;
-  out += "</svg>\n";
+  out += "</svg>\n</div>\n";
+  html_flame_graph(out, r);
 }
 
 }  // namespace

@@ -229,7 +229,7 @@ TEST(CausalFormats, PlotSvgHasBandCurvePointsAndAxes) {
 TEST(CausalFormats, HtmlPlotsRenderInHeadlessChromium) {
   TempDir dir;
   const Report r = testing::causal_report(dir.path());
-  const std::string html = render_html(r, {.top = 0});
+  const std::string html = testing::without_flame_scripts(render_html(r, {.top = 0}));
   EXPECT_EQ(html.find("<script"), std::string::npos);
   EXPECT_EQ(html.find("hot<int>"), std::string::npos) << "a name not escaped";
   EXPECT_NE(html.find("<p class=\"verdict\">speeding up hot&lt;int&gt;::run by 75%"),

@@ -60,4 +60,18 @@ inline std::string python_on_json(const std::filesystem::path& file, const std::
   return run_shell("python3 " + script.string() + " " + file.string() + " 2>&1").out;
 }
 
+// An HTML page without its flame graph's data block and script (html_flame.h), which
+// carry the names as JSON, unescaped, where HTML does not parse them: what is left must
+// hold every name escaped, and no other script.
+inline std::string without_flame_scripts(std::string html) {
+  for (const char* open : {"<script type=\"application/json\" id=\"flame-data\">", "<script>"}) {
+    for (size_t at = html.find(open); at != std::string::npos; at = html.find(open, at)) {
+      const size_t end = html.find("</script>", at);
+      if (end == std::string::npos) break;
+      html.erase(at, end + 9 - at);
+    }
+  }
+  return html;
+}
+
 }  // namespace cprof::report::testing
