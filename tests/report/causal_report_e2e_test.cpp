@@ -379,7 +379,7 @@ TEST(CausalReport, FileOfNoKnownKindIsBadInput) {
   const auto r = run(file.string());
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.err, "causal-report: " + file.string() +
-                       ": not a results, Coz, TSV or JSON-lines file\n");
+                       ": not a results, Coz, TSV or JSON-lines file (by its name or its first line)\n");
 }
 
 // A program's names are any bytes: a thread named with an escape sequence retitled and
