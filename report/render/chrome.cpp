@@ -15,6 +15,7 @@
 #include "report/render/chrome_causal.h"
 #include "report/render/gpu_render.h"
 #include "report/render/json_writer.h"
+#include "report/render/cpu_account_note.h"
 #include "report/render/render.h"
 
 namespace cprof::report {
@@ -95,6 +96,16 @@ std::string render_chrome(const Report& r, uint64_t max_events) {
   if (origin != UINT64_MAX) j.field("start_realtime_ns", origin);
   j.field("samples_per_slice", per_slice);
   j.field("profile_clock", r.clock_kind());  // whose samples the flame charts draw
+  // A timeline cannot place CPU time no sample covers: it is said here, with its groups.
+  if (r.cpu.any()) {
+    j.field("cpu_recorded_ns", r.cpu.recorded_ns).field("cpu_unsampled_ns", r.cpu.unsampled_ns);
+    j.field("cpu_account", cpu_account_line(r));
+    j.key("unsampled").begin_array();
+    for (const auto& row : unsampled_rows(r)) {
+      j.begin_object(true).field("label", row.label).field("ns", row.ns).end_object();
+    }
+    j.end_array();
+  }
   j.end_object();
   j.key("traceEvents").begin_array();
   std::vector<FunctionId> stack;

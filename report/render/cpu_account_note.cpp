@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "report/render/text_util.h"
@@ -25,6 +26,25 @@ std::string unsampled_processes_label(const UnsampledProcesses& g) {
 
 std::string unsampled_threads_label(const ProcessProfile& p, const UnsampledThreads& g) {
   return fmt::format("[unsampled: {} of {}]", plural(g.threads, "thread"), p.label());
+}
+
+std::vector<UnsampledRow> unsampled_rows(const Report& r) {
+  std::vector<UnsampledRow> rows;
+  const auto& c = r.cpu;
+  for (const auto& g : c.unsampled_processes) {
+    if (g.cpu_time_ns > 0) rows.push_back({unsampled_processes_label(g), g.cpu_time_ns});
+  }
+  for (const auto& g : c.unsampled_threads) {
+    if (g.cpu_time_ns > 0) {
+      rows.push_back({unsampled_threads_label(r.processes[g.process], g), g.cpu_time_ns});
+    }
+  }
+  if (const uint64_t ns = c.unsampled_other_ns(); ns > 0) {
+    rows.push_back({"[unsampled: start-up and last periods of sampled processes]", ns});
+  }
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const UnsampledRow& a, const UnsampledRow& b) { return a.ns > b.ns; });
+  return rows;
 }
 
 std::string cpu_account_line(const Report& r) {

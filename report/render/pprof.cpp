@@ -1,7 +1,8 @@
 // `--format pprof`: a gzipped profile.proto (github.com/google/pprof, proto/profile.proto),
 // written with a small hand-rolled protobuf encoder -- the message is simple and this
 // keeps libprotobuf out of the build. One Sample per (process, thread, distinct stack)
-// with values [samples, cpu nanoseconds] and labels pid, process, tid, thread, rank;
+// with values [samples, cpu nanoseconds] and labels pid, process, tid, thread, rank (and
+// one per group of CPU time no sample covers, [0, its nanoseconds], label unsampled);
 // one Location per symbolized address (its inline chain as Lines, innermost first, as
 // pprof expects); one Function per (module, name); one Mapping per module. Addresses are
 // ELF addresses (the same binary in several processes shares its locations).
@@ -11,6 +12,7 @@
 #include <unordered_map>
 
 #include "format/utf8.h"
+#include "report/render/cpu_account_note.h"
 #include "report/render/render.h"
 #include "report/render/text_util.h"
 
@@ -156,6 +158,21 @@ std::string render_pprof(const Report& r) {
     }
   }
 
+  // CPU time no sample covers (processes too short for one, the last part of a period):
+  // a sample of its own per group, on a location and function of its own, so that
+  // `pprof -top` lists it and the total holds it. No samples, only time; label unsampled.
+  const auto unsampled = r.flat.all.time_ns > 0 ? unsampled_rows(r) : std::vector<UnsampledRow>{};
+  const uint64_t first_unsampled = table.locations();  // their locations and functions follow
+  for (size_t k = 0; k < unsampled.size(); ++k) {
+    m.clear();
+    ids = {first_unsampled + k + 1};
+    m.packed(1, ids);
+    values = {0, unsampled[k].ns};
+    m.packed(2, values);
+    str_label(m, "unsampled", "true");
+    profile.message(2, m);
+  }
+
   // Mapping: 1 id, 2 memory_start, 3 memory_limit, 4 file_offset, 5 filename, 6 build_id,
   // 7 has_functions, 8 has_filenames, 9 has_line_numbers, 10 has_inline_frames.
   const bool named = table.source != "none";
@@ -184,6 +201,14 @@ std::string render_pprof(const Report& r) {
     }
     profile.message(4, m);
   }
+  for (size_t k = 0; k < unsampled.size(); ++k) {
+    m.clear();
+    m.uint(1, first_unsampled + k + 1);
+    sub.clear();
+    sub.uint(1, table.functions.size() + k + 1);
+    m.message(4, sub);
+    profile.message(4, m);
+  }
   // Function: 1 id, 2 name, 3 system_name, 4 filename, 5 start_line.
   for (uint32_t f = 0; f < table.functions.size(); ++f) {
     const auto& fn = table.functions[f];
@@ -193,6 +218,13 @@ std::string render_pprof(const Report& r) {
     m.uint(3, s.index(fn.name));
     m.uint(4, s.index(fn.file));
     m.uint(5, fn.line);
+    profile.message(5, m);
+  }
+  for (size_t k = 0; k < unsampled.size(); ++k) {
+    m.clear();
+    m.uint(1, table.functions.size() + k + 1);
+    m.uint(2, s.index(unsampled[k].label));
+    m.uint(3, s.index(unsampled[k].label));
     profile.message(5, m);
   }
 
@@ -206,6 +238,7 @@ std::string render_pprof(const Report& r) {
   value_type(profile, 11, s, time_type, "nanoseconds");
   profile.uint(12, period);
   profile.uint(13, s.index("causal-report: " + plural(r.processes.size(), "process", "processes")));
+  if (const std::string cpu = cpu_account_line(r); !cpu.empty()) profile.uint(13, s.index(cpu));
   profile.uint(14, s.index(time_type));
   profile.uint(9, start == UINT64_MAX ? 0 : start);
   profile.uint(10, duration);

@@ -2,7 +2,8 @@
 // (https://www.speedscope.app/file-format-schema.json): shared frames (one per function)
 // and one "sampled" profile per thread, each sample a stack of frame indices, outermost
 // first, weighted by its time in nanoseconds (by 1 when no sample carries a weight).
-// Samples with the same stack on one thread are merged into one. The file cannot choose
+// Samples with the same stack on one thread are merged into one. CPU time no sample
+// covers is one more profile, at the end, a frame per group (cpu_account_note.h). The file cannot choose
 // the view speedscope opens in (always "Time Order", which draws samples in file order),
 // so the samples are written in left-heavy order: heaviest callee first, depth first. The
 // view it opens then shows the left-heavy flame graph, not stacks in an arbitrary order.
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "report/profile/call_tree.h"
+#include "report/render/cpu_account_note.h"
 #include "report/render/json_writer.h"
 #include "report/render/render.h"
 #include "report/render/text_util.h"
@@ -87,12 +89,16 @@ std::string render_speedscope(const Report& r) {
                                  r.clock_summary().empty() ? "" : ", " + r.clock_summary()))
       .field("exporter", "causal-report")
       .field("activeProfileIndex", 0);
+  // CPU time no sample covers: a frame per group after the functions', and a profile of
+  // its own at the end (speedscope opens the first, the hottest thread).
+  const auto unsampled = weighted ? unsampled_rows(r) : std::vector<UnsampledRow>{};
   j.key("shared").begin_object().key("frames").begin_array();
   for (const auto& f : table.functions) {
     j.begin_object(true).field("name", f.name);
     if (!f.file.empty()) j.field("file", f.file).field("line", f.line);
     j.end_object();
   }
+  for (const auto& row : unsampled) j.begin_object(true).field("name", row.label).end_object();
   j.end_array().end_object();
 
   j.key("profiles").begin_array();
@@ -125,6 +131,25 @@ std::string render_speedscope(const Report& r) {
     j.end_array();
     j.key("weights").begin_array(true);
     for (const uint32_t i : order) j.value(weights[i]);
+    j.end_array();
+    j.end_object();
+  }
+  if (!unsampled.empty()) {
+    uint64_t total = 0;
+    for (const auto& row : unsampled) total += row.ns;
+    j.begin_object()
+        .field("type", "sampled")
+        .field("name", "[unsampled CPU time: processes and threads without a sample]")
+        .field("unit", "nanoseconds")
+        .field("startValue", 0)
+        .field("endValue", total);
+    j.key("samples").begin_array();
+    for (size_t k = 0; k < unsampled.size(); ++k) {
+      j.begin_array(true).value(static_cast<uint64_t>(table.functions.size() + k)).end_array();
+    }
+    j.end_array();
+    j.key("weights").begin_array(true);
+    for (const auto& row : unsampled) j.value(row.ns);
     j.end_array();
     j.end_object();
   }

@@ -104,7 +104,12 @@ TEST_P(BinaryKind, AgreesWithLlvmSymbolizer) {
     auto a = normal(ours[i]), b = normal(theirs[i]);
     bool same = a.size() == b.size();
     for (size_t k = 0; same && k < a.size(); ++k) {
-      same = a[k].function == b[k].function && a[k].file == b[k].file && a[k].line == b[k].line;
+      // One known difference, on purpose: a line-0 row inside one line's code takes that
+      // line (attribute_enclosed_line_zero, docs/symbolize.md); llvm-symbolizer says 0.
+      // Clang -O2 gives line 0 to rows of clone_me's loop.
+      const bool enclosed_line_zero = k == 0 && b[k].line == 0 && a[k].line != 0;
+      same = a[k].function == b[k].function && a[k].file == b[k].file &&
+             (a[k].line == b[k].line || enclosed_line_zero);
     }
     if (!same && ++bad <= 5) {
       ADD_FAILURE() << std::hex << "0x" << addrs[i] << "\nours: " << describe(ours[i])
