@@ -10,9 +10,11 @@
 #include <sstream>
 
 #include "format/writer.h"
+#include "report/load/json_value.h"
 #include "report/render/render.h"
 #include "tests/report/fake_symbols.h"
 #include "tests/report/results_fixture.h"
+#include "tests/report/tool_shell.h"
 
 namespace cprof::report {
 namespace {
@@ -180,6 +182,59 @@ TEST(CpuAccounting, JsonAndHtmlSayItToo) {
             std::string::npos);
   EXPECT_NE(html.find("<td class=\"name\">[unsampled: 30 short processes of basename]</td>"),
             std::string::npos);
+}
+
+// The formats of stacks have a frame of their own for each group of CPU time no sample
+// covers, so that their totals hold it too: speedscope a profile of it, pprof a sample
+// per group (label unsampled), chrome's trace (a timeline cannot place it) says it in
+// otherData. Before, all three showed the 10 ms of samples alone.
+TEST(CpuAccounting, SpeedscopePprofAndChromeHoldTheUnsampledTime) {
+  TempDir dir;
+  write_xargs_run(dir.path());
+  const auto r = report_of(dir.path());
+  const JsonValue speedscope = parse_json(render_speedscope(r));
+  const auto& frames = speedscope.find("shared")->find("frames")->items;
+  const auto& profiles = speedscope.find("profiles")->items;
+  ASSERT_EQ(profiles.size(), 2u);  // xargs's thread, then the unsampled time
+  const auto& unsampled = profiles.back();
+  EXPECT_EQ(unsampled.find("name")->text,
+            "[unsampled CPU time: processes and threads without a sample]");
+  EXPECT_EQ(unsampled.find("endValue")->text, "20000000");
+  std::vector<std::string> rows;
+  for (size_t i = 0; i < unsampled.find("samples")->items.size(); ++i) {
+    const auto& stack = unsampled.find("samples")->items[i].items;
+    ASSERT_EQ(stack.size(), 1u);
+    rows.push_back(frames.at(std::stoul(stack[0].text)).find("name")->text + " " +
+                   unsampled.find("weights")->items[i].text);
+  }
+  EXPECT_EQ(rows, (std::vector<std::string>{
+                      "[unsampled: 30 short processes of basename] 18000000",
+                      "[unsampled: start-up and last periods of sampled processes] 2000000"}));
+
+  const std::string chrome = render_chrome(r);
+  EXPECT_NE(chrome.find("\"cpu_recorded_ns\": 30000000,"), std::string::npos)
+      << chrome.substr(0, 800);
+  EXPECT_NE(chrome.find("{\"label\": \"[unsampled: 30 short processes of basename]\", \"ns\": "
+                        "18000000}"),
+            std::string::npos)
+      << chrome.substr(0, 800);
+
+  if (!testing::have_tool("protoc") || !testing::have_tool("gzip")) {
+    GTEST_SKIP() << "protoc or gzip not installed: pprof not decoded";
+  }
+  testing::write_file(dir.path() / "p.pb.gz", render_pprof(r));
+  const std::string proto_dir = CPROF_REPORT_TEST_DIR;
+  const auto pprof = testing::run_shell("gzip -dc " + (dir.path() / "p.pb.gz").string() +
+                                        " | protoc --decode=perftools.profiles.Profile -I " +
+                                        proto_dir + " " + proto_dir + "/profile.proto 2>&1");
+  ASSERT_EQ(pprof.status, 0) << pprof.out;
+  // No samples, 18 ms, on a location of its own whose function is the group's name.
+  for (const char* needle :
+       {"string_table: \"[unsampled: 30 short processes of basename]\"",
+        "string_table: \"unsampled\"", "value: 0\n  value: 18000000", "value: 0\n  value: 2000000",
+        "string_table: \"CPU time recorded: 30 ms; samples cover 33.3% of it (10 ms);"}) {
+    EXPECT_NE(pprof.out.find(needle), std::string::npos) << needle << "\n" << pprof.out;
+  }
 }
 
 TEST(CpuAccounting, AnExecdImageOwnsOnlyWhatItsUsageGrewBy) {
