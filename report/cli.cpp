@@ -216,9 +216,10 @@ int run_causal_report(int argc, char** argv) {
   app.add_option("--source-dir", source_dirs,
                  "where --source reads sources not at their recorded path: DIR (searched for "
                  "the path's last components), or OLD=NEW (a prefix replaced); repeatable");
-  app.add_option("--diff", diff_base,
-                 "text: compare DIR with the earlier results BASE (causal-report --diff BASE "
-                 "DIR): the functions (or --by line, lines) whose time changed most");
+  app.add_option(
+      "--diff", diff_base,
+      "text or html: compare DIR with the earlier results BASE (causal-report --diff BASE "
+      "DIR): the functions (or --by line, lines) whose time changed most");
   app.add_flag("-q,--quiet", quiet, "no warnings or progress on standard error");
   try {
     app.parse(argc, argv);
@@ -240,11 +241,13 @@ int run_causal_report(int argc, char** argv) {
                             : clock_name == "wall" ? ClockChoice::wall
                                                    : ClockChoice::automatic;
 
-  if (!diff_base.empty() && (format != "text" || view == View::tree || !source_file.empty() ||
-                             (by != RowKind::function && by != RowKind::line))) {
+  if (!diff_base.empty() &&
+      ((format != "text" && format != "html") || view == View::tree || !source_file.empty() ||
+       (by != RowKind::function && by != RowKind::line))) {
     return fail(kUsage,
-                "--diff is a text view by function or line: give it without --format, --view "
-                "or --source (for pprof, export both runs and use pprof -diff_base BASE.pb.gz)");
+                "--diff is a view by function or line, in text or html: give it without --view "
+                "or --source, with --format text or html (for pprof, export both runs and use "
+                "pprof -diff_base BASE.pb.gz)");
   }
   if (!source_file.empty() && format != "text") {
     return fail(kUsage,
@@ -303,8 +306,10 @@ int run_causal_report(int argc, char** argv) {
     return error.empty() ? kOk : fail(kBadInput, output + ": " + error);
   }
   const std::string text =
-      base ? format::printable_text(render_text_diff(*base, report, diff_base, dir, options), true)
-           : render_format(format, report, options);
+      !base ? render_format(format, report, options)
+      : format == "html"
+          ? format::valid_utf8(render_html_diff(*base, report, diff_base, dir, options))
+          : format::printable_text(render_text_diff(*base, report, diff_base, dir, options), true);
   if (output.empty()) {
     std::cout << text;
     std::cout.flush();

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <map>
 
@@ -24,6 +25,11 @@ std::pair<std::string, std::string> row_key(const Report& r, const FlatRow& row,
 }
 
 }  // namespace
+
+bool change_within_noise(uint64_t base_samples, uint64_t now_samples) {
+  const double d = std::fabs(static_cast<double>(now_samples) - static_cast<double>(base_samples));
+  return d < 2.0 * std::sqrt(static_cast<double>(base_samples + now_samples));
+}
 
 ProfileDiff diff_profiles(const Report& base, const Report& now, bool by_line) {
   ProfileDiff d;

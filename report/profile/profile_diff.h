@@ -31,4 +31,9 @@ struct ProfileDiff {
 
 ProfileDiff diff_profiles(const Report& base, const Report& now, bool by_line);
 
+// Whether a change in sample counts lies within sampling noise: each count varies by
+// about its square root (Poisson), so a difference under twice the combined spread could
+// be chance.
+bool change_within_noise(uint64_t base_samples, uint64_t now_samples);
+
 }  // namespace cprof::report

@@ -36,18 +36,6 @@ std::string pct(double f) { return fmt::format("{:.2f}%", 100 * f); }
 
 size_t rows_shown(size_t rows, size_t top) { return std::min(rows, top == 0 ? kMaxRows : top); }
 
-constexpr const char* kStyle = R"(
-body{font:14px system-ui,sans-serif;margin:1.5em;color:#222}
-h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em}
-table{border-collapse:collapse;margin:.5em 0}
-th,td{padding:2px 8px;border-bottom:1px solid #ddd;text-align:right;white-space:nowrap}
-th{background:#f3f3f3}td.name,th.name{text-align:left;white-space:normal;font-family:monospace}
-td.name{max-width:40em;overflow-wrap:anywhere}
-.note{color:#666}
-svg text{font:11px monospace;pointer-events:none}
-svg rect{stroke:#fff;stroke-width:.5}
-)";
-
 // The row a table ends with when it was cut: how many rows it left out and their share.
 void more_rows(std::string& out, size_t columns, uint64_t n, const char* word, const char* words,
                double fraction) {
@@ -417,10 +405,7 @@ void icicle(std::string& out, const Report& r) {
 
 std::string render_html(const Report& r, const RenderOptions& o) {
   std::string out;
-  out +=
-      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta "
-      "charset=\"utf-8\">\n<title>causal-report</title>\n";
-  out += fmt::format("<style>{}</style></head><body>\n", kStyle);
+  html_page_head(out, "causal-report");
   out += fmt::format(
       "<h1>causal-report</h1>\n<p id=\"summary\" data-profile-clock=\"{}\" "
       "data-cpu-recorded-ns=\"{}\" data-cpu-coverage=\"{:.4f}\">{}, {}, {}, {} "

@@ -14,4 +14,7 @@ std::string html_escape(std::string_view s);
 // column (left-aligned, class "name"). Column titles are HTML already.
 void html_table_head(std::string& out, std::initializer_list<const char*> columns, const char* id);
 
+// The page up to its <body>: doctype, charset, `title` (escaped) and the pages' style.
+void html_page_head(std::string& out, std::string_view title);
+
 }  // namespace cprof::report

@@ -46,8 +46,16 @@ constexpr const char* kScript = R"JS(
     return v + ' ns';
   }
   function share(v) { return (100 * v / total[0]).toFixed(2) + '%'; }
+  var base = data.base || null, max_change = 0;
+  function change(i) { return total[i] / total[0] - base[i] / data.base_total; }
+  if (base) for (var b = 1; b < n; b++) max_change = Math.max(max_change, Math.abs(change(b)));
   function colour(i) {
     if (matched && matched[i]) return 'rgb(200,60,230)';
+    if (base) {  // red grew, blue shrank, by the change of its share of its run's time
+      var t = max_change > 0 ? Math.min(1, Math.abs(change(i)) / max_change) : 0;
+      var c = Math.round(240 - 180 * t);
+      return change(i) >= 0 ? 'rgb(255,' + c + ',' + c + ')' : 'rgb(' + c + ',' + c + ',255)';
+    }
     var name = data.names[fn[i]], h = 2166136261;
     for (var k = 0; k < name.length; k++) h = Math.imul(h ^ name.charCodeAt(k), 16777619) >>> 0;
     return 'rgb(' + (205 + h % 50) + ',' + (80 + (h >>> 8) % 130) + ',' + (40 + (h >>> 16) % 50) + ')';
@@ -85,8 +93,12 @@ constexpr const char* kScript = R"JS(
   }
   function describe(i) {
     var name = i === 0 ? 'all' : data.names[fn[i]];
-    return esc(name) + ': total ' + amount(total[i]) + ' (' + share(total[i]) + '), self ' +
-           amount(self[i]) + ' (' + share(self[i]) + ')';
+    var text = esc(name) + ': total ' + amount(total[i]) + ' (' + share(total[i]) + '), self ' +
+               amount(self[i]) + ' (' + share(self[i]) + ')';
+    if (!base) return text;
+    var d = 100 * change(i);
+    return text + '; base: total ' + amount(base[i]) + ' (' + (100 * base[i] / data.base_total).toFixed(2) +
+           '%), ' + (d >= 0 ? '+' : '') + d.toFixed(2) + ' points';
   }
   function remember() {
     var parts = [];
@@ -134,7 +146,44 @@ constexpr const char* kScript = R"JS(
 
 }  // namespace
 
-void html_flame_graph(std::string& out, const Report& r, size_t max_nodes) {
+namespace {
+
+// The total of the node of `base`'s tree on the same call path (by function names) as
+// each kept node of `now`'s, 0 where base has no such path.
+std::vector<uint64_t> base_totals(const CallTree& now, const SymbolTable& now_table,
+                                  const std::vector<uint32_t>& kept,
+                                  const std::vector<int64_t>& index, const Report& base,
+                                  bool by_time) {
+  std::vector<uint64_t> out(kept.size(), 0);
+  const auto& nodes = base.tree->nodes;
+  const auto& table = base.symbols.table;
+  const auto size = [&](const CallTreeNode& n) {
+    return by_time ? n.total.time_ns : n.total.samples;
+  };
+  std::map<std::pair<uint32_t, std::string_view>, uint32_t> child;  // (parent, name) -> node
+  for (uint32_t i = 1; i < nodes.size(); ++i) {
+    child.emplace(
+        std::pair{nodes[i].parent, std::string_view(table.functions[nodes[i].function].name)}, i);
+  }
+  std::vector<int64_t> in_base(kept.size(), -1);
+  in_base[0] = 0;
+  out[0] = size(nodes[0]);
+  for (size_t k = 1; k < kept.size(); ++k) {
+    const auto& node = now.nodes[kept[k]];
+    const int64_t parent = in_base[static_cast<size_t>(index[node.parent])];
+    if (parent < 0) continue;
+    const auto it = child.find(
+        {static_cast<uint32_t>(parent), std::string_view(now_table.functions[node.function].name)});
+    if (it == child.end()) continue;
+    in_base[k] = it->second;
+    out[k] = size(nodes[it->second]);
+  }
+  return out;
+}
+
+}  // namespace
+
+void html_flame_graph(std::string& out, const Report& r, size_t max_nodes, const Report* base) {
   if (!r.tree || r.tree->nodes.size() <= 1 || r.tree->nodes[0].total.samples == 0) return;
   const auto& nodes = r.tree->nodes;
   const bool by_time = nodes[0].total.time_ns > 0;
@@ -187,6 +236,14 @@ void html_flame_graph(std::string& out, const Report& r, size_t max_nodes) {
   }
   w.end_array();
   w.field("left_out", static_cast<uint64_t>(nodes.size() - kept.size()));
+  const bool diff = base != nullptr && base->tree && base->tree->nodes.size() > 1;
+  if (diff) {
+    const auto totals = base_totals(*r.tree, r.symbols.table, kept, index, *base, by_time);
+    w.field("base_total", totals[0]);
+    w.key("base").begin_array(true);
+    for (const uint64_t t : totals) w.value(t);
+    w.end_array();
+  }
   w.end_object();
   // Inside <script>, "</" would end it: JSON allows "<\/" for it (only strings hold "<").
   std::string safe;
@@ -198,13 +255,16 @@ void html_flame_graph(std::string& out, const Report& r, size_t max_nodes) {
   const size_t left_out = nodes.size() - kept.size();
   out += fmt::format(
       "<div id=\"flame\" style=\"display:none\">\n<p class=\"note\">flame graph (icicle): "
-      "outermost frames on top, width = total {}; click a box to zoom, an upper box or "
+      "outermost frames on top, width = total {}{}; click a box to zoom, an upper box or "
       "<button id=\"flame-reset\" type=\"button\">Reset</button> to zoom out; "
       "<input id=\"flame-search\" type=\"search\" placeholder=\"search functions (regex)\" "
       "size=\"28\"> <span id=\"flame-match\"></span>{}</p>\n"
       "<div id=\"flame-details\" class=\"note\">hover a box for its numbers</div>\n"
       "<svg id=\"flame-svg\" xmlns=\"http://www.w3.org/2000/svg\"></svg>\n</div>\n",
       by_time ? "time" : "samples",
+      diff ? " in the new run, colour = change of its share of its run's time from the base "
+             "run's on the same call path (red grew, blue shrank)"
+           : "",
       left_out == 0 ? std::string()
                     : fmt::format(" ({} of the tree's {} nodes, the narrowest, left out)", left_out,
                                   nodes.size() - 1));

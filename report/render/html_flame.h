@@ -20,6 +20,11 @@ struct Report;
 // node's ancestors are wider, so they are kept too) and says how many it left out.
 inline constexpr size_t kFlameMaxNodes = 40000;
 
-void html_flame_graph(std::string& out, const Report& r, size_t max_nodes = kFlameMaxNodes);
+// With `base` (causal-report --diff BASE DIR --format html), a differential flame graph:
+// the boxes are r's, each coloured by how its share of the run's time changed from the
+// same call path's share in base (red: grew, blue: shrank, white: as before), and the
+// hover details give both.
+void html_flame_graph(std::string& out, const Report& r, size_t max_nodes = kFlameMaxNodes,
+                      const Report* base = nullptr);
 
 }  // namespace cprof::report

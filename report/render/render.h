@@ -47,6 +47,9 @@ std::string render_text(const Report& report, const RenderOptions& options);
 // the names say which is which.
 std::string render_text_diff(const Report& base, const Report& now, const std::string& base_name,
                              const std::string& now_name, const RenderOptions& options);
+// The same in HTML, with a differential flame graph (needs both reports' trees).
+std::string render_html_diff(const Report& base, const Report& now, const std::string& base_name,
+                             const std::string& now_name, const RenderOptions& options);
 std::string render_json(const Report& report, const RenderOptions& options);
 
 // Formats for other tools (docs/report.md). Those marked (tree) need Report::tree.

@@ -10,23 +10,10 @@
 namespace cprof::report {
 namespace {
 
-std::string signed_duration(int64_t ns) {
-  if (ns == 0) return "0";
-  return (ns > 0 ? "+" : "-") + human_duration(static_cast<uint64_t>(std::llabs(ns)));
-}
-
 std::string share(const Measure& part, const Measure& all) {
   if (all.time_ns == 0) return "-";
   return fmt::format("{:.2f}%",
                      100.0 * static_cast<double>(part.time_ns) / static_cast<double>(all.time_ns));
-}
-
-// Whether a change in sample counts lies within sampling noise: each count varies by
-// about its square root (Poisson), so a difference under twice the combined spread could
-// be chance.
-bool within_noise(uint64_t base, uint64_t now) {
-  const double d = std::fabs(static_cast<double>(now) - static_cast<double>(base));
-  return d < 2.0 * std::sqrt(static_cast<double>(base + now));
 }
 
 }  // namespace
@@ -64,7 +51,7 @@ std::string render_text_diff(const Report& base, const Report& now, const std::s
   size_t noisy = 0;
   for (size_t i = 0; i < n; ++i) {
     const auto& row = d.rows[i];
-    const bool noise = within_noise(row.base_self.samples, row.now_self.samples);
+    const bool noise = change_within_noise(row.base_self.samples, row.now_self.samples);
     noisy += noise ? 1 : 0;
     // As the flat table names them: a compact name, then where it is defined.
     std::string label = by_line ? row.name : compact_function_name(row.name, 44);

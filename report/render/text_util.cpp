@@ -1,7 +1,9 @@
-#include <cctype>
 #include "report/render/text_util.h"
 
 #include <fmt/format.h>
+
+#include <cctype>
+#include <cstdlib>
 
 namespace cprof::report {
 
@@ -14,6 +16,11 @@ std::string with_commas(uint64_t n) {
     out += digits[i];
   }
   return out;
+}
+
+std::string signed_duration(int64_t ns) {
+  if (ns == 0) return "0";
+  return (ns > 0 ? "+" : "-") + human_duration(static_cast<uint64_t>(std::llabs(ns)));
 }
 
 std::string human_duration(uint64_t ns) {

@@ -15,6 +15,8 @@ namespace cprof::report {
 std::string with_commas(uint64_t n);
 // Nanoseconds in the unit that reads best: "850 ns", "12.3 ms", "4.56 s", "2.5 min", "1.2 h".
 std::string human_duration(uint64_t ns);
+// A change of time: "+1.5 ms", "-200 µs", "0".
+std::string signed_duration(int64_t ns);
 // At most `width` characters; a cut shows as "..." at the end.
 std::string fit_right(std::string_view s, size_t width);
 // At most `width` characters; a cut keeps the end ("...ir/file.cpp:12").

@@ -121,5 +121,45 @@ TEST(HtmlFlame, SearchAndZoomFromThePagesAddressInHeadlessChromium) {
             std::string::npos);
 }
 
+// causal-report --diff BASE DIR --format html: each box of the new run's tree carries
+// the base run's total on the same call path, and is coloured by the change of its
+// share: `work` renamed is a path the base run does not have (+3/7 of the time, the
+// largest change: full red); compute's share is as before (almost white).
+TEST(HtmlFlame, TheDifferentialGraphColoursEachPathByItsChange) {
+  TempDir base_dir, now_dir;
+  const Report base = testing::views_report(base_dir.path());
+  const Report now = views_with_work_named(now_dir.path(), "work_renamed");
+  const std::string html = render_html_diff(base, now, "base", "new", {.top = 0});
+  EXPECT_NE(html.find("<table id=\"diff\">"), std::string::npos) << html;
+  EXPECT_NE(html.find("<td class=\"name\">work_renamed <span class=\"note\">w.cpp:10</span>"),
+            std::string::npos)
+      << html;
+  const JsonValue d = flame_data(html);
+  ASSERT_NE(d.find("base"), nullptr);
+  std::vector<std::string> totals;
+  for (const auto& v : d.find("base")->items) totals.push_back(v.text);
+  // root, main, compute, helper<int>, work_renamed
+  EXPECT_EQ(totals, (std::vector<std::string>{"7000000", "7000000", "4000000", "4000000", "0"}));
+  EXPECT_EQ(d.find("base_total")->text, "7000000");
+
+  const std::string chromium = testing::find_chromium();
+  if (chromium.empty()) GTEST_SKIP() << "chromium not installed: the colours not drawn";
+  const auto file = now_dir.path() / "diff.html";
+  testing::write_file(file, html);
+  const auto dom =
+      testing::run_shell("HOME=" + now_dir.path().string() + " timeout 120 " + chromium +
+                         testing::chromium_flags((now_dir.path() / "chromium-profile").string()) +
+                         "--dump-dom 'file://" + file.string() + "' 2>/dev/null");
+  ASSERT_EQ(dom.status, 0) << dom.out;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(dom.out, m,
+                                std::regex(R"re(<g data-node="4"><rect [^>]* fill="([^"]+)")re")))
+      << dom.out;
+  EXPECT_EQ(m[1], "rgb(255,60,60)");
+  ASSERT_TRUE(std::regex_search(dom.out, m,
+                                std::regex(R"re(<g data-node="2"><rect [^>]* fill="([^"]+)")re")));
+  EXPECT_EQ(m[1], "rgb(255,240,240)");
+}
+
 }  // namespace
 }  // namespace cprof::report

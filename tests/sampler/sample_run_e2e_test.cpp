@@ -707,7 +707,15 @@ TEST(ReportDiff, TheFunctionsThatChangedMostComeFirst) {
   ASSERT_EQ(run_command(report_bin + " --diff " + dir + "/base " + dir + "/base 2>&1", out), 0)
       << out;
   EXPECT_NE(out.find("(top 0 of 0 that changed)"), std::string::npos) << out;
-  // A text view: other formats are refused, with what to use instead.
+  // In HTML: the same table, and the differential flame graph's data with the base's.
+  ASSERT_EQ(
+      run_command(report_bin + " --diff " + dir + "/base " + dir + "/new --format html 2>&1", out),
+      0)
+      << out.substr(0, 2000);
+  EXPECT_NE(out.find("<table id=\"diff\">"), std::string::npos) << out.substr(0, 2000);
+  EXPECT_NE(out.find("touch_pages"), std::string::npos);
+  EXPECT_NE(out.find("\"base_total\": "), std::string::npos);
+  // Text and HTML only: other formats are refused, with what to use instead.
   EXPECT_EQ(
       run_command(report_bin + " --diff " + dir + "/base " + dir + "/new --format json 2>&1", out),
       1)
