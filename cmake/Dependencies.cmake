@@ -8,6 +8,8 @@ find_package(TBB REQUIRED)
 
 pkg_check_modules(LIBDW REQUIRED IMPORTED_TARGET libdw)
 pkg_check_modules(LIBELF REQUIRED IMPORTED_TARGET libelf)
+# elfutils' debuginfod client: symbolize/ fetches debug files from DEBUGINFOD_URLS.
+pkg_check_modules(LIBDEBUGINFOD REQUIRED IMPORTED_TARGET libdebuginfod)
 pkg_check_modules(LIBUNWIND REQUIRED IMPORTED_TARGET libunwind)
 
 # libpfm4: its headers at build time; libpfm.so.4 is dlopen'ed when an event is named

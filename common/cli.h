@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -106,6 +107,18 @@ inline CLI::Validator one_of(std::vector<std::string> values) {
                            near.empty() ? "" : fmt::format(" (did you mean {}?)", near));
       },
       "VALUE", "one_of");
+}
+
+// A directory that exists.
+inline CLI::Validator existing_directory() {
+  return CLI::Validator(
+      [](const std::string& text) -> std::string {
+        std::error_code ec;
+        if (std::filesystem::is_directory(text, ec)) return "";
+        return fmt::format("'{}' is not a directory{}", text,
+                           std::filesystem::exists(text, ec) ? "" : " (no such path)");
+      },
+      "DIR", "existing_directory");
 }
 
 // Every option name of the app, with its dashes ("--frequency", "-f").

@@ -79,6 +79,7 @@ struct ReportInputs {
   View view = View::flat;
   RowKind by = RowKind::function;
   std::string symbols;
+  std::vector<std::string> debug_dirs;  // --debug-dir
   bool quiet = false;
   ThreadFilter filter;
 };
@@ -133,8 +134,8 @@ std::optional<Report> load_and_build(const std::string& dir, const ReportInputs&
     }
   }
 
-  const auto source =
-      in.symbols == "none" ? make_address_only_source() : make_default_symbol_source(dir);
+  const auto source = in.symbols == "none" ? make_address_only_source()
+                                           : make_default_symbol_source(dir, in.debug_dirs);
   const size_t before = loaded.warnings.size();
   // The views beyond the flat profile are built only for the outputs that show them.
   const BuildOptions build{
@@ -172,6 +173,7 @@ int run_causal_report(int argc, char** argv) {
   std::string source_file;
   std::vector<std::string> source_dirs;
   std::string diff_base;
+  std::vector<std::string> debug_dirs;
   ThreadFilter filter;
   app.add_option("DIR", dir,
                  "results directory written by sample-run or causal-run (also read: *.coz, "
@@ -220,6 +222,11 @@ int run_causal_report(int argc, char** argv) {
       "--diff", diff_base,
       "text or html: compare DIR with the earlier results BASE (causal-report --diff BASE "
       "DIR): the functions (or --by line, lines) whose time changed most");
+  app.add_option("--debug-dir", debug_dirs,
+                 "where separate debug files are, as /usr/lib/debug holds them "
+                 "(DIR/.build-id/xx/yyyy.debug, or the module's directory under DIR), searched "
+                 "first; repeatable. Servers in DEBUGINFOD_URLS are asked last")
+      ->check(cprof::cli::existing_directory());
   app.add_flag("-q,--quiet", quiet, "no warnings or progress on standard error");
   try {
     app.parse(argc, argv);
@@ -268,6 +275,7 @@ int run_causal_report(int argc, char** argv) {
                             .view = view,
                             .by = by,
                             .symbols = symbols,
+                            .debug_dirs = debug_dirs,
                             .quiet = quiet,
                             .filter = filter};
   int exit_code = kOk;

@@ -78,6 +78,9 @@ struct Options {
   // Roots searched for separate debug files: ROOT/.build-id/xx/yyyy.debug and
   // ROOT/<dir of module>/<debuglink name>. Tests point this at a temporary directory.
   std::vector<std::string> debug_dirs = {"/usr/lib/debug"};
+  // Ask the debuginfod servers in DEBUGINFOD_URLS (when set) for debug files found
+  // nowhere else.
+  bool debuginfod = true;
 };
 
 }  // namespace cprof::symbolize

@@ -19,7 +19,8 @@ std::unique_ptr<SymbolSource> make_address_only_source() {
 
 #ifndef CPROF_REPORT_HAVE_SYMBOLIZER
 // symbolize/ is not part of this build: names come later, addresses now.
-std::unique_ptr<SymbolSource> make_default_symbol_source(const std::string&) {
+std::unique_ptr<SymbolSource> make_default_symbol_source(const std::string&,
+                                                         const std::vector<std::string>&) {
   return make_address_only_source();
 }
 #endif

@@ -9,15 +9,18 @@
 namespace cprof::report {
 namespace {
 
-symbolize::Options options_for(const std::string& results_dir) {
+symbolize::Options options_for(const std::string& results_dir,
+                               const std::vector<std::string>& debug_dirs) {
   symbolize::Options o;
+  o.debug_dirs.insert(o.debug_dirs.begin(), debug_dirs.begin(), debug_dirs.end());
   if (!results_dir.empty()) o.debug_dirs.push_back(format::module_copies_root(results_dir));
   return o;
 }
 
 class DwarfSource final : public SymbolSource {
  public:
-  explicit DwarfSource(const std::string& results_dir) : symbolizer_(options_for(results_dir)) {}
+  DwarfSource(const std::string& results_dir, const std::vector<std::string>& debug_dirs)
+      : symbolizer_(options_for(results_dir, debug_dirs)) {}
   std::string name() const override { return "dwarf"; }
 
   ModuleSymbols resolve(const ModuleKey& key, std::span<const uint64_t> elf_addresses) override {
@@ -60,8 +63,9 @@ class DwarfSource final : public SymbolSource {
 
 }  // namespace
 
-std::unique_ptr<SymbolSource> make_default_symbol_source(const std::string& results_dir) {
-  return std::make_unique<DwarfSource>(results_dir);
+std::unique_ptr<SymbolSource> make_default_symbol_source(
+    const std::string& results_dir, const std::vector<std::string>& debug_dirs) {
+  return std::make_unique<DwarfSource>(results_dir, debug_dirs);
 }
 
 }  // namespace cprof::report

@@ -55,8 +55,10 @@ class SymbolSource {
 std::unique_ptr<SymbolSource> make_address_only_source();
 
 // The project's DWARF symbolizer (symbolize/) when the report was built with it, else the
-// address-only source. `results_dir`: where copies of modules gone from their paths may
-// be kept (format/module_copies.h); searched after /usr/lib/debug.
-std::unique_ptr<SymbolSource> make_default_symbol_source(const std::string& results_dir = "");
+// address-only source. `debug_dirs` (--debug-dir) are searched for debug files first,
+// then /usr/lib/debug; `results_dir`: where copies of modules gone from their paths may
+// be kept (format/module_copies.h), searched last.
+std::unique_ptr<SymbolSource> make_default_symbol_source(
+    const std::string& results_dir = "", const std::vector<std::string>& debug_dirs = {});
 
 }  // namespace cprof::report

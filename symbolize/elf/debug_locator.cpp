@@ -4,6 +4,8 @@
 
 #include <filesystem>
 
+#include "symbolize/elf/debuginfod_fetch.h"
+
 namespace cprof::symbolize {
 namespace {
 
@@ -79,6 +81,17 @@ DebugFile locate_debug_file(const ElfFile* main, const std::string& module_path,
   if (auto found = by_build_id(build_id, options, notes); found.file) return found;
   if (main_matches) {
     if (auto found = by_debuglink(*main, module_path, options, notes); found.file) return found;
+  }
+  if (options.debuginfod && !build_id.empty() && debuginfod_configured()) {
+    std::string error;
+    if (const auto path = debuginfod_debug_file(build_id, error)) {
+      auto file = ElfFile::open(*path);
+      if (file && (*file)->build_id() == build_id && (*file)->has_dwarf()) {
+        return {std::move(file).value(), "debuginfod"};
+      }
+      error = file ? *path + ": not the debug file of build-id " + build_id : file.error().message;
+    }
+    notes.push_back(error);
   }
   return {};
 }

@@ -2,7 +2,8 @@
 // Finds the file that holds a module's DWARF. Lookup order (docs/symbolize.md):
 //   1. the module file itself, when it has .debug_info/.debug_line;
 //   2. ROOT/.build-id/xx/yyyy.debug for each ROOT in Options::debug_dirs;
-//   3. .gnu_debuglink: DIR/NAME, DIR/.debug/NAME, ROOT/DIR/NAME (CRC32 checked).
+//   3. .gnu_debuglink: DIR/NAME, DIR/.debug/NAME, ROOT/DIR/NAME (CRC32 checked);
+//   4. debuginfod, by build-id, when DEBUGINFOD_URLS names servers (debuginfod_fetch.h).
 // When the run's build-id differs from the file's (rebuilt since), only step 2 with the
 // run's build-id can give the right DWARF.
 

@@ -372,6 +372,15 @@ TEST(CausalReport, BadTsvRowIsOneWarningLineNamingFileAndLine) {
                        ":2: sample: weight_ns: not an unsigned integer: 'lots'\n");
 }
 
+// --debug-dir takes directories; anything else is one line in our words.
+TEST(CausalReport, DebugDirThatIsNoDirectoryIsAUsageError) {
+  TempDir dir;
+  const auto r = run("--debug-dir " + (dir.path() / "nosuch").string() + " " + dir.path().string());
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_EQ(r.err, "causal-report: --debug-dir: '" + (dir.path() / "nosuch").string() +
+                       "' is not a directory (no such path) (see --help)\n");
+}
+
 TEST(CausalReport, FileOfNoKnownKindIsBadInput) {
   TempDir dir;
   const auto file = dir.path() / "notes.txt";
