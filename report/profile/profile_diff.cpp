@@ -26,6 +26,12 @@ std::pair<std::string, std::string> row_key(const Report& r, const FlatRow& row,
 
 }  // namespace
 
+std::string run_share(const Measure& part, const Measure& all) {
+  if (all.time_ns == 0) return "-";
+  return fmt::format("{:.2f}%",
+                     100.0 * static_cast<double>(part.time_ns) / static_cast<double>(all.time_ns));
+}
+
 bool change_within_noise(uint64_t base_samples, uint64_t now_samples) {
   const double d = std::fabs(static_cast<double>(now_samples) - static_cast<double>(base_samples));
   return d < 2.0 * std::sqrt(static_cast<double>(base_samples + now_samples));

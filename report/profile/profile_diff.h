@@ -31,6 +31,10 @@ struct ProfileDiff {
 
 ProfileDiff diff_profiles(const Report& base, const Report& now, bool by_line);
 
+// `part`'s time as a share of its run's sampled time `all`, as the diff views print it:
+// "42.86%", or "-" when the run sampled nothing.
+std::string run_share(const Measure& part, const Measure& all);
+
 // Whether a change in sample counts lies within sampling noise: each count varies by
 // about its square root (Poisson), so a difference under twice the combined spread could
 // be chance.

@@ -11,12 +11,6 @@
 namespace cprof::report {
 namespace {
 
-std::string share(const Measure& part, const Measure& all) {
-  if (all.time_ns == 0) return "-";
-  return fmt::format("{:.2f}%",
-                     100.0 * static_cast<double>(part.time_ns) / static_cast<double>(all.time_ns));
-}
-
 std::string time_cell(const Measure& m) {
   return m.samples == 0 && m.time_ns == 0 ? "-" : human_duration(m.time_ns);
 }
@@ -53,8 +47,8 @@ std::string render_html_diff(const Report& base, const Report& now, const std::s
         "<tr{}><td>{}</td><td>{}</td><td>{}{}</td><td>{}</td><td>{}</td><td "
         "class=\"name\">{}</td></tr>\n",
         noise ? " class=\"noise\"" : "", time_cell(row.base_self), time_cell(row.now_self),
-        signed_duration(row.change_ns()), noise ? " ~" : "", share(row.base_self, d.base_all),
-        share(row.now_self, d.now_all), name);
+        signed_duration(row.change_ns()), noise ? " ~" : "", run_share(row.base_self, d.base_all),
+        run_share(row.now_self, d.now_all), name);
   }
   if (n < changed) {
     out += fmt::format(

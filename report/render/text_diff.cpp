@@ -8,15 +8,6 @@
 #include "report/render/text_util.h"
 
 namespace cprof::report {
-namespace {
-
-std::string share(const Measure& part, const Measure& all) {
-  if (all.time_ns == 0) return "-";
-  return fmt::format("{:.2f}%",
-                     100.0 * static_cast<double>(part.time_ns) / static_cast<double>(all.time_ns));
-}
-
-}  // namespace
 
 std::string render_text_diff(const Report& base, const Report& now, const std::string& base_name,
                              const std::string& now_name, const RenderOptions& o) {
@@ -65,7 +56,8 @@ std::string render_text_diff(const Report& base, const Report& now, const std::s
                              ? "-"
                              : human_duration(row.now_self.time_ns),
                          signed_duration(row.change_ns()), noise ? "~" : " ",
-                         share(row.base_self, d.base_all), share(row.now_self, d.now_all), label));
+                         run_share(row.base_self, d.base_all), run_share(row.now_self, d.now_all),
+                         label));
   }
   if (n < changed) {
     add_line(out, o.width,
