@@ -27,7 +27,7 @@ namespace {
 // 64 KiB: a large file of something else (a binary, a log without newlines) is never read
 // whole.
 std::string first_record_line(const std::filesystem::path& path) {
-  constexpr size_t kLookahead = 64 * 1024;
+  constexpr size_t kLookahead = size_t{64} * 1024;
   std::ifstream in(path, std::ios::binary);
   std::string head(kLookahead, '\0');
   in.read(head.data(), static_cast<std::streamsize>(head.size()));
