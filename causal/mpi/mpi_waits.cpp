@@ -11,7 +11,13 @@
 // variadic arguments). The real function is looked up on first call with RTLD_NEXT, so
 // an MPI loaded later (mpi4py's dlopen) is found too.
 //
-// C bindings only: Fortran's mpi_allreduce_ enters the library's C code past these.
+// Fortran's bindings enter the library past the C names (Open MPI's mpi_allreduce_ calls
+// PMPI_Allreduce), so each call is wrapped under its Fortran names too: the subroutine
+// takes every argument by reference and one more, ierror, so the same Word forwarding
+// holds. The names are the compilers' manglings (mpi_x_ for gfortran, flang and ifx;
+// mpi_x, mpi_x__ and MPI_X for others) and Open MPI's ompi_x_f, which its mpi_f08 module
+// calls through the PLT. A library whose Fortran entry calls its C one (MPICH) nests the
+// two waits, which the runtime allows.
 
 #include <dlfcn.h>
 
@@ -91,6 +97,28 @@ constexpr int kNoFunction = 16;  // MPI_ERR_OTHER in MPICH and Open MPI alike
     wake();                                                      \
     return f ARGS;                                               \
   }
+// A Fortran subroutine NAME: the same, returning nothing. Reached only through a name
+// the program was linked against, so the real one exists; if it did not, the call does
+// nothing rather than jump to null.
+#define CPROF_MPI_FORTRAN(NAME, PARAMS, ARGS, BEFORE)             \
+  CPROF_MPI_EXPORT void NAME PARAMS {                             \
+    static std::atomic<void*> slot{nullptr};                      \
+    auto f = reinterpret_cast<void(*) PARAMS>(real(slot, #NAME)); \
+    if (f == nullptr) return;                                     \
+    BEFORE;                                                       \
+    f ARGS;                                                       \
+  }
+// The Fortran names of MPI_Stem (stem, STEM: lower and upper case), one argument more.
+#define CPROF_MPI_FORTRAN_NAMES(stem, STEM, PARAMS, ARGS, BEFORE) \
+  CPROF_MPI_FORTRAN(mpi_##stem##_, PARAMS, ARGS, BEFORE)          \
+  CPROF_MPI_FORTRAN(mpi_##stem, PARAMS, ARGS, BEFORE)             \
+  CPROF_MPI_FORTRAN(mpi_##stem##__, PARAMS, ARGS, BEFORE)         \
+  CPROF_MPI_FORTRAN(MPI_##STEM, PARAMS, ARGS, BEFORE)             \
+  CPROF_MPI_FORTRAN(ompi_##stem##_f, PARAMS, ARGS, BEFORE)
+#define CPROF_MPI_FORTRAN_WAIT(stem, STEM, PARAMS, ARGS) \
+  CPROF_MPI_FORTRAN_NAMES(stem, STEM, PARAMS, ARGS, Wait wait)
+#define CPROF_MPI_FORTRAN_WAKE(stem, STEM, PARAMS, ARGS) \
+  CPROF_MPI_FORTRAN_NAMES(stem, STEM, PARAMS, ARGS, wake())
 // NOLINTEND(bugprone-macro-parentheses)
 
 #define P1 (Word a1)
@@ -111,6 +139,13 @@ constexpr int kNoFunction = 16;  // MPI_ERR_OTHER in MPICH and Open MPI alike
 #define A8 (a1, a2, a3, a4, a5, a6, a7, a8)
 #define P9 (Word a1, Word a2, Word a3, Word a4, Word a5, Word a6, Word a7, Word a8, Word a9)
 #define A9 (a1, a2, a3, a4, a5, a6, a7, a8, a9)
+#define P10 \
+  (Word a1, Word a2, Word a3, Word a4, Word a5, Word a6, Word a7, Word a8, Word a9, Word a10)
+#define A10 (a1, a2, a3, a4, a5, a6, a7, a8, a9, a10)
+#define P13                                                                                   \
+  (Word a1, Word a2, Word a3, Word a4, Word a5, Word a6, Word a7, Word a8, Word a9, Word a10, \
+   Word a11, Word a12, Word a13)
+#define A13 (a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13)
 #define P12                                                                                   \
   (Word a1, Word a2, Word a3, Word a4, Word a5, Word a6, Word a7, Word a8, Word a9, Word a10, \
    Word a11, Word a12)
@@ -158,3 +193,43 @@ CPROF_MPI_WAKE(MPI_Ibsend, P7, A7)
 CPROF_MPI_WAKE(MPI_Irsend, P7, A7)
 CPROF_MPI_WAKE(MPI_Bsend, P6, A6)
 CPROF_MPI_WAKE(MPI_Rsend, P6, A6)
+
+// The same calls from Fortran (mpif.h, `use mpi`, `use mpi_f08`): one argument more each.
+CPROF_MPI_FORTRAN_WAIT(wait, WAIT, P3, A3)
+CPROF_MPI_FORTRAN_WAIT(waitall, WAITALL, P4, A4)
+CPROF_MPI_FORTRAN_WAIT(waitany, WAITANY, P5, A5)
+CPROF_MPI_FORTRAN_WAIT(waitsome, WAITSOME, P6, A6)
+CPROF_MPI_FORTRAN_WAIT(recv, RECV, P8, A8)
+CPROF_MPI_FORTRAN_WAIT(mrecv, MRECV, P6, A6)
+CPROF_MPI_FORTRAN_WAIT(probe, PROBE, P5, A5)
+CPROF_MPI_FORTRAN_WAIT(mprobe, MPROBE, P6, A6)
+CPROF_MPI_FORTRAN_WAIT(send, SEND, P7, A7)
+CPROF_MPI_FORTRAN_WAIT(ssend, SSEND, P7, A7)
+CPROF_MPI_FORTRAN_WAIT(sendrecv, SENDRECV, P13, A13)
+CPROF_MPI_FORTRAN_WAIT(sendrecv_replace, SENDRECV_REPLACE, P10, A10)
+CPROF_MPI_FORTRAN_WAIT(barrier, BARRIER, P2, A2)
+CPROF_MPI_FORTRAN_WAIT(bcast, BCAST, P6, A6)
+CPROF_MPI_FORTRAN_WAIT(reduce, REDUCE, P8, A8)
+CPROF_MPI_FORTRAN_WAIT(allreduce, ALLREDUCE, P7, A7)
+CPROF_MPI_FORTRAN_WAIT(reduce_scatter, REDUCE_SCATTER, P7, A7)
+CPROF_MPI_FORTRAN_WAIT(reduce_scatter_block, REDUCE_SCATTER_BLOCK, P7, A7)
+CPROF_MPI_FORTRAN_WAIT(scan, SCAN, P7, A7)
+CPROF_MPI_FORTRAN_WAIT(exscan, EXSCAN, P7, A7)
+CPROF_MPI_FORTRAN_WAIT(gather, GATHER, P9, A9)
+CPROF_MPI_FORTRAN_WAIT(gatherv, GATHERV, P10, A10)
+CPROF_MPI_FORTRAN_WAIT(allgather, ALLGATHER, P8, A8)
+CPROF_MPI_FORTRAN_WAIT(allgatherv, ALLGATHERV, P9, A9)
+CPROF_MPI_FORTRAN_WAIT(scatter, SCATTER, P9, A9)
+CPROF_MPI_FORTRAN_WAIT(scatterv, SCATTERV, P10, A10)
+CPROF_MPI_FORTRAN_WAIT(alltoall, ALLTOALL, P8, A8)
+CPROF_MPI_FORTRAN_WAIT(alltoallv, ALLTOALLV, P10, A10)
+CPROF_MPI_FORTRAN_WAIT(alltoallw, ALLTOALLW, P10, A10)
+CPROF_MPI_FORTRAN_WAIT(win_fence, WIN_FENCE, P3, A3)
+CPROF_MPI_FORTRAN_WAIT(win_wait, WIN_WAIT, P2, A2)
+CPROF_MPI_FORTRAN_WAIT(win_complete, WIN_COMPLETE, P2, A2)
+CPROF_MPI_FORTRAN_WAKE(isend, ISEND, P8, A8)
+CPROF_MPI_FORTRAN_WAKE(issend, ISSEND, P8, A8)
+CPROF_MPI_FORTRAN_WAKE(ibsend, IBSEND, P8, A8)
+CPROF_MPI_FORTRAN_WAKE(irsend, IRSEND, P8, A8)
+CPROF_MPI_FORTRAN_WAKE(bsend, BSEND, P7, A7)
+CPROF_MPI_FORTRAN_WAKE(rsend, RSEND, P7, A7)

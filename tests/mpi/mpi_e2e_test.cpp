@@ -24,6 +24,8 @@ const std::string kHaloSource = HALO_SOURCE;
 const std::string kReport = CAUSAL_REPORT;
 const std::string kHalo = HALO_PROGRAM;
 const std::string kMpirun = MPIRUN;
+const std::string kHaloFortran = HALO_FORTRAN;
+const std::string kHaloFortranSource = HALO_FORTRAN_SOURCE;
 
 #define SKIP_WITHOUT_MPI() \
   if (kHalo.empty())       \
@@ -152,14 +154,15 @@ TEST(MpiJob, WallClockShowsThePeersWaitingInMpi) {
                     "assert min(peers) > ranks[2]['mpi_wait_ns'], (peers, ranks[2])\n");
 }
 
-// "halo.cpp:N" of the line holding `marker`.
-std::string halo_line(const std::string& marker) {
-  std::ifstream in(kHaloSource);
+// "FILE:N" of the line of `source` holding `marker`; halo.cpp's by default.
+std::string halo_line(const std::string& marker, const std::string& source = kHaloSource) {
+  std::ifstream in(source);
   std::string text;
   for (int n = 1; std::getline(in, text); ++n) {
-    if (text.find(marker) != std::string::npos) return "halo.cpp:" + std::to_string(n);
+    if (text.find(marker) != std::string::npos)
+      return std::filesystem::path(source).filename().string() + ":" + std::to_string(n);
   }
-  ADD_FAILURE() << marker << " not in " << kHaloSource;
+  ADD_FAILURE() << marker << " not in " << source;
   return "";
 }
 
@@ -233,6 +236,36 @@ TEST(MpiJob, CausalRunAroundMpirunResolvesTheRanksProgram) {
       << out;
   EXPECT_EQ(out.find("has no debug information"), std::string::npos) << out;  // not mpirun's
   expect_lockstep(dir);
+}
+
+// Fortran's MPI calls enter the library past the C names (Open MPI's mpi_allreduce_ calls
+// PMPI_Allreduce): the wrappers catch them under their Fortran names, `use mpi`'s
+// mpi_allreduce_ and `use mpi_f08`'s barrier through ompi_barrier_f. Two waits a step in
+// each rank, where the C wrappers alone saw none.
+TEST(MpiJob, FortranCallsWaitLikeCOnes) {
+  SKIP_WITHOUT_MPI();
+  if (kHaloFortran.empty())
+    GTEST_SKIP() << "no mpifort (libopenmpi-dev, gfortran) when the suite was configured";
+  const std::string dir = fresh_directory("mpi-fortran");
+  std::string out;
+  constexpr int kSteps = 60;
+  ASSERT_EQ(
+      run_command(kMpiEnv + mpirun(2) + kCausalRun + " --line " +
+                      halo_line("the work line", kHaloFortranSource) + " --progress " +
+                      halo_line("the step line", kHaloFortranSource) + " --speedups 0,50 -o " +
+                      dir + " -- " + kHaloFortran + " " + std::to_string(kSteps) + " 300000",
+                  out),
+      0)
+      << out;
+  EXPECT_NE(out.find("halo_f: 60 steps"), std::string::npos) << out;  // its output unchanged
+  const std::string db = dir + "/r.db";
+  ASSERT_EQ(run_command(kReport + " -q --format sqlite -o " + db + " " + dir, out), 0) << out;
+  ASSERT_EQ(run_command("sqlite3 " + db +
+                            " \"select text from messages where text like 'MPI waits seen: %'\"",
+                        out),
+            0);
+  const std::string line = "MPI waits seen: " + std::to_string(2 * kSteps) + " ";
+  EXPECT_EQ(count_of(out, line), 2u) << out;
 }
 
 }  // namespace
