@@ -5,6 +5,24 @@
 #include "report/load/launches.h"
 
 namespace cprof::report {
+namespace {
+
+// Each module's package and debug package, where dpkg lists it.
+void name_debug_packages(std::vector<UnnamedModule>& modules,
+                         const std::filesystem::path& dpkg_info) {
+  if (modules.empty()) return;
+  std::vector<std::string> paths;
+  for (const auto& m : modules) paths.push_back(m.module);
+  const auto owners = owning_packages(paths, dpkg_info);
+  for (auto& m : modules) {
+    if (const auto it = owners.find(m.module); it != owners.end()) {
+      m.package = it->second;
+      m.debug_package = debug_package_of(it->second);
+    }
+  }
+}
+
+}  // namespace
 
 uint64_t Report::samples() const {
   uint64_t n = 0;
@@ -66,6 +84,8 @@ Report build_report(LoadResult loaded, SymbolSource& source, const BuildOptions&
   }
   r.flat = build_flat_profile(r.processes, r.symbols, {.group_spread = options.group_spread});
   r.modules = build_module_view(r.flat, r.symbols.table);
+  r.unnamed_modules = find_unnamed_modules(r.modules);
+  name_debug_packages(r.unnamed_modules, options.dpkg_info);
   if (options.breakdown) r.breakdown = build_breakdown(r.processes, r.symbols);
   r.counters = build_counter_profile(r.processes, r.symbols);
   r.causal = build_causal_model(r.processes, &r.symbols);

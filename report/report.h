@@ -2,6 +2,7 @@
 // Everything a renderer needs, built once: the loaded processes, their symbols, the
 // aggregated profile and the warnings met on the way. Renderers only read it.
 
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "report/profile/module_view.h"
 #include "report/profile/sampling_coverage.h"
 #include "report/profile/unnamed_code.h"
+#include "report/symbols/debug_package.h"
 #include "report/symbols/symbol_table.h"
 
 namespace cprof::report {
@@ -33,6 +35,7 @@ struct Report {
   std::vector<SamplingCoverage> coverage;  // parallel to processes: threads that ran unsampled
   std::vector<UnnamedCode> unnamed_code;   // parallel to processes: samples in code of no file
   std::vector<ModuleRow> modules;          // self time by module (--by module, json, html)
+  std::vector<UnnamedModule> unnamed_modules;  // modules whose samples mostly have no names
   CpuAccount cpu;  // recorded CPU time against the samples', and what no sample covers
   std::vector<std::string> warnings;  // load and symbolization warnings, in order
   size_t files_found = 0;
@@ -59,6 +62,9 @@ struct BuildOptions {
   bool call_tree = false;  // a view or format needs the call tree (--view tree, html, folded)
   bool breakdown = true;   // per thread/process/rank and metrics; the text flat table skips it
   bool group_spread = true;  // flat rows' spread over processes and runs (json, html)
+  // dpkg's lists of installed files, to name the debug package of a library whose samples
+  // have no names (symbols/debug_package.h).
+  std::filesystem::path dpkg_info = kDpkgInfo;
 };
 
 // Symbolizes and aggregates what was loaded.

@@ -16,6 +16,10 @@ std::vector<ModuleRow> build_module_view(const FlatProfile& flat, const SymbolTa
     m.module = path;
     m.self.samples += row.self.samples;
     m.self.time_ns += row.self.time_ns;
+    if (!f.named) {
+      m.unnamed.samples += row.self.samples;
+      m.unnamed.time_ns += row.self.time_ns;
+    }
     ++m.functions;
     if (row.self.time_ns > m.top_function_ns || m.functions == 1) {
       m.top_function = row.id;

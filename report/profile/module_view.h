@@ -15,6 +15,7 @@ namespace cprof::report {
 struct ModuleRow {
   std::string module;           // path; "[unknown]" for code no module holds
   Measure self;                 // samples whose innermost frame is in it
+  Measure unnamed;              // of those, the ones in functions its symbols do not name
   size_t functions = 0;         // its functions with self time
   FunctionId top_function = 0;  // the one with the most
   uint64_t top_function_ns = 0;

@@ -7,8 +7,11 @@
 // "[unknown]", and must say how to get names (docs/report.md, "Code outside every file").
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "report/load/process_profile.h"
+#include "report/profile/module_view.h"
 #include "report/symbols/symbol_table.h"
 
 namespace cprof::report {
@@ -28,5 +31,22 @@ struct UnnamedCode {
 // `process` indexes both `processes` and `symbols.frame_locations`.
 UnnamedCode find_unnamed_code(const ProcessProfile& p, const SymbolizedProfiles& symbols,
                               size_t process);
+
+// A module whose own samples are mostly in functions its symbols do not name: a stripped
+// library or program whose debug file the report did not find. Flagged past the same
+// share of the profile and count as above, and when at least this share of the module's
+// own samples is unnamed.
+inline constexpr double kUnnamedModuleMinShare = 0.5;
+
+struct UnnamedModule {
+  std::string module;         // path
+  Measure unnamed;            // samples whose innermost frame is a function with no name in it
+  Measure self;               // all of its samples
+  std::string package;        // the Debian package that installed it; "" when unknown
+  std::string debug_package;  // the one with its debug symbols; "" when unknown
+};
+
+// The flagged modules of `modules` (module_view.h), in the same order, without packages.
+std::vector<UnnamedModule> find_unnamed_modules(const std::vector<ModuleRow>& modules);
 
 }  // namespace cprof::report

@@ -115,6 +115,7 @@ void processes(std::string& out, const Report& r, const RenderOptions& o) {
       notes += "<li>" + esc(note) + "</li>\n";
     }
   }
+  for (const auto& m : r.unnamed_modules) notes += "<li>" + esc(unnamed_module_note(m)) + "</li>\n";
   for (const auto& e : r.counters.events) {
     if (e.processes_unavailable) {
       notes += fmt::format("<li>unavailable event: <code>{}</code> ({}) in {} of {}</li>\n",

@@ -190,7 +190,12 @@ std::string render_json(const Report& r, const RenderOptions& o) {
         .field("fraction", r.flat.fraction(m.self))
         .field("functions", static_cast<uint64_t>(m.functions))
         .field("top_function", table.functions[m.top_function].name)
-        .end_object();
+        .field("unnamed_samples", m.unnamed.samples);
+    for (const auto& u : r.unnamed_modules) {  // flagged: where names would come from
+      if (u.module == m.module)
+        j.field("package", u.package).field("debug_package", u.debug_package);
+    }
+    j.end_object();
   }
   j.end_array();
   json_profile_views(j, r, o);

@@ -136,6 +136,7 @@ void header(std::string& out, const Report& r, size_t width) {
   per_process_lines(out, width, unsampled, "warning: ... and {} more processes with threads that ran unsampled");
   per_process_lines(out, width, unnamed,
                     "note: ... and {} more processes with samples in code outside every file");
+  for (const auto& m : r.unnamed_modules) add_wrapped(out, width, unnamed_module_note(m));
   if (const auto mpi = mpi_summary_line(r); !mpi.empty()) add_wrapped(out, width, mpi);
 
   // The same event or message in many processes is said once, with how many.

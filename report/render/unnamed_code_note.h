@@ -17,4 +17,11 @@ namespace cprof::report {
 // terminal can wrap there. "" when the process is not flagged.
 std::string unnamed_code_note(const ProcessProfile& p, const UnnamedCode& u);
 
+// "note: libz.so.1.2.13: 97% of its samples (412) are in functions its symbols do not name;
+// Debian's zlib1g-dbgsym names them (apt-get install zlib1g-dbgsym from the debian-debug
+// archive: wiki.debian.org/AutomaticDebugPackages), as does a debuginfod server
+// (DEBUGINFOD_URLS=https://debuginfod.debian.net) without installing anything". Without a
+// known package it says how to give the debug file instead.
+std::string unnamed_module_note(const UnnamedModule& m);
+
 }  // namespace cprof::report

@@ -147,6 +147,7 @@ class Interner {
               ? fmt::format("sub_{:x} ({})", r.unnamed_function_start, basename_of(module.path))
               : fmt::format("{}+{:#x}", basename_of(module.path), elf);
       const FunctionId f = function(module.path, name, "", 0);
+      t_.functions[f].named = false;
       t_.location_frames.push_back({f, line("", 0, f)});
     } else {
       for (const auto& frame : r.frames) {
@@ -160,6 +161,7 @@ class Interner {
         const std::string& file = frame.line != 0 ? frame.file : kNoFile;
         const FunctionId f =
             function(module.path, name, file, frame.line, frame.decl_file, frame.decl_line);
+        if (frame.function.empty()) t_.functions[f].named = false;
         t_.location_frames.push_back({f, line(file, frame.line, f)});
       }
     }

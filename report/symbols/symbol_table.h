@@ -25,6 +25,9 @@ struct FunctionInfo {
   // line and the lowest line seen in it (about where it starts). Empty, 0 when unknown.
   std::string file;
   uint32_t line = 0;
+  // False for a row named after its address ("sub_START (module)", "module+0xoffset"):
+  // the module's symbols did not name it.
+  bool named = true;
 };
 
 struct LineInfo {

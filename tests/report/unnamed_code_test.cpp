@@ -73,5 +73,29 @@ TEST(UnnamedCode, ANamedProfileIsNotFlagged) {
   EXPECT_FALSE(find_unnamed_code(f.p, f.s, 1).flagged);  // no symbols for that process
 }
 
+// A module is flagged when most of its own samples are unnamed and they are a visible
+// part of the profile: the same count and share as for code of no file.
+TEST(UnnamedCode, AModuleMostlyUnnamedIsFlagged) {
+  const auto row = [](const char* path, uint64_t self, uint64_t unnamed) {
+    ModuleRow m;
+    m.module = path;
+    m.self = {.samples = self, .time_ns = self * kMs};
+    m.unnamed = {.samples = unnamed, .time_ns = unnamed * kMs};
+    return m;
+  };
+  const auto flagged = find_unnamed_modules({
+      row("/usr/bin/app", 800, 0),
+      row("/lib/libz.so.1", 100, 60),  // 60% of its own, 6% of all: flagged
+      row("/lib/libm.so.6", 80, 39),   // under half of its own
+      row("/lib/libc.so.6", 15, 15),   // all of its own, but 1.5% of all
+      row("/lib/libtiny.so", 5, 5),
+  });
+  ASSERT_EQ(flagged.size(), 1u);
+  EXPECT_EQ(flagged[0].module, "/lib/libz.so.1");
+  EXPECT_EQ(flagged[0].unnamed.samples, 60u);
+  EXPECT_EQ(flagged[0].self.samples, 100u);
+  EXPECT_TRUE(flagged[0].package.empty());  // filled by build_report, from dpkg
+}
+
 }  // namespace
 }  // namespace cprof::report

@@ -632,6 +632,30 @@ TEST(SampleRun, FunctionsOfAStrippedProgramAreRowsOfTheirOwn) {
 #endif
 }
 
+// Debian's libz is stripped: its internal functions are sub_ rows, most of the program's
+// time. The report names the package whose debug symbols would name them, found in dpkg's
+// lists of installed files (report/symbols/debug_package.h).
+TEST(SampleRun, AStrippedLibrarysDebugPackageIsNamed) {
+#ifndef CAUSAL_REPORT
+  GTEST_SKIP() << "causal-report is not built";
+#else
+  if (std::system("dpkg -S libz.so.1 2>/dev/null | grep -q '^zlib1g:'") != 0)
+    GTEST_SKIP() << "no Debian package zlib1g holds libz.so.1 here";
+  const Reported r = sample_and_report("zlib", kPrograms + "/zlib_compress", "--top 0");
+  ASSERT_EQ(r.run.status, 0) << r.run.output;
+  ASSERT_EQ(r.status, 0) << r.text;
+  if (r.text.find("(libz.so") == std::string::npos)
+    GTEST_SKIP() << "libz's debug symbols are installed here: its functions have names";
+  const std::regex note(
+      "note: libz\\.so\\.1[.0-9]*: [0-9]+% of its samples \\([0-9]+\\) are in functions its "
+      "symbols "
+      "do not name; Debian's zlib1g-dbgsym names them \\(apt-get install zlib1g-dbgsym");
+  // The header wraps a long note, continuing it six spaces in.
+  const std::string text = std::regex_replace(r.text, std::regex("\\n      "), " ");
+  EXPECT_TRUE(std::regex_search(text, note)) << r.text;
+#endif
+}
+
 #ifdef CAUSAL_REPORT
 // Annotated source (causal-report --source): the program's hottest line is spin's loop.
 TEST(AnnotatedSource, TheHottestLineIsTheLoopBody) {
