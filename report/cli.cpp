@@ -44,6 +44,7 @@ std::string render_format(const std::string& format, const Report& r, const Rend
   if (format == "speedscope") return render_speedscope(r);
   if (format == "pprof") return render_pprof(r);
   if (format == "chrome") return render_chrome(r);
+  if (format == "firefox") return render_firefox(r);
   if (format == "coz") return format::valid_utf8(render_coz(r, CozStyle::tab_separated));
   if (format == "coz-jsonl") return render_coz(r, CozStyle::json_lines);
   return format::printable_text(render_text(r, o), /*keep_newlines=*/true);
@@ -103,9 +104,10 @@ std::optional<Report> load_and_build(const std::string& dir, const ReportInputs&
   }
   if (files.empty()) return failed(kBadInput, dir + ": no results files in this directory");
 
-  LoadResult loaded = load_results(files, {.progress = !quiet && ::isatty(STDERR_FILENO),
-                                           .keep_timeline = format == "chrome",
-                                           .clock = in.clock});
+  LoadResult loaded =
+      load_results(files, {.progress = !quiet && ::isatty(STDERR_FILENO),
+                           .keep_timeline = format == "chrome" || format == "firefox",
+                           .clock = in.clock});
   if (loaded.processes.empty()) {
     // Nothing to report: one error giving the first file's reason, the others' warned.
     if (!quiet) {
@@ -181,7 +183,7 @@ int run_causal_report(int argc, char** argv) {
       ->required();
   app.add_option("--format,-f", format, "output format")
       ->check(cprof::cli::one_of({"text", "json", "html", "folded", "speedscope", "pprof", "chrome",
-                                  "sqlite", "coz", "coz-jsonl"}))
+                                  "firefox", "sqlite", "coz", "coz-jsonl"}))
       ->default_str("text");
   app.add_option("--top,-n", top, "rows per table, 0 for all (default: 20 for text, all for json)")
       ->check(cprof::cli::whole_number_in(0, 1000000000, "rows (0 for all)"));

@@ -56,6 +56,8 @@ std::string render_json(const Report& report, const RenderOptions& options);
 std::string render_html(const Report& report, const RenderOptions& options);  // (tree)
 std::string render_folded(const Report& report);                               // (tree)
 std::string render_speedscope(const Report& report);
+// The Firefox Profiler's processed profile (firefox.cpp); needs the timeline for times.
+std::string render_firefox(const Report& report);
 std::string render_pprof(const Report& report);   // gzipped profile.proto bytes
 // Needs LoadOptions::keep_timeline. When drawing every sample would take more than about
 // max_events trace events, a slice stands for several consecutive samples of a thread

@@ -132,6 +132,7 @@ TEST(CausalReport, EveryFormatToFile) {
       {"speedscope", "{\n  \"$schema\""},
       {"pprof", "\x1f\x8b"},
       {"chrome", "{\n  \"displayTimeUnit\""},
+      {"firefox", "{\n  \"meta\": {\n    \"version\": 24,\n    \"preprocessedProfileVersion\": 57,"},
       {"sqlite", "SQLite format 3"},
       {"coz", "startup\ttime="}};
   for (const auto& [format, start] : kFormats) {
@@ -393,7 +394,7 @@ TEST(CausalReport, FileOfNoKnownKindIsBadInput) {
 
 // A program's names are any bytes: a thread named with an escape sequence retitled and
 // cleared the terminal of whoever read the text report, and bytes that are not UTF-8 made
-// the JSON, speedscope and chrome files and SQLite's TEXT unreadable by strict readers.
+// the JSON, speedscope, chrome and firefox files and SQLite's TEXT unreadable by strict readers.
 TEST(CausalReport, NamesThatAreNotTextStayOutOfEveryOutput) {
   TempDir dir;
   {
@@ -407,7 +408,7 @@ TEST(CausalReport, NamesThatAreNotTextStayOutOfEveryOutput) {
   EXPECT_NE(text.out.find("evil\\x1b]0;pwned\\x07\\x1b[2J\\xff\\xfe"), std::string::npos)
       << text.out;
   if (!testing::have_tool("python3")) GTEST_SKIP() << "python3 not installed: outputs not read";
-  for (const char* format : {"json", "speedscope", "chrome"}) {
+  for (const char* format : {"json", "speedscope", "chrome", "firefox"}) {
     SCOPED_TRACE(format);
     const auto out = dir.path() / (std::string("out.") + format);
     const auto r = run(dir.path().string() + " --format " + format + " -o " + out.string());

@@ -160,6 +160,82 @@ TEST(Formats, ChromeTraceFlameChartPerThread) {
   EXPECT_EQ(json_error(dir.path() / "t.json"), "");
 }
 
+// The rules of the Firefox Profiler's processed-profile schema (version 57: docs/report.md,
+// "firefox"), checked by a script since no client of it runs offline; then what each
+// thread holds, stacks by function names with their summed weights.
+constexpr const char* kFirefoxSchemaCheck = R"(
+meta, strings, libs = d['meta'], d['shared']['stringArray'], d['libs']
+assert meta['preprocessedProfileVersion'] == 57 and meta['interval'] > 0, meta
+assert all(isinstance(s, str) for s in strings)
+cats = meta['categories']
+assert any(c['color'] == 'grey' for c in cats) and all(c['subcategories'][0] == 'Other' for c in cats)
+for lib in libs:
+  assert set(lib) == {'arch', 'name', 'path', 'debugName', 'debugPath', 'breakpadId', 'codeId'}, lib
+def table(t, columns, scalars=()):
+  assert set(t) == set(columns) | set(scalars) | {'length'}, (sorted(t), columns)
+  for c in columns: assert len(t[c]) == t['length'], c
+def index(i, n, nullable=False):
+  assert (nullable and i is None) or (isinstance(i, int) and 0 <= i < n), (i, n)
+for th in d['threads']:
+  for k in ['name', 'processName', 'processType', 'pid', 'tid', 'isMainThread', 'processStartupTime',
+            'processShutdownTime', 'registerTime', 'unregisterTime', 'pausedRanges']:
+    assert k in th, k
+  assert isinstance(th['pid'], str)
+  st, fr, fn, rs = th['stackTable'], th['frameTable'], th['funcTable'], th['resourceTable']
+  table(st, ['frame', 'prefix'])
+  table(fr, ['address', 'inlineDepth', 'category', 'subcategory', 'func', 'nativeSymbol',
+             'innerWindowID', 'line', 'column'])
+  table(fn, ['name', 'isJS', 'relevantForJS', 'resource', 'fileName', 'lineNumber', 'columnNumber'])
+  table(rs, ['lib', 'name', 'host', 'type'])
+  table(th['nativeSymbols'], ['libIndex', 'address', 'name', 'functionSize'])
+  table(th['markers'], ['data', 'name', 'startTime', 'endTime', 'phase', 'category'])
+  table(th['samples'], ['stack', 'time', 'weight'], ['weightType'])
+  for i in range(st['length']):
+    index(st['frame'][i], fr['length'])
+    index(st['prefix'][i], i, nullable=True)
+  for i in range(fr['length']):
+    index(fr['func'][i], fn['length'])
+    index(fr['category'][i], len(cats))
+    index(fr['subcategory'][i], len(cats[fr['category'][i]]['subcategories']))
+  for i in range(fn['length']):
+    index(fn['name'][i], len(strings))
+    index(fn['fileName'][i], len(strings), nullable=True)
+    assert fn['resource'][i] == -1 or 0 <= fn['resource'][i] < rs['length']
+  for i in range(rs['length']):
+    index(rs['lib'][i], len(libs))
+    index(rs['name'][i], len(strings))
+  s = th['samples']
+  assert s['weightType'] in ('samples', 'tracing-ms', 'bytes')
+  assert all(a <= b for a, b in zip(s['time'], s['time'][1:])), 'time order'
+  def names(k):
+    out = []
+    while k is not None:
+      f = st['frame'][k]
+      out.append(strings[fn['name'][fr['func'][f]]] + ('@%d' % fr['inlineDepth'][f] if fr['inlineDepth'][f] else ''))
+      k = st['prefix'][k]
+    return '>'.join(reversed(out))
+  stacks = {}
+  for k, w in zip(s['stack'], s['weight']): stacks[names(k)] = stacks.get(names(k), 0) + w
+  print('%s|%s|%s|%d|%s|%s' % (th['name'], th['processName'], th['pid'], th['tid'],
+        ' '.join('%s=%g' % kv for kv in sorted(stacks.items())), s['time'][:1]))
+)";
+
+TEST(Formats, FirefoxProfileHoldsTheSchemasInvariants) {
+  TempDir dir;
+  const auto json = render_firefox(views_report(dir.path(), false, /*timeline=*/true));
+  if (!have("python3")) GTEST_SKIP() << "python3 not installed: the schema not checked";
+  write_file(dir.path() / "f.json", json);
+  // Hottest thread first; helper<int> inlined into compute is a frame of its own one level
+  // deeper; the unsampled CPU time of process 100 is a thread of its own, last.
+  EXPECT_EQ(testing::python_on_json(dir.path() / "f.json", kFirefoxSchemaCheck),
+            "main|app[100] rank 0|100|1|main>work=3|[101]\n"
+            "main|app[101] rank 1|101|7|main>compute>helper<int>@1=3|[105]\n"
+            "worker|app[100] rank 0|100|2|main>compute>helper<int>@1=1|[104]\n"
+            "[unsampled CPU time]|[unsampled CPU time: processes and threads without a "
+            "sample]|0|0|[unsampled: start-up and last periods of sampled processes]=496|[0]\n")
+      << json;
+}
+
 TEST(Formats, ChromeDownsamplesToABudgetOfSlices) {
   TempDir dir;
   // 7 samples of 2 frames, at most 12 events: 3 slices of up to 3 samples of one thread,
