@@ -402,8 +402,9 @@ void ThreadEvent::drain(const std::function<void(const ThreadSample&)>& on_sampl
         // The leader's group (not the switch event's, which reads only itself).
         if (!s.switch_out) {
           for (size_t i = 0; i < counter_count_; ++i) {
-            const int at = counter_position_[i];
-            if (at > 0 && static_cast<size_t>(at) < read_count) s.counters[i] = read[at];
+            const int position = counter_position_[i];
+            if (position > 0 && static_cast<size_t>(position) < read_count)
+              s.counters[i] = read[position];
           }
         }
         on_sample(s);
