@@ -12,6 +12,7 @@ void name_debug_packages(std::vector<UnnamedModule>& modules,
                          const std::filesystem::path& dpkg_info) {
   if (modules.empty()) return;
   std::vector<std::string> paths;
+  paths.reserve(modules.size());
   for (const auto& m : modules) paths.push_back(m.module);
   const auto owners = owning_packages(paths, dpkg_info);
   for (auto& m : modules) {
