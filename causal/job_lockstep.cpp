@@ -65,6 +65,46 @@ JobSegment::~JobSegment() {
 
 void JobSegment::unlink() const { shm_unlink(name_.c_str()); }
 
+void announce_slot(JobShared& job, uint64_t slot, std::string_view location, double speedup) {
+  job.version.fetch_add(1, std::memory_order_acq_rel);  // odd: being written
+  std::atomic_thread_fence(std::memory_order_release);
+  const std::string_view name = location.substr(0, kAnnouncedNameChars);
+  for (size_t w = 0; w < job.announced_name.size(); ++w) {
+    uint64_t word = 0;
+    for (size_t b = 0; b < 8; ++b) {
+      const size_t at = w * 8 + b;
+      if (at < name.size()) word |= uint64_t{static_cast<unsigned char>(name[at])} << (8 * b);
+    }
+    job.announced_name[w].store(word, std::memory_order_relaxed);
+  }
+  uint64_t bits = 0;
+  std::memcpy(&bits, &speedup, sizeof bits);
+  job.announced_speedup.store(bits, std::memory_order_relaxed);
+  job.announced_slot.store(slot + 1, std::memory_order_relaxed);
+  job.version.fetch_add(1, std::memory_order_release);  // even: done
+}
+
+std::optional<Announcement> announced(const JobShared& job, uint64_t slot) {
+  const uint64_t before = job.version.load(std::memory_order_acquire);
+  if (before % 2 != 0) return std::nullopt;
+  if (job.announced_slot.load(std::memory_order_relaxed) != slot + 1) return std::nullopt;
+  Announcement a;
+  for (const auto& word : job.announced_name) {
+    const uint64_t w = word.load(std::memory_order_relaxed);
+    for (size_t b = 0; b < 8; ++b) {
+      const auto c = static_cast<char>((w >> (8 * b)) & 0xff);
+      if (c == '\0') break;
+      a.location += c;
+    }
+    if ((w >> 56) == 0) break;  // the name ended in this word
+  }
+  const uint64_t bits = job.announced_speedup.load(std::memory_order_relaxed);
+  std::memcpy(&a.speedup, &bits, sizeof bits);
+  std::atomic_thread_fence(std::memory_order_acquire);
+  if (job.version.load(std::memory_order_relaxed) != before) return std::nullopt;
+  return a;
+}
+
 SlotPick pick_for_slot(uint64_t seed, uint64_t slot, size_t locations,
                        std::span<const double> speedups, double baseline_share,
                        std::optional<double> fixed) {

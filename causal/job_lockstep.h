@@ -16,12 +16,21 @@
 //     Ranks on other hosts have their own (docs/causal.md says what that misses).
 // Waits inside MPI count as blocked (DelayAccounting::peer_wait_begin), through the MPI
 // wrappers causal-run preloads with the runtime (causal/mpi/mpi_waits.cpp).
+//
+// Automatic selection (no --line/--function) draws from each rank's own samples, which a
+// seed alone cannot make agree. So one rank of the host leads: the first to claim it
+// draws each slot's location from its samples and announces it in the shared page; the
+// others run the same location, found by name in their own table (every rank built it
+// from the same program), at the same speedup. A rank that finds no announcement for a
+// slot in time, or not the location, sits the slot out.
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 
 namespace cprof::causal {
 
@@ -32,6 +41,14 @@ struct JobShared {
   // point of their own) start their experiments then too.
   std::atomic<uint32_t> progress_started;
   std::atomic<uint32_t> attached;  // ranks that mapped it
+  // Automatic selection: 1 once a rank of the host leads it (claim_leader).
+  std::atomic<uint32_t> leader;
+  // The leader's announcement of a slot's experiment, under a sequence lock: `version` is
+  // odd while the leader writes (announce_slot, announced).
+  std::atomic<uint64_t> version;
+  std::atomic<uint64_t> announced_slot;                  // slot + 1; 0: none yet
+  std::atomic<uint64_t> announced_speedup;               // the double's bits
+  std::array<std::atomic<uint64_t>, 64> announced_name;  // the location's name, NUL-padded
 };
 static_assert(std::atomic<uint64_t>::is_always_lock_free);
 static_assert(std::atomic<uint32_t>::is_always_lock_free);
@@ -56,6 +73,26 @@ class JobSegment {
   std::string error_;
   JobShared* shared_ = nullptr;
 };
+
+// True for the one rank of the host that leads automatic selection (the first to ask).
+inline bool claim_leader(JobShared& job) {
+  return job.leader.exchange(1, std::memory_order_acq_rel) == 0;
+}
+
+// The longest location name an announcement carries (a longer one is announced cut, and
+// no follower finds it).
+inline constexpr size_t kAnnouncedNameChars = sizeof(JobShared::announced_name) - 1;
+
+// The leader: slot `slot` runs `location` at `speedup`.
+void announce_slot(JobShared& job, uint64_t slot, std::string_view location, double speedup);
+
+struct Announcement {
+  std::string location;
+  double speedup = 0;
+};
+// What was announced for `slot`; nullopt when nothing yet (or another slot's), or while
+// the leader is rewriting it.
+std::optional<Announcement> announced(const JobShared& job, uint64_t slot);
 
 // The shared memory name for a job key: "/cprof-job-<hex hash>".
 std::string job_segment_name(const std::string& key);

@@ -389,8 +389,9 @@ cprof::launch::ChildEnvironment run_environment(const Options& o, const std::str
 
 // An MPI job (docs/causal.md, "MPI"): as one of its ranks (`mpirun ... causal-run`) or
 // around its launcher (`causal-run -- mpirun ...`), the MPI wrappers are preloaded too, so
-// that waits inside MPI count as blocked; with --line/--function the ranks' experiments
-// run in lockstep (the job key). Automatic selection differs from rank to rank: said.
+// that waits inside MPI count as blocked, and the ranks' experiments run in lockstep (the
+// job key): with --line/--function from the job's seed, automatically as one rank of each
+// host draws. End to end each rank's run is its own: said.
 void add_mpi_job(const Options& o, const std::string& program, int64_t rank,
                  cprof::launch::ChildEnvironment& env) {
   const std::string key =
@@ -406,12 +407,12 @@ void add_mpi_job(const Options& o, const std::string& program, int64_t rank,
       !err.empty()) {
     fail(1, err);
   }
-  const bool lockstep = !o.selection.automatic() && !o.end_to_end;
+  const bool lockstep = !o.end_to_end;
   if (!lockstep && !o.quiet && rank <= 0) {
     fmt::print(stderr,
                "{}: warning: an MPI job's experiments run in lockstep across its ranks only "
-               "with --line or --function{}; each rank experiments on its own here\n",
-               kTool, o.end_to_end ? " and without --end-to-end" : "");
+               "without --end-to-end; each rank experiments on its own here\n",
+               kTool);
   }
   cprof::causal::add_mpi_environment(env, mpi_library, key, lockstep);
 }

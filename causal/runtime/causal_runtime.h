@@ -132,6 +132,9 @@ class CausalRuntime {
   // An MPI job's experiments (job_lockstep.h): one per slot of the realtime grid, the
   // same in every rank.
   void lockstep_loop(ExperimentController& controller);
+  // The same for automatic selection: the host's leading rank draws each slot's location
+  // from its samples and announces it; the other ranks follow (job_lockstep.h).
+  void automatic_lockstep_loop(ExperimentController& controller, JobShared& job);
   // Sleeps until CLOCK_REALTIME reaches `realtime_ns`, in slices; false if asked to stop.
   bool sleep_until_realtime(uint64_t realtime_ns);
   // Folds the --progress points' counters into their visit counts, if there are any.

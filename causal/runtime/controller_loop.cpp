@@ -5,6 +5,9 @@
 #include <time.h>
 
 #include <algorithm>
+#include <optional>
+#include <string>
+#include <unordered_map>
 
 #include "causal/experiment_timings.h"
 #include "causal/runtime/causal_runtime.h"
@@ -53,6 +56,10 @@ void CausalRuntime::controller_loop() {
   if (started) waited_for_progress_ns_.store(0, std::memory_order_release);
   if (!settings_.job.empty() && !fixed_.empty()) {
     lockstep_loop(*controller);
+    return;
+  }
+  if (job != nullptr && settings_.automatic) {
+    automatic_lockstep_loop(*controller, *job);
     return;
   }
   while (!stop_requested_.load(std::memory_order_acquire)) {
@@ -134,6 +141,50 @@ void CausalRuntime::lockstep_loop(ExperimentController& controller) {
                                         config.baseline_share, config.fixed_speedup);
     const ExperimentPlan plan{&table_.at(fixed_[pick.location]), pick.speedup, duration, warmup};
     if (!run_experiment(controller, plan)) return;
+  }
+}
+
+void CausalRuntime::automatic_lockstep_loop(ExperimentController& controller, JobShared& job) {
+  const Sleeper sleeper = real_sleeper();
+  const ExperimentConfig& config = controller.config();
+  const uint64_t duration = config.initial_duration_ns;
+  const auto warmup =
+      static_cast<uint64_t>(std::max(0.0, config.warmup_share) * static_cast<double>(duration));
+  const uint64_t slot_ns = warmup + duration + config.cooloff_ns;
+  // A follower waits this long into a slot for the leader's announcement (the warm-up
+  // absorbs the lag), then sits the slot out.
+  const uint64_t follow_wait_ns = std::min<uint64_t>(warmup, 20'000'000);
+  const bool leader = claim_leader(job);
+  std::unordered_map<std::string, uint32_t> by_name;  // a follower's locations
+  if (!leader) {
+    for (uint32_t id = 0; id < table_.size(); ++id) by_name.emplace(table_.at(id).name, id);
+  }
+  for (;;) {
+    timespec ts{};
+    clock_gettime(CLOCK_REALTIME, &ts);
+    const uint64_t now =
+        static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+    const uint64_t slot = next_slot(now, slot_ns);
+    if (!sleep_until_realtime(slot_start_ns(slot, slot_ns))) return;
+    std::optional<ExperimentPlan> plan;
+    if (leader) {
+      plan = controller.plan_next();  // from this rank's recent samples
+      if (!plan) continue;
+      plan->duration_ns = duration;  // fixed, as in lockstep_loop: no doubling per rank
+      plan->warmup_ns = warmup;
+      announce_slot(job, slot, plan->location->name, plan->speedup);
+    } else {
+      std::optional<Announcement> a;
+      for (uint64_t waited = 0; !(a = announced(job, slot)) && waited < follow_wait_ns;) {
+        if (stop_requested_.load(std::memory_order_acquire)) return;
+        waited += sleeper.sleep_ns(1'000'000);
+      }
+      if (!a) continue;
+      const auto it = by_name.find(a->location);
+      if (it == by_name.end()) continue;
+      plan = ExperimentPlan{&table_.at(it->second), a->speedup, duration, warmup};
+    }
+    if (!run_experiment(controller, *plan)) return;
   }
 }
 

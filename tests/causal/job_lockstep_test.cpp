@@ -151,5 +151,42 @@ TEST(JobLockstep, TheRanksOfAHostShareOnePage) {
   fresh.unlink();
 }
 
+// Automatic selection: one rank of the host leads, its announcement of a slot is read
+// back whole by another process, for that slot only.
+TEST(JobLockstep, TheLeadersAnnouncementReachesTheOtherRanks) {
+  const std::string key = "test-announce-" + std::to_string(getpid());
+  JobSegment leader(key);
+  ASSERT_NE(leader.get(), nullptr) << leader.error();
+  EXPECT_FALSE(announced(*leader.get(), 7).has_value());  // nothing yet
+  EXPECT_TRUE(claim_leader(*leader.get()));
+  const std::string name = "src/solver/very_long_directory_name/stencil_kernels.cpp:1234";
+  announce_slot(*leader.get(), 7, name, 0.25);
+  const pid_t child = fork();
+  if (child == 0) {
+    JobSegment mine(key);
+    if (mine.get() == nullptr) _exit(2);
+    if (claim_leader(*mine.get())) _exit(3);  // taken
+    const auto a = announced(*mine.get(), 7);
+    if (!a || a->location != name || a->speedup != 0.25) _exit(4);
+    if (announced(*mine.get(), 8)) _exit(5);  // another slot's
+    _exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  // Names of 8, 7 and 9 characters end where words do and do not; a name past the
+  // limit is cut to it.
+  for (const std::string& n :
+       std::vector<std::string>{"abcdefgh", "a.cpp:7", "abcdefghi", std::string(600, 'x')}) {
+    announce_slot(*leader.get(), 9, n, 0.5);
+    const auto a = announced(*leader.get(), 9);
+    ASSERT_TRUE(a.has_value());
+    EXPECT_EQ(a->location, n.substr(0, kAnnouncedNameChars));
+    EXPECT_EQ(a->speedup, 0.5);
+  }
+  leader.unlink();
+}
+
 }  // namespace
 }  // namespace cprof::causal

@@ -238,6 +238,41 @@ TEST(MpiJob, CausalRunAroundMpirunResolvesTheRanksProgram) {
   expect_lockstep(dir);
 }
 
+// Automatic selection under MPI: the host's first rank leads, drawing each slot's location
+// from its samples and announcing it; the other runs the same location at the same
+// speedup. Their experiments pair up as with --line, location for location.
+TEST(MpiJob, AutomaticExperimentsRunInLockstepToo) {
+  SKIP_WITHOUT_MPI();
+  const std::string dir = fresh_directory("mpi-causal-auto");
+  std::string out;
+  ASSERT_EQ(run_command(kMpiEnv + mpirun(2) + kCausalRun + " --speedups 0,50 -o " + dir + " -- " +
+                            kHalo + " 400 1500000 1 100",
+                        out),
+            0)
+      << out;
+  EXPECT_EQ(out.find("each rank experiments on its own"), std::string::npos) << out;
+  const std::string db = dir + "/r.db";
+  ASSERT_EQ(run_command(kReport + " -q --format sqlite -o " + db + " " + dir, out), 0) << out;
+  ASSERT_EQ(run_command("sqlite3 " + db +
+                            " \"select count(*), sum(a.location = b.location), "
+                            "sum(a.speedup = b.speedup), count(distinct a.location) from "
+                            "experiments a join processes pa on pa.id = a.process_id join "
+                            "experiments b join processes pb on pb.id = b.process_id where "
+                            "pa.rank = 0 and pb.rank = 1 and abs(a.time_ns - b.time_ns) < "
+                            "20000000\"",
+                        out),
+            0)
+      << out;
+  int pairs = 0, same_location = 0, same_speedup = 0, locations = 0;
+  ASSERT_EQ(
+      std::sscanf(out.c_str(), "%d|%d|%d|%d", &pairs, &same_location, &same_speedup, &locations), 4)
+      << out;
+  EXPECT_GE(pairs, 8) << out;
+  EXPECT_EQ(same_location, pairs) << out;
+  EXPECT_EQ(same_speedup, pairs) << out;
+  EXPECT_GE(locations, 2) << out;  // drawn from the samples, not one fixed line
+}
+
 // Fortran's MPI calls enter the library past the C names (Open MPI's mpi_allreduce_ calls
 // PMPI_Allreduce): the wrappers catch them under their Fortran names, `use mpi`'s
 // mpi_allreduce_ and `use mpi_f08`'s barrier through ompi_barrier_f. Two waits a step in
