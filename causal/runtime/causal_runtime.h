@@ -19,6 +19,7 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -137,6 +138,9 @@ class CausalRuntime {
   void automatic_lockstep_loop(ExperimentController& controller, JobShared& job);
   // Sleeps until CLOCK_REALTIME reaches `realtime_ns`, in slices; false if asked to stop.
   bool sleep_until_realtime(uint64_t realtime_ns);
+  // Sleeps until the next lockstep slot of length `slot_ns` starts: its number, or
+  // nullopt if asked to stop meanwhile.
+  std::optional<uint64_t> sleep_until_next_slot(uint64_t slot_ns);
   // Folds the --progress points' counters into their visit counts, if there are any.
   void sync_counted_points();
   // The info message that the run had enough samples and none in scope (once, at exit).

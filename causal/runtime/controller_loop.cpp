@@ -107,82 +107,88 @@ bool CausalRuntime::run_experiment(ExperimentController& controller, const Exper
   return true;
 }
 
+namespace {
+
+uint64_t realtime_now_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+// A lockstep slot's parts, the same in every rank: fixed lengths (no doubling on few
+// visits: a rank without the progress point would double differently), and a slot holds
+// the warm-up, the measurement and the pause.
+struct SlotTimes {
+  uint64_t duration_ns, warmup_ns, slot_ns;
+};
+SlotTimes slot_times(const ExperimentConfig& config) {
+  const uint64_t duration = config.initial_duration_ns;
+  const auto warmup =
+      static_cast<uint64_t>(std::max(0.0, config.warmup_share) * static_cast<double>(duration));
+  return {duration, warmup, warmup + duration + config.cooloff_ns};
+}
+
+}  // namespace
+
 bool CausalRuntime::sleep_until_realtime(uint64_t realtime_ns) {
   const Sleeper sleeper = real_sleeper();
   for (;;) {
     if (stop_requested_.load(std::memory_order_acquire)) return false;
-    timespec ts{};
-    clock_gettime(CLOCK_REALTIME, &ts);
-    const uint64_t now =
-        static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+    const uint64_t now = realtime_now_ns();
     if (now >= realtime_ns) return true;
     sleeper.sleep_ns(std::min(timing::kControllerSliceNs, realtime_ns - now));
   }
 }
 
+std::optional<uint64_t> CausalRuntime::sleep_until_next_slot(uint64_t slot_ns) {
+  const uint64_t slot = next_slot(realtime_now_ns(), slot_ns);
+  if (!sleep_until_realtime(slot_start_ns(slot, slot_ns))) return std::nullopt;
+  return slot;
+}
+
 void CausalRuntime::lockstep_loop(ExperimentController& controller) {
-  // Fixed lengths (no doubling on few visits: a rank without the progress point would
-  // double differently), and a slot holds the warm-up, the measurement and the pause.
   const ExperimentConfig& config = controller.config();
-  const uint64_t duration = config.initial_duration_ns;
-  const auto warmup =
-      static_cast<uint64_t>(std::max(0.0, config.warmup_share) * static_cast<double>(duration));
-  const uint64_t slot_ns = warmup + duration + config.cooloff_ns;
+  const SlotTimes times = slot_times(config);
   const std::vector<double> speedups =
       config.speedups.empty() ? default_speedups() : config.speedups;
-  for (;;) {
-    timespec ts{};
-    clock_gettime(CLOCK_REALTIME, &ts);
-    const uint64_t now =
-        static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
-    const uint64_t slot = next_slot(now, slot_ns);
-    if (!sleep_until_realtime(slot_start_ns(slot, slot_ns))) return;
-    const SlotPick pick = pick_for_slot(config.seed, slot, fixed_.size(), speedups,
+  while (const auto slot = sleep_until_next_slot(times.slot_ns)) {
+    const SlotPick pick = pick_for_slot(config.seed, *slot, fixed_.size(), speedups,
                                         config.baseline_share, config.fixed_speedup);
-    const ExperimentPlan plan{&table_.at(fixed_[pick.location]), pick.speedup, duration, warmup};
+    const ExperimentPlan plan{&table_.at(fixed_[pick.location]), pick.speedup, times.duration_ns,
+                              times.warmup_ns};
     if (!run_experiment(controller, plan)) return;
   }
 }
 
 void CausalRuntime::automatic_lockstep_loop(ExperimentController& controller, JobShared& job) {
   const Sleeper sleeper = real_sleeper();
-  const ExperimentConfig& config = controller.config();
-  const uint64_t duration = config.initial_duration_ns;
-  const auto warmup =
-      static_cast<uint64_t>(std::max(0.0, config.warmup_share) * static_cast<double>(duration));
-  const uint64_t slot_ns = warmup + duration + config.cooloff_ns;
+  const SlotTimes times = slot_times(controller.config());
   // A follower waits this long into a slot for the leader's announcement (the warm-up
   // absorbs the lag), then sits the slot out.
-  const uint64_t follow_wait_ns = std::min<uint64_t>(warmup, 20'000'000);
+  const uint64_t follow_wait_ns = std::min<uint64_t>(times.warmup_ns, 20'000'000);
   const bool leader = claim_leader(job);
   std::unordered_map<std::string, uint32_t> by_name;  // a follower's locations
   if (!leader) {
     for (uint32_t id = 0; id < table_.size(); ++id) by_name.emplace(table_.at(id).name, id);
   }
-  for (;;) {
-    timespec ts{};
-    clock_gettime(CLOCK_REALTIME, &ts);
-    const uint64_t now =
-        static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
-    const uint64_t slot = next_slot(now, slot_ns);
-    if (!sleep_until_realtime(slot_start_ns(slot, slot_ns))) return;
+  while (const auto slot = sleep_until_next_slot(times.slot_ns)) {
     std::optional<ExperimentPlan> plan;
     if (leader) {
       plan = controller.plan_next();  // from this rank's recent samples
       if (!plan) continue;
-      plan->duration_ns = duration;  // fixed, as in lockstep_loop: no doubling per rank
-      plan->warmup_ns = warmup;
-      announce_slot(job, slot, plan->location->name, plan->speedup);
+      plan->duration_ns = times.duration_ns;
+      plan->warmup_ns = times.warmup_ns;
+      announce_slot(job, *slot, plan->location->name, plan->speedup);
     } else {
       std::optional<Announcement> a;
-      for (uint64_t waited = 0; !(a = announced(job, slot)) && waited < follow_wait_ns;) {
+      for (uint64_t waited = 0; !(a = announced(job, *slot)) && waited < follow_wait_ns;) {
         if (stop_requested_.load(std::memory_order_acquire)) return;
         waited += sleeper.sleep_ns(1'000'000);
       }
       if (!a) continue;
       const auto it = by_name.find(a->location);
       if (it == by_name.end()) continue;
-      plan = ExperimentPlan{&table_.at(it->second), a->speedup, duration, warmup};
+      plan = ExperimentPlan{&table_.at(it->second), a->speedup, times.duration_ns, times.warmup_ns};
     }
     if (!run_experiment(controller, *plan)) return;
   }
