@@ -166,6 +166,21 @@ std::string halo_line(const std::string& marker, const std::string& source = kHa
   return "";
 }
 
+// `columns` (SQL over a and b) of the pairs of experiments, a of rank 0 and b of rank 1,
+// that start within 20 ms of each other, from the report's SQLite file `db`.
+std::string paired_experiments(const std::string& db, const std::string& columns) {
+  std::string out;
+  EXPECT_EQ(run_command("sqlite3 " + db + " \"select " + columns +
+                            " from experiments a join processes pa on pa.id = a.process_id "
+                            "join experiments b join processes pb on pb.id = b.process_id "
+                            "where pa.rank = 0 and pb.rank = 1 and "
+                            "abs(a.time_ns - b.time_ns) < 20000000\"",
+                        out),
+            0)
+      << out;
+  return out;
+}
+
 // The experiments of a causal run of the halo job in DIR (two ranks): every rank-0
 // experiment pairs with a rank-1 one that starts within 20 ms, with the same speedup and
 // (one count, read at each window's ends a moment apart) the same delay; the MPI waits
@@ -174,16 +189,9 @@ void expect_lockstep(const std::string& dir) {
   std::string out;
   const std::string db = dir + "/r.db";
   ASSERT_EQ(run_command(kReport + " -q --format sqlite -o " + db + " " + dir, out), 0) << out;
-  ASSERT_EQ(run_command("sqlite3 " + db +
-                            " \"select count(*), sum(a.speedup = b.speedup), "
-                            "sum(abs(a.delay_ns - b.delay_ns) <= 2000000 + a.delay_ns / 10), "
-                            "sum(a.delay_ns > 0) from experiments a join processes pa on pa.id = "
-                            "a.process_id join experiments b join processes pb on pb.id = "
-                            "b.process_id where pa.rank = 0 and pb.rank = 1 and abs(a.time_ns - "
-                            "b.time_ns) < 20000000\"",
-                        out),
-            0)
-      << out;
+  out = paired_experiments(db,
+                           "count(*), sum(a.speedup = b.speedup), sum(abs(a.delay_ns - b.delay_ns) "
+                           "<= 2000000 + a.delay_ns / 10), sum(a.delay_ns > 0)");
   int pairs = 0, same_speedup = 0, same_delay = 0, delayed = 0;
   ASSERT_EQ(std::sscanf(out.c_str(), "%d|%d|%d|%d", &pairs, &same_speedup, &same_delay, &delayed),
             4)
@@ -253,16 +261,9 @@ TEST(MpiJob, AutomaticExperimentsRunInLockstepToo) {
   EXPECT_EQ(out.find("each rank experiments on its own"), std::string::npos) << out;
   const std::string db = dir + "/r.db";
   ASSERT_EQ(run_command(kReport + " -q --format sqlite -o " + db + " " + dir, out), 0) << out;
-  ASSERT_EQ(run_command("sqlite3 " + db +
-                            " \"select count(*), sum(a.location = b.location), "
-                            "sum(a.speedup = b.speedup), count(distinct a.location) from "
-                            "experiments a join processes pa on pa.id = a.process_id join "
-                            "experiments b join processes pb on pb.id = b.process_id where "
-                            "pa.rank = 0 and pb.rank = 1 and abs(a.time_ns - b.time_ns) < "
-                            "20000000\"",
-                        out),
-            0)
-      << out;
+  out = paired_experiments(db,
+                           "count(*), sum(a.location = b.location), sum(a.speedup = b.speedup), "
+                           "count(distinct a.location)");
   int pairs = 0, same_location = 0, same_speedup = 0, locations = 0;
   ASSERT_EQ(
       std::sscanf(out.c_str(), "%d|%d|%d|%d", &pairs, &same_location, &same_speedup, &locations), 4)
