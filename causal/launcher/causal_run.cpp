@@ -82,6 +82,7 @@ struct Options {
   bool quiet = false;
   bool gpu = false;
   double gpu_duty = 100;
+  int64_t only_rank = -1;  // --rank: the MPI rank whose samples of the location count
   std::vector<std::string> command;
 };
 
@@ -170,6 +171,10 @@ std::string option_without_effect(const CLI::App& app) {
     return "--focus acts between runs: give -n RUNS (2 or more; the first run screens, the "
            "others focus)";
   }
+  if (given("--rank") && (automatic || given("--end-to-end"))) {
+    return "--rank speeds --line or --function up in one rank of an MPI job, in lockstep "
+           "with the others; give one of them, without --end-to-end";
+  }
   if (given("--line") && !given("--function") && given("--source-scope")) {
     return "--source-scope does nothing with --line (the line names its file); it limits "
            "automatic selection and --function";
@@ -216,6 +221,11 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
                              cprof::causal::timing::kFirstExperimentNs /
                                  cprof::causal::timing::kMillisecond))
       ->check(cprof::cli::whole_number_in(1, 60000, "milliseconds"));
+  app.add_option("--rank", o.only_rank,
+                 "in an MPI job, speed the location up in this rank only: the others run the "
+                 "same experiments and pay its delays, but their own samples of it do not "
+                 "count (docs/causal.md, \"One rank\")")
+      ->check(cprof::cli::whole_number_in(0, INT64_MAX, "a rank"));
   app.add_option("--seed", o.seed, "seed of the experiment schedule, for a repeatable run")
       ->check(cprof::cli::whole_number_in(0, UINT64_MAX, "a seed"));
   app.add_option("--progress", o.progress,
@@ -396,7 +406,13 @@ void add_mpi_job(const Options& o, const std::string& program, int64_t rank,
                  cprof::launch::ChildEnvironment& env) {
   const std::string key =
       rank >= 0 ? cprof::causal::rank_job_key() : cprof::causal::launched_job_key(program);
-  if (key.empty()) return;
+  if (key.empty()) {
+    if (o.only_rank >= 0) {
+      fail(1, "--rank names an MPI rank, and " + program +
+                  " runs neither as a rank (under mpirun) nor through an MPI launcher");
+    }
+    return;
+  }
   if (rank >= 0 && o.runs > 1) {
     fail(1,
          "-n/--runs under mpirun: each rank's causal-run can run its rank once only; put "
@@ -415,6 +431,8 @@ void add_mpi_job(const Options& o, const std::string& program, int64_t rank,
                kTool);
   }
   cprof::causal::add_mpi_environment(env, mpi_library, key, lockstep);
+  if (o.only_rank >= 0)
+    env.set.emplace_back(cprof::causal::env::kOnlyRank, std::to_string(o.only_rank));
 }
 
 struct RunsDone {

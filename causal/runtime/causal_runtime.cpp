@@ -14,6 +14,7 @@
 #include "common/monotonic.h"
 #include "common/mpi_launchers.h"
 #include "sampler/runtime/hooks.h"
+#include "sampler/runtime/process_identity.h"
 #include "sampler/runtime/real.h"
 #include "sampler/runtime/runtime.h"
 #include "sampler/runtime/signal_mask.h"
@@ -71,6 +72,11 @@ CausalRuntime* CausalRuntime::start() {
     } else {
       rt->problems_.push_back("MPI job: the ranks of this host cannot share their delays (" +
                               rt->job_->error() + "); each rank delays its own threads only");
+    }
+    // causal-run --rank: the location is sped up in that rank only; the others run the
+    // same experiments and pay its delays, their own samples of it not counted.
+    if (rt->settings_.only_rank >= 0) {
+      rt->sits_out_ = sampler::rank_from_environment() != rt->settings_.only_rank;
     }
   }
   std::string error;

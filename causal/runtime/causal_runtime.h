@@ -165,6 +165,8 @@ class CausalRuntime {
   // baseline draws the pair's location from them); null otherwise.
   std::unique_ptr<LocationTally> tally_;
   bool forked_child_ = false;
+  // An MPI rank other than the one --rank names: its samples never hit the location.
+  bool sits_out_ = false;
   DelayAccounting delays_;
   // An MPI job's shared page on this host (settings_.job), or null: its delay count is the
   // one delays_ keeps.

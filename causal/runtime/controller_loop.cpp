@@ -98,6 +98,10 @@ bool CausalRuntime::run_experiment(ExperimentController& controller, const Exper
   }
   sync_counted_points();
   format::ExperimentRecord record = controller.finish();
+  // --rank: another location than the same line sped up in every rank, named so.
+  if (settings_.only_rank >= 0) {
+    record.location += " (rank " + std::to_string(settings_.only_rank) + ")";
+  }
   dispatch::set_trapping(false, false);
   // An experiment cut short by the exit (in its warm-up or later) is dropped: the
   // program was winding down, not making progress as usual.

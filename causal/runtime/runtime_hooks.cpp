@@ -46,10 +46,13 @@ void CausalRuntime::hook_on_sample(sampler::ThreadState& ts, const uint64_t* fra
   ExperimentController* controller = rt != nullptr ? rt->controller() : nullptr;
   if (t == nullptr || controller == nullptr) return;
   rt->samples_seen_.fetch_add(1, std::memory_order_relaxed);
-  const SampleStep step{
-      rt->delays_,     controller->selected(), rt->settings_.automatic ? &rt->table_ : nullptr,
-      &rt->recent_,    runtime_code(),         system_code(),
-      rt->tally_.get()};
+  const SampleStep step{rt->delays_,
+                        rt->sits_out_ ? nullptr : controller->selected(),
+                        rt->settings_.automatic ? &rt->table_ : nullptr,
+                        &rt->recent_,
+                        runtime_code(),
+                        system_code(),
+                        rt->tally_.get()};
   switch (causal_sample(step, t->delay, std::span<const uint64_t>(frames, depth))) {
     case SampleOutcome::in_device_wait:
       note_device_wait_sample();

@@ -52,6 +52,9 @@ inline constexpr const char* kRegionSpans = "CPROF_CAUSAL_REGION_SPANS";
 // An MPI job's key (causal-run sets it under mpirun): the ranks run their experiments in
 // lockstep and share the delay count (causal/job_lockstep.h). Unset: each process alone.
 inline constexpr const char* kJob = "CPROF_CAUSAL_JOB";
+// In an MPI job (causal-run --rank): only this rank's samples of the selected location
+// count; the other ranks run the same experiments and pay the delays.
+inline constexpr const char* kOnlyRank = "CPROF_CAUSAL_ONLY_RANK";
 }  // namespace env
 
 // The info message an automatic run's process leaves when none of its samples had a frame
@@ -88,6 +91,7 @@ struct CausalSettings {
   std::vector<Breakpoint> breakpoints;
   VisitCounter visit_counter = VisitCounter::breakpoint;
   std::string job;  // CPROF_CAUSAL_JOB: "" outside an MPI job
+  int64_t only_rank = -1;  // CPROF_CAUSAL_ONLY_RANK: -1, every rank's samples count
 };
 
 // Reads the CPROF_CAUSAL_* variables; problems (bad values) are described in `problems`

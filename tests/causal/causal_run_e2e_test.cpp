@@ -1007,6 +1007,10 @@ TEST(CausalRunErrors, OptionsThatDoNothingInTheirModeAreErrors) {
       {"--line " + a + " -n 2 --focus 3", "--focus chooses among the locations automatic"},
       {"--end-to-end -n 2 --focus 3", "--focus does nothing with --end-to-end"},
       {"--focus 3", "--focus acts between runs: give -n RUNS"},
+      {"--rank 1", "--rank speeds --line or --function up in one rank"},
+      {"--end-to-end --line " + a + " --rank 1", "--rank speeds --line or --function up"},
+      {"--line " + a + " --rank 1",
+       "--rank names an MPI rank, and " + kPrograms + "/causal_serial runs neither as a rank"},
   };
   for (const auto& [options, says] : cases) {
     const auto r = causal_run("no-effect", options, kPrograms + "/causal_serial 10");

@@ -274,6 +274,46 @@ TEST(MpiJob, AutomaticExperimentsRunInLockstepToo) {
   EXPECT_GE(locations, 2) << out;  // drawn from the samples, not one fixed line
 }
 
+// --rank: the line sped up in one rank only. Both ranks run the experiments, named
+// "LINE (rank 0)"; only rank 0's samples of the line count (its experiments select
+// samples, rank 1's none), and rank 1 pays the delays they insert (the shared count).
+TEST(MpiJob, ALineSpedUpInOneRankOnly) {
+  SKIP_WITHOUT_MPI();
+  const std::string dir = fresh_directory("mpi-causal-rank");
+  const std::string line = halo_line("the work line");
+  std::string out;
+  ASSERT_EQ(
+      run_command(kMpiEnv + mpirun(2) + kCausalRun + " --line " + line +
+                      " --rank 0 --speedups 0,50 -o " + dir + " -- " + kHalo + " 400 1500000 1 100",
+                  out),
+      0)
+      << out;
+  const std::string db = dir + "/r.db";
+  ASSERT_EQ(run_command(kReport + " -q --format sqlite -o " + db + " " + dir, out), 0) << out;
+  ASSERT_EQ(run_command("sqlite3 " + db + " \"select pa.rank, count(*), sum(a.location = '" + line +
+                            " (rank 0)'), sum(a.selected_samples > 0), sum(a.speedup > 0 and "
+                            "a.delay_ns > 0) from experiments a join processes pa on pa.id = "
+                            "a.process_id group by pa.rank order by pa.rank\"",
+                        out),
+            0)
+      << out;
+  int rank[2] = {-1, -1}, n[2] = {}, named[2] = {}, selected[2] = {}, delayed[2] = {};
+  ASSERT_EQ(
+      std::sscanf(out.c_str(), "%d|%d|%d|%d|%d\n%d|%d|%d|%d|%d", &rank[0], &n[0], &named[0],
+                  &selected[0], &delayed[0], &rank[1], &n[1], &named[1], &selected[1], &delayed[1]),
+      10)
+      << out;
+  EXPECT_EQ(rank[0], 0);
+  EXPECT_EQ(rank[1], 1);
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_GE(n[r], 8) << out;
+    EXPECT_EQ(named[r], n[r]) << out;
+    EXPECT_GT(delayed[r], 0) << out;  // the delays rank 0's samples inserted, in both
+  }
+  EXPECT_GT(selected[0], 0) << out;
+  EXPECT_EQ(selected[1], 0) << out;
+}
+
 // Fortran's MPI calls enter the library past the C names (Open MPI's mpi_allreduce_ calls
 // PMPI_Allreduce): the wrappers catch them under their Fortran names, `use mpi`'s
 // mpi_allreduce_ and `use mpi_f08`'s barrier through ompi_barrier_f. Two waits a step in
