@@ -5,9 +5,9 @@
 #
 #   (a) halo.cpp's work line on every rank   predicted by causal-run --line, in lockstep;
 #                                            actual: HALO_CUT_ALL=P cuts P% of it everywhere
-#   (b) the same line on the straggler only  actual: HALO_CUT_STRAGGLER=P (the prediction
-#                                            for the line as a whole is (a)'s: a line is
-#                                            sped up wherever it runs)
+#   (b) the same line on the straggler only  predicted by causal-run --line --rank STRAGGLER
+#                                            (location "LINE (rank N)");
+#                                            actual: HALO_CUT_STRAGGLER=P
 #   (c) side_work's line, off the critical   actual: HALO_CUT_SIDE=P
 #       path (it overlaps the halo exchange)
 # at s = 25, 50, 75% with 2 and 4 ranks, and Coz (coz run --- under mpirun, one profile
@@ -106,6 +106,13 @@ for ranks in ${RANKS:-2 4}; do
     --speedups 0,25,50,75 --experiment-ms "$experiment_ms" -o "$dir" -- \
     "$halo" "$steps" "$cells" "$straggler" 100 >/dev/null
   "$build/bin/causal-report" -q --format json -o "$out/causal-$ranks.json" "$dir"
+  # The line sped up in the straggler only.
+  rm -rf "$dir-straggler"
+  mpirun -np "$ranks" "$build/bin/causal-run" -q --line "$work_line" --rank "$straggler" \
+    --speedups 0,25,50,75 --experiment-ms "$experiment_ms" -o "$dir-straggler" -- \
+    "$halo" "$steps" "$cells" "$straggler" 100 >/dev/null
+  "$build/bin/causal-report" -q --format json -o "$out/causal-$ranks-straggler.json" \
+    "$dir-straggler"
   coz_dir="$out/coz-$ranks"
   rm -rf "$coz_dir" && mkdir -p "$coz_dir"
   if command -v coz >/dev/null && [[ -x $halo-coz ]]; then
@@ -117,14 +124,18 @@ for ranks in ${RANKS:-2 4}; do
   for s in 25 50 75; do
     f=$(awk -v s="$s" 'BEGIN {printf "%.2f", s / 100}')
     for case in all straggler side; do
+      json=$out/causal-$ranks.json location=
       case $case in
         all) var=HALO_CUT_ALL line=$work_line ;;
-        straggler) var=HALO_CUT_STRAGGLER line=$work_line ;;
+        straggler)
+          var=HALO_CUT_STRAGGLER line=$work_line
+          json=$out/causal-$ranks-straggler.json location="$work_line (rank $straggler)"
+          ;;
         side) var=HALO_CUT_SIDE line=$side_line ;;
       esac
       ts=$(actual "$ranks" "$straggler" "$var=$s")
       act=$(awk -v a="$t0" -v b="$ts" 'BEGIN {printf "%.1f", 100 * (a - b) / a}')
-      pred=$(predicted "$out/causal-$ranks.json" "$line" "$f")
+      pred=$(predicted "$json" "${location:-$line}" "$f")
       coz=-
       [[ $case != side && -f $coz_dir/profile.0.coz ]] &&
         coz=$(coz_predicted "$coz_dir/profile.0.coz" "${line#halo.cpp:}" "$f")
