@@ -24,11 +24,11 @@ UnnamedCode find_unnamed_code(const ProcessProfile& p, const SymbolizedProfiles&
 std::vector<UnnamedModule> find_unnamed_modules(const std::vector<ModuleRow>& modules) {
   uint64_t all_ns = 0;
   for (const auto& m : modules) all_ns += m.self.time_ns;
+  const auto share = [](uint64_t part, uint64_t whole) {
+    return whole == 0 ? 0.0 : static_cast<double>(part) / static_cast<double>(whole);
+  };
   std::vector<UnnamedModule> out;
   for (const auto& m : modules) {
-    const auto share = [](uint64_t part, uint64_t whole) {
-      return whole == 0 ? 0.0 : static_cast<double>(part) / static_cast<double>(whole);
-    };
     if (m.unnamed.samples >= kUnnamedCodeMinSamples &&
         share(m.unnamed.time_ns, all_ns) >= kUnnamedCodeMinShare &&
         share(m.unnamed.time_ns, m.self.time_ns) >= kUnnamedModuleMinShare) {

@@ -25,6 +25,7 @@
 #include "report/render/cpu_account_note.h"
 #include "report/render/json_writer.h"
 #include "report/render/render.h"
+#include "report/render/string_table.h"
 #include "report/render/text_util.h"
 
 namespace cprof::report {
@@ -53,20 +54,6 @@ std::string breakpad_id(const std::string& build_id) {
   std::transform(g.begin(), g.end(), g.begin(), [](unsigned char c) { return std::toupper(c); });
   return g + "0";
 }
-
-class Strings {
- public:
-  uint32_t index(const std::string& s) {
-    const auto [it, added] = ids_.try_emplace(s, static_cast<uint32_t>(all_.size()));
-    if (added) all_.push_back(s);
-    return it->second;
-  }
-  const std::vector<std::string>& all() const { return all_; }
-
- private:
-  std::unordered_map<std::string, uint32_t> ids_;
-  std::vector<std::string> all_;
-};
 
 // One thread's tables, built as its samples are added.
 struct ThreadTables {
@@ -130,7 +117,7 @@ class FirefoxWriter {
     j.end_array();
     // The strings last: every table above has added its own.
     j.key("shared").begin_object().key("stringArray").begin_array();
-    for (const auto& s : strings_.all()) j.value(s);
+    for (const auto& s : strings_.strings()) j.value(s);
     j.end_array().end_object();
     j.key("pages").begin_array(true).end_array();
     j.end_object();
@@ -149,6 +136,11 @@ class FirefoxWriter {
                : static_cast<double>(mono_ns) -
                      static_cast<double>(p.first_time_ns == ~uint64_t{0} ? 0 : p.first_time_ns);
     return std::max(0.0, since) / 1e6;
+  }
+
+  // When process p's first record was written, in ms(); 0 without any.
+  double start_ms(const ProcessProfile& p) const {
+    return ms(p, p.first_time_ns == ~uint64_t{0} ? 0 : p.first_time_ns);
   }
 
   uint32_t lib(uint32_t module) {
@@ -248,7 +240,7 @@ class FirefoxWriter {
         t.sample_weight.push_back(weighted_ ? s->weight_ns / 1e6 : 1.0);
       }
     } else {  // no times (a Coz profile, a text input): one sample per stack, at the start
-      const double start = ms(p, p.first_time_ns == ~uint64_t{0} ? 0 : p.first_time_ns);
+      const double start = start_ms(p);
       for (const auto& c : p.counts) {
         if (c.thread != row.thread) continue;
         t.sample_stack.push_back(stack_row(c.stack));
@@ -318,7 +310,7 @@ class FirefoxWriter {
   void thread(JsonWriter& j, const BreakdownRow& row, const ThreadTables& t) {
     const auto& p = r_.processes[row.process];
     const auto& info = p.threads[row.thread];
-    const double start = ms(p, p.first_time_ns == ~uint64_t{0} ? 0 : p.first_time_ns);
+    const double start = start_ms(p);
     j.begin_object()
         .field("name", info.name.empty() ? fmt::format("thread {}", info.tid) : info.name)
         .field("processName", p.label())
@@ -445,7 +437,7 @@ class FirefoxWriter {
   const SymbolTable& table_;
   uint64_t origin_ = UINT64_MAX;
   bool weighted_ = false;
-  Strings strings_;
+  StringTable strings_;
   std::unordered_map<uint32_t, uint32_t> lib_of_;  // module -> libs index
   std::vector<uint32_t> lib_modules_;
 };

@@ -14,6 +14,7 @@
 #include "format/utf8.h"
 #include "report/render/cpu_account_note.h"
 #include "report/render/render.h"
+#include "report/render/string_table.h"
 #include "report/render/text_util.h"
 
 namespace cprof::report {
@@ -60,19 +61,10 @@ class ProtoWriter {
   std::string buf_;
 };
 
-class Strings {
+// string_table[0] must be "".
+class Strings : public StringTable {
  public:
-  Strings() { index(""); }  // string_table[0] must be ""
-  uint64_t index(const std::string& s) {
-    auto [it, inserted] = ids_.try_emplace(s, table_.size());
-    if (inserted) table_.push_back(format::valid_utf8(s));  // proto3 strings are UTF-8
-    return it->second;
-  }
-  const std::vector<std::string>& table() const { return table_; }
-
- private:
-  std::unordered_map<std::string, uint64_t> ids_;
-  std::vector<std::string> table_;
+  Strings() { index(""); }
 };
 
 std::string gzip(const std::string& data) {
@@ -243,7 +235,7 @@ std::string render_pprof(const Report& r) {
   profile.uint(9, start == UINT64_MAX ? 0 : start);
   profile.uint(10, duration);
   // The string table last: every index above is in it by now.
-  for (const auto& str : s.table()) profile.bytes(6, str);
+  for (const auto& str : s.strings()) profile.bytes(6, format::valid_utf8(str));  // proto3: UTF-8
   return gzip(profile.data());
 }
 
