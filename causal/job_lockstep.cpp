@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <new>
@@ -69,12 +70,11 @@ void announce_slot(JobShared& job, uint64_t slot, std::string_view location, dou
   job.version.fetch_add(1, std::memory_order_acq_rel);  // odd: being written
   std::atomic_thread_fence(std::memory_order_release);
   const std::string_view name = location.substr(0, kAnnouncedNameChars);
+  std::array<char, sizeof(JobShared::announced_name)> text{};  // NUL-padded
+  std::memcpy(text.data(), name.data(), name.size());
   for (size_t w = 0; w < job.announced_name.size(); ++w) {
     uint64_t word = 0;
-    for (size_t b = 0; b < 8; ++b) {
-      const size_t at = w * 8 + b;
-      if (at < name.size()) word |= uint64_t{static_cast<unsigned char>(name[at])} << (8 * b);
-    }
+    std::memcpy(&word, text.data() + w * sizeof word, sizeof word);
     job.announced_name[w].store(word, std::memory_order_relaxed);
   }
   uint64_t bits = 0;
@@ -88,16 +88,13 @@ std::optional<Announcement> announced(const JobShared& job, uint64_t slot) {
   const uint64_t before = job.version.load(std::memory_order_acquire);
   if (before % 2 != 0) return std::nullopt;
   if (job.announced_slot.load(std::memory_order_relaxed) != slot + 1) return std::nullopt;
-  Announcement a;
-  for (const auto& word : job.announced_name) {
-    const uint64_t w = word.load(std::memory_order_relaxed);
-    for (size_t b = 0; b < 8; ++b) {
-      const auto c = static_cast<char>((w >> (8 * b)) & 0xff);
-      if (c == '\0') break;
-      a.location += c;
-    }
-    if ((w >> 56) == 0) break;  // the name ended in this word
+  std::array<char, sizeof(JobShared::announced_name)> text{};
+  for (size_t w = 0; w < job.announced_name.size(); ++w) {
+    const uint64_t word = job.announced_name[w].load(std::memory_order_relaxed);
+    std::memcpy(text.data() + w * sizeof word, &word, sizeof word);
   }
+  Announcement a;
+  a.location.assign(text.data(), strnlen(text.data(), text.size()));
   const uint64_t bits = job.announced_speedup.load(std::memory_order_relaxed);
   std::memcpy(&a.speedup, &bits, sizeof bits);
   std::atomic_thread_fence(std::memory_order_acquire);
