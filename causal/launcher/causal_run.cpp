@@ -413,6 +413,13 @@ void add_mpi_job(const Options& o, const std::string& program, int64_t rank,
     }
     return;
   }
+  if (const int64_t size = cprof::sampler::job_size_from_environment();
+      rank >= 0 && o.only_rank >= size && size > 0) {
+    // Every rank would sit out, and the experiments measure nothing. Said once, by rank 0.
+    if (rank != 0) std::exit(1);
+    fail(1, fmt::format("--rank {}: this job has {} rank{} (0 to {})", o.only_rank, size,
+                        size == 1 ? "" : "s", size - 1));
+  }
   if (rank >= 0 && o.runs > 1) {
     fail(1,
          "-n/--runs under mpirun: each rank's causal-run can run its rank once only; put "

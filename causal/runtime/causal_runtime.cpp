@@ -77,6 +77,14 @@ CausalRuntime* CausalRuntime::start() {
     // same experiments and pay its delays, their own samples of it not counted.
     if (rt->settings_.only_rank >= 0) {
       rt->sits_out_ = sampler::rank_from_environment() != rt->settings_.only_rank;
+      // causal-run -- mpirun: the launcher did not know the job's size; each rank does.
+      if (const int64_t size = sampler::job_size_from_environment();
+          size > 0 && rt->settings_.only_rank >= size) {
+        rt->problems_.push_back("--rank " + std::to_string(rt->settings_.only_rank) +
+                                ": this job has " + std::to_string(size) +
+                                " ranks; no rank's samples of the location count, so its "
+                                "experiments measure nothing");
+      }
     }
   }
   std::string error;

@@ -17,8 +17,11 @@ namespace {
 
 constexpr const char* kRankVariables[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK",
                                           "SLURM_PROCID"};
+// The job's size, in the same order (PMIx has no size variable of its own: Open MPI's
+// PMIx launcher sets OMPI_COMM_WORLD_SIZE).
+constexpr const char* kSizeVariables[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"};
 
-// A rank variable's value, or -1 when it is not a rank.
+// A launcher variable's whole number, or -1 when it is none.
 int64_t rank_value(const char* v) {
   if (v == nullptr || *v == '\0') return -1;
   char* end = nullptr;
@@ -58,6 +61,13 @@ ProcessIdentity identity_from_proc(const std::string& which) {
 int64_t rank_from_environment() {
   for (const char* name : kRankVariables) {
     if (const int64_t r = rank_value(std::getenv(name)); r >= 0) return r;
+  }
+  return -1;
+}
+
+int64_t job_size_from_environment() {
+  for (const char* name : kSizeVariables) {
+    if (const int64_t n = rank_value(std::getenv(name)); n > 0) return n;
   }
   return -1;
 }

@@ -27,6 +27,8 @@ ProcessIdentity process_identity_of(int64_t pid);
 
 // Reads the rank variables of MPI launchers and Slurm; -1 when none is set.
 int64_t rank_from_environment();
+// The job's rank count from the same launchers' variables; -1 when none is set.
+int64_t job_size_from_environment();
 
 // The name of this process's results file without ".cprof": ResultsWriter::open_unique
 // creates the first of "<stem>.cprof", "<stem>.1.cprof", ... that does not exist yet.

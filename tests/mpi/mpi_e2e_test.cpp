@@ -314,6 +314,24 @@ TEST(MpiJob, ALineSpedUpInOneRankOnly) {
   EXPECT_EQ(selected[1], 0) << out;
 }
 
+// A rank past the job's end would leave every rank sitting out: refused before the program
+// runs, in one line (rank 0's), not once per rank.
+TEST(MpiJob, ARankPastTheJobIsRefused) {
+  SKIP_WITHOUT_MPI();
+  const std::string dir = fresh_directory("mpi-causal-rank-past");
+  std::string out;
+  EXPECT_NE(run_command(kMpiEnv + mpirun(2) + kCausalRun + " --line " +
+                            halo_line("the work line") + " --rank 2 -o " + dir + " -- " + kHalo +
+                            " 20 1000 1 100",
+                        out),
+            0);
+  const std::string said = "causal-run: --rank 2: this job has 2 ranks (0 to 1)";
+  const size_t at = out.find(said);
+  ASSERT_NE(at, std::string::npos) << out;
+  EXPECT_EQ(out.find(said, at + 1), std::string::npos) << out;
+  EXPECT_EQ(out.find("halo: 2 ranks"), std::string::npos) << out;  // the program never ran
+}
+
 // Fortran's MPI calls enter the library past the C names (Open MPI's mpi_allreduce_ calls
 // PMPI_Allreduce): the wrappers catch them under their Fortran names, `use mpi`'s
 // mpi_allreduce_ and `use mpi_f08`'s barrier through ompi_barrier_f. Two waits a step in
