@@ -161,6 +161,26 @@ void DelayAccounting::device_wait_end(ThreadDelay& thread) {
   if (n == 1) after_self_wake(thread);
 }
 
+uint64_t DelayAccounting::import_job_count(ThreadDelay& thread, uint64_t job_ns,
+                                           uint64_t waited_ns) {
+  if (!in_peer_wait(thread)) return 0;
+  std::atomic<uint64_t>& g = global();
+  uint64_t current = g.load(std::memory_order_acquire);
+  while (current < job_ns && !g.compare_exchange_weak(current, job_ns, std::memory_order_acq_rel)) {
+  }
+  if (current < job_ns) imported().fetch_add(job_ns - current, std::memory_order_acq_rel);
+  // Every import since this thread's wait began, its own and its host's other ranks' (the
+  // first rank of the host to return raises the count for all of them).
+  const uint64_t now = imported_ns();
+  const uint64_t imported = now - thread.imported_at_peer_wait_ns;
+  thread.imported_at_peer_wait_ns = now;
+  const uint64_t owed = imported > waited_ns ? imported - waited_ns : 0;
+  // runtime_wait_end credits global - global_at_block: counted as inserted before the
+  // block, the uncovered part stays owed.
+  thread.global_at_runtime_wait_ns += owed;
+  return owed;
+}
+
 void DelayAccounting::runtime_wait_begin(ThreadDelay& thread) {
   if (thread.runtime_waits.load(std::memory_order_relaxed) == 0) {
     thread.global_at_runtime_wait_ns = before_block(thread);

@@ -75,6 +75,8 @@ struct ThreadDelay {
   // Waits for other processes of the job (peer_wait_begin: an MPI rank in MPI_Allreduce),
   // nested calls counted. Written by the thread, read by its own handler.
   std::atomic<uint32_t> peer_waits{0};
+  // The host's imported total (import_job_count) when the outermost peer wait began.
+  uint64_t imported_at_peer_wait_ns = 0;
 };
 
 class DelayAccounting {
@@ -168,7 +170,10 @@ class DelayAccounting {
   // the global count shared by the job's ranks (share_global), the other ranks' selected
   // samples are what the waiting rank is credited.
   void peer_wait_begin(ThreadDelay& thread) {
-    if (thread.peer_waits.fetch_add(1, std::memory_order_relaxed) == 0) runtime_wait_begin(thread);
+    if (thread.peer_waits.fetch_add(1, std::memory_order_relaxed) == 0) {
+      runtime_wait_begin(thread);
+      thread.imported_at_peer_wait_ns = imported_ns();
+    }
   }
   void peer_wait_end(ThreadDelay& thread) {
     const uint32_t n = thread.peer_waits.load(std::memory_order_relaxed);
@@ -178,6 +183,20 @@ class DelayAccounting {
   }
   static bool in_peer_wait(const ThreadDelay& thread) {
     return thread.peer_waits.load(std::memory_order_relaxed) != 0;
+  }
+
+  // Ranks on other hosts (docs/causal.md "Delays across hosts"): at a collective every
+  // rank takes part in, the MPI wrappers exchange the hosts' global counts and pass the
+  // job's, the largest, to a thread inside its peer wait. The global count is raised to
+  // it; what that adds was inserted elsewhere since the last exchange, at times this host
+  // cannot know. The wait's own length covers it up to `waited_ns` (the thread was held
+  // back anyway: credited, as a wait released by a rank that paid); the rest the thread
+  // owes, as every other thread of the host does. Returns what this thread owes for it.
+  uint64_t import_job_count(ThreadDelay& thread, uint64_t job_ns, uint64_t waited_ns);
+  // Total raised by imports on this host (the ranks of a host share it: share_imported).
+  uint64_t imported_ns() const { return imported().load(std::memory_order_acquire); }
+  void share_imported(std::atomic<uint64_t>* shared) {
+    shared_imported_.store(shared, std::memory_order_release);
   }
 
   // Makes the global count `shared`'s: a word in memory the processes of a job map
@@ -213,7 +232,13 @@ class DelayAccounting {
     std::atomic<uint64_t>* shared = shared_global_.load(std::memory_order_acquire);
     return shared != nullptr ? *shared : own_global_;
   }
+  std::atomic<uint64_t>& imported() const {
+    std::atomic<uint64_t>* shared = shared_imported_.load(std::memory_order_acquire);
+    return shared != nullptr ? *shared : own_imported_;
+  }
   mutable std::atomic<uint64_t> own_global_{0};
+  mutable std::atomic<uint64_t> own_imported_{0};
+  std::atomic<std::atomic<uint64_t>*> shared_imported_{nullptr};
   std::atomic<std::atomic<uint64_t>*> shared_global_{nullptr};  // the job's (share_global)
   std::atomic<uint64_t> delay_per_sample_{0};
   std::atomic<uint64_t> selected_samples_{0};

@@ -13,7 +13,8 @@
 //   - the delays: a selected sample in any rank delays every thread of every rank, as Coz
 //     delays every other thread of one process. The ranks of a host map one JobShared
 //     (POSIX shared memory named after the job) and keep the global delay count there.
-//     Ranks on other hosts have their own (docs/causal.md says what that misses).
+//     Each host has its own; the MPI wrappers exchange them at the collectives where
+//     every rank of a communicator meets (docs/causal.md, "Delays across hosts").
 // Waits inside MPI count as blocked (DelayAccounting::peer_wait_begin), through the MPI
 // wrappers causal-run preloads with the runtime (causal/mpi/mpi_waits.cpp).
 //
@@ -49,6 +50,8 @@ struct JobShared {
   std::atomic<uint64_t> announced_slot;                  // slot + 1; 0: none yet
   std::atomic<uint64_t> announced_speedup;               // the double's bits
   std::array<std::atomic<uint64_t>, 64> announced_name;  // the location's name, NUL-padded
+  // The delay the host's count was raised by to reach other hosts' (import_job_count).
+  std::atomic<uint64_t> imported_ns;
 };
 static_assert(std::atomic<uint64_t>::is_always_lock_free);
 static_assert(std::atomic<uint32_t>::is_always_lock_free);

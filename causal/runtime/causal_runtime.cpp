@@ -66,9 +66,16 @@ CausalRuntime* CausalRuntime::start() {
     // from the shared global.
     rt->settings_.experiments.seed =
         job_seed(rt->settings_.job, rt->settings_.seed_given ? rt->settings_.experiments.seed : 0);
-    rt->job_ = std::make_unique<JobSegment>(rt->settings_.job);
+    // CPROF_CAUSAL_HOST_PER_RANK=1: each rank on a "host" of its own, its own page, for
+    // testing delays across hosts on one machine (the MPI wrappers exchange them then).
+    const std::string host_key =
+        rt->settings_.host_per_rank
+            ? rt->settings_.job + " rank " + std::to_string(sampler::rank_from_environment())
+            : rt->settings_.job;
+    rt->job_ = std::make_unique<JobSegment>(host_key);
     if (JobShared* shared = rt->job_->get()) {
       rt->delays_.share_global(&shared->global_delay_ns);
+      rt->delays_.share_imported(&shared->imported_ns);
     } else {
       rt->problems_.push_back("MPI job: the ranks of this host cannot share their delays (" +
                               rt->job_->error() + "); each rank delays its own threads only");

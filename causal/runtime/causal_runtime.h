@@ -79,6 +79,8 @@ class CausalRuntime {
   // The calling thread's causal state, or null (an unregistered thread). Signal-safe.
   static CausalThread* current_thread();
   DelayAccounting& delays() { return delays_; }
+  // The host's shared page in an MPI job; null outside one (or when it could not be mapped).
+  JobShared* job_shared() const { return job_ ? job_->get() : nullptr; }
   ProgressRegistry& progress() { return progress_; }
 
   // Latency points with per-call durations (the project's header). A pair on one thread

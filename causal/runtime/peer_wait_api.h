@@ -16,14 +16,27 @@
 extern "C" {
 #endif
 
+/* Exchanged across hosts: [0] the host's global delay count, [1] 1 once the host's
+   experiments started (a rank of it saw progress: a host whose ranks have no progress
+   point of their own starts with the others). */
+#define CPROF_EXCHANGED_VALUES 2
+
 struct cprof_peer_wait_api {
-  uint32_t version; /* 1 */
+  uint32_t version; /* 2 */
   void (*begin)(void);
   void (*end)(void);
   void (*wake)(void);
+  /* Version 2: what the hosts exchange at a collective (the largest of each value over
+     the communicator's ranks). out: this host's values; in, on a thread inside begin/end:
+     the job's, with the time the thread has waited in the call so far. */
+  void (*exchange_out)(uint64_t values[CPROF_EXCHANGED_VALUES]);
+  void (*exchange_in)(const uint64_t values[CPROF_EXCHANGED_VALUES], uint64_t waited_ns);
 };
 
 #define CPROF_PEER_WAIT_API_SYMBOL "cprof_peer_wait_api_v1"
+/* "1": every rank as if on a host of its own (a test of delays across hosts on one
+   machine): the runtime maps a page per rank, and the wrappers exchange counts. */
+#define CPROF_HOST_PER_RANK_ENV "CPROF_CAUSAL_HOST_PER_RANK"
 typedef const struct cprof_peer_wait_api* (*cprof_peer_wait_api_fn)(void);
 
 #ifdef __cplusplus

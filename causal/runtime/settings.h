@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "causal/experiment.h"
+#include "causal/runtime/peer_wait_api.h"
 #include "causal/visit_counter.h"
 
 namespace cprof::causal {
@@ -55,6 +56,9 @@ inline constexpr const char* kJob = "CPROF_CAUSAL_JOB";
 // In an MPI job (causal-run --rank): only this rank's samples of the selected location
 // count; the other ranks run the same experiments and pay the delays.
 inline constexpr const char* kOnlyRank = "CPROF_CAUSAL_ONLY_RANK";
+// "1": each rank acts as if alone on its host (its own shared page; the MPI wrappers
+// exchange the delay counts at collectives as across hosts). For tests on one machine.
+inline constexpr const char* kHostPerRank = CPROF_HOST_PER_RANK_ENV;
 }  // namespace env
 
 // The info message an automatic run's process leaves when none of its samples had a frame
@@ -92,6 +96,7 @@ struct CausalSettings {
   VisitCounter visit_counter = VisitCounter::breakpoint;
   std::string job;  // CPROF_CAUSAL_JOB: "" outside an MPI job
   int64_t only_rank = -1;  // CPROF_CAUSAL_ONLY_RANK: -1, every rank's samples count
+  bool host_per_rank = false;  // CPROF_CAUSAL_HOST_PER_RANK=1
 };
 
 // Reads the CPROF_CAUSAL_* variables; problems (bad values) are described in `problems`

@@ -15,9 +15,10 @@
 # step, (T0 - Ts) / T0, each actual time the median of REPEATS runs.
 #
 #   experiments/mpi/validate.sh [BUILD_DIR] [OUT_DIR]
-# Environment: RANKS="2 4", STEPS (default 3000), CELLS (6000000: steps of ~25 ms, so a
-# step holds many samples of the line), REPEATS (3), EXPERIMENT_MS (400), RUNS_S (about
-# how long each causal run lasts: STEPS sets it). Minutes per rank count; run on a quiet
+# Environment: RANKS="2 4", STEPS (steps of each causal run, default 3000), TIMED_STEPS (of
+# each timed run, default 300), CELLS (1500000: steps of ~35 ms on the straggler at 11 ns a
+# cell, so a step holds many samples of the line), REPEATS (3), EXPERIMENT_MS (400).
+# About 10 minutes per rank count with the defaults; run on a quiet
 # machine with at least as many cores as ranks (four ranks on two cores time-share, and a
 # paused rank hands its core to another: docs/causal.md says what that does).
 set -euo pipefail
@@ -33,7 +34,8 @@ mpirun() { command mpirun --oversubscribe --mca btl_vader_single_copy_mechanism 
 work_line="halo.cpp:$(grep -n 'the work line' "$source_file" | cut -d: -f1)"
 side_line="halo.cpp:$(grep -n 'the side line' "$source_file" | cut -d: -f1)"
 steps=${STEPS:-3000}
-cells=${CELLS:-6000000}
+timed_steps=${TIMED_STEPS:-300}
+cells=${CELLS:-1500000}
 repeats=${REPEATS:-3}
 experiment_ms=${EXPERIMENT_MS:-400}
 
@@ -42,7 +44,7 @@ actual() {
   local ranks=$1 straggler=$2
   shift 2
   for _ in $(seq "$repeats"); do
-    env "$@" mpirun -np "$ranks" "$halo" "$steps" "$cells" "$straggler" 100 |
+    env "$@" mpirun -np "$ranks" "$halo" "$timed_steps" "$cells" "$straggler" 100 |
       sed -n 's/.* steps in \([0-9.]*\) s.*/\1/p'
   done | sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'
 }
@@ -94,7 +96,7 @@ PY
 
 table="$out/validation.txt"
 {
-  echo "# $(date -u +%FT%TZ) $(uname -n) $(nproc) CPUs; steps $steps, cells $cells, repeats $repeats"
+  echo "# $(date -u +%FT%TZ) $(uname -n) $(nproc) CPUs; causal steps $steps, timed steps $timed_steps, cells $cells, repeats $repeats"
   printf '%-5s %-9s %-22s %6s %8s %8s %26s %8s\n' ranks speedup case T0_s Ts_s actual% "predicted% (95% interval)" coz%
 } >"$table"
 for ranks in ${RANKS:-2 4}; do

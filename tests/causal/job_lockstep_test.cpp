@@ -96,6 +96,46 @@ TEST(JobLockstep, ASelectedSampleInOneRankDelaysTheOther) {
   EXPECT_EQ(rank0.end_experiment(), 3 * kP / 2);  // one count: the same delay in both records
 }
 
+// Delays across hosts: a collective's exchange raises the host's count to the job's. The
+// thread that waited in it is credited up to the time it waited and owes the rest, as the
+// host's running threads owe all of it; a second rank of the host, which waited longer,
+// owes nothing, although the first rank already raised the shared count.
+TEST(JobLockstep, DelaysFromOtherHostsAreOwedBeyondTheWait) {
+  FakeTime time;
+  std::atomic<uint64_t> shared{0}, imported{0};
+  DelayAccounting rank0(time.sleeper()), rank1(time.sleeper());
+  for (DelayAccounting* d : {&rank0, &rank1}) {
+    d->share_global(&shared);
+    d->share_imported(&imported);
+  }
+  ThreadDelay waiter0, worker0, waiter1;
+  rank0.thread_started(waiter0);
+  rank0.thread_started(worker0);
+  rank1.thread_started(waiter1);
+  rank0.begin_experiment(0.5, kP);
+  rank1.begin_experiment(0.5, kP);
+  EXPECT_EQ(rank0.import_job_count(waiter0, 3 * kP, kP), 0u);  // not inside a wait: nothing
+  EXPECT_EQ(shared.load(), 0u);
+  rank0.peer_wait_begin(waiter0);
+  rank1.peer_wait_begin(waiter1);
+  EXPECT_EQ(rank0.import_job_count(waiter0, 3 * kP, kP), 2 * kP);
+  EXPECT_EQ(shared.load(), 3 * kP);
+  EXPECT_EQ(imported.load(), 3 * kP);
+  EXPECT_EQ(rank1.import_job_count(waiter1, 3 * kP, 5 * kP), 0u);  // raised already
+  EXPECT_EQ(imported.load(), 3 * kP);
+  rank0.peer_wait_end(waiter0);
+  rank1.peer_wait_end(waiter1);
+  EXPECT_EQ(rank0.owed(waiter0), 2 * kP);
+  EXPECT_EQ(waiter0.credited_ns.load(), kP);
+  EXPECT_EQ(rank1.owed(waiter1), 0u);
+  EXPECT_EQ(rank0.owed(worker0), 3 * kP);  // it ran meanwhile: all of it
+  // A count behind this host's imports nothing.
+  rank0.peer_wait_begin(waiter0);
+  EXPECT_EQ(rank0.import_job_count(waiter0, kP, 0), 0u);
+  EXPECT_EQ(shared.load(), 3 * kP);
+  rank0.peer_wait_end(waiter0);
+}
+
 // A sample inside MPI does nothing: the library polls for the others, none of it the
 // program's work, and a thread inside pays nothing.
 TEST(JobLockstep, SamplesInsideMpiWaitsAreNeitherWorkNorPaid) {
