@@ -12,13 +12,15 @@
 #       path (it overlaps the halo exchange)
 # at s = 25, 50, 75% with 2 and 4 ranks, and Coz (coz run --- under mpirun, one profile
 # per rank) on the same line for comparison. The program speedup is the drop in time per
-# step, (T0 - Ts) / T0, each actual time the median of REPEATS runs.
+# step, (T0 - Ts) / T0, the median over REPEATS pairs of runs made back to back.
 #
 #   experiments/mpi/validate.sh [BUILD_DIR] [OUT_DIR]
-# Environment: RANKS="2 4", STEPS (steps of each causal run, default 3000), TIMED_STEPS (of
-# each timed run, default 300), CELLS (1500000: steps of ~35 ms on the straggler at 11 ns a
-# cell, so a step holds many samples of the line), REPEATS (3), EXPERIMENT_MS (400).
-# About 10 minutes per rank count with the defaults; run on a quiet
+# Environment: RANKS="2 4", STEPS (steps of each causal run, default 4000), TIMED_STEPS (of
+# each timed run, default 200), CELLS (1500000: steps of ~35 ms on the straggler at 11 ns a
+# cell, so a step holds many samples of the line), REPEATS (3 pairs of timed runs),
+# EXPERIMENT_MS (1000: about 25 steps, each experiment's count of visits within 4% of its
+# rate; at 400 ms, 10 visits, the count alone moved an experiment by 10%). About 15
+# minutes per rank count with the defaults; run on a quiet
 # machine with at least as many cores as ranks (four ranks on two cores time-share, and a
 # paused rank hands its core to another: docs/causal.md says what that does).
 set -euo pipefail
@@ -33,20 +35,36 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 mpirun() { command mpirun --oversubscribe --mca btl_vader_single_copy_mechanism none "$@"; }
 work_line="halo.cpp:$(grep -n 'the work line' "$source_file" | cut -d: -f1)"
 side_line="halo.cpp:$(grep -n 'the side line' "$source_file" | cut -d: -f1)"
-steps=${STEPS:-3000}
-timed_steps=${TIMED_STEPS:-300}
+steps=${STEPS:-4000}
+timed_steps=${TIMED_STEPS:-200}
 cells=${CELLS:-1500000}
 repeats=${REPEATS:-3}
-experiment_ms=${EXPERIMENT_MS:-400}
+experiment_ms=${EXPERIMENT_MS:-1000}
 
-# Median wall seconds of REPEATS runs of the job with the environment "$@".
+# Seconds of one timed run of the job with the environment "$@".
+timed() {
+  local ranks=$1 straggler=$2
+  shift 2
+  env "$@" mpirun -np "$ranks" "$halo" "$timed_steps" "$cells" "$straggler" 100 |
+    sed -n 's/.* steps in \([0-9.]*\) s.*/\1/p'
+}
+
+# "T0 Ts ACTUAL%": REPEATS pairs of an unmodified run and one with the environment "$@",
+# each pair back to back (this VM's speed drifts by tens of percent over minutes, so a T0
+# measured once at the start is no baseline for runs made minutes later); the medians of
+# T0 and Ts, and the median of the pairs' drops (T0 - Ts) / T0.
 actual() {
   local ranks=$1 straggler=$2
   shift 2
   for _ in $(seq "$repeats"); do
-    env "$@" mpirun -np "$ranks" "$halo" "$timed_steps" "$cells" "$straggler" 100 |
-      sed -n 's/.* steps in \([0-9.]*\) s.*/\1/p'
-  done | sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'
+    echo "$(timed "$ranks" "$straggler") $(timed "$ranks" "$straggler" "$@")"
+  done | awk '
+    function median(a, n,   i, j, t) {
+      for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+      return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+    }
+    { t0[NR] = $1; ts[NR] = $2; d[NR] = 100 * ($1 - $2) / $1 }
+    END { printf "%.3f %.3f %.1f\n", median(t0, NR), median(ts, NR), median(d, NR) }'
 }
 
 # The prediction at speedup S (fraction) for LOCATION in the report's JSON.
@@ -94,6 +112,10 @@ else:
 PY
 }
 
+# CPU time the hypervisor gave to others (/proc/stat's steal, in USER_HZ ticks): a VM's
+# own measure of how quiet its machine was.
+steal_ticks() { awk '/^cpu / {print $9}' /proc/stat; }
+steal_at_start=$(steal_ticks)
 table="$out/validation.txt"
 {
   echo "# $(date -u +%FT%TZ) $(uname -n) $(nproc) CPUs; causal steps $steps, timed steps $timed_steps, cells $cells, repeats $repeats"
@@ -122,7 +144,6 @@ for ranks in ${RANKS:-2 4}; do
       'coz run --fixed-line '"$source_file:${work_line#halo.cpp:}"' -o profile.$OMPI_COMM_WORLD_RANK.coz --- "$@"' \
       coz "$halo-coz" "$steps" "$cells" "$straggler" 100 >/dev/null 2>&1 || true)
   fi
-  t0=$(actual "$ranks" "$straggler")
   for s in 25 50 75; do
     f=$(awk -v s="$s" 'BEGIN {printf "%.2f", s / 100}')
     for case in all straggler side; do
@@ -135,8 +156,7 @@ for ranks in ${RANKS:-2 4}; do
           ;;
         side) var=HALO_CUT_SIDE line=$side_line ;;
       esac
-      ts=$(actual "$ranks" "$straggler" "$var=$s")
-      act=$(awk -v a="$t0" -v b="$ts" 'BEGIN {printf "%.1f", 100 * (a - b) / a}')
+      read -r t0 ts act <<<"$(actual "$ranks" "$straggler" "$var=$s")"
       pred=$(predicted "$json" "${location:-$line}" "$f")
       coz=-
       [[ $case != side && -f $coz_dir/profile.0.coz ]] &&
@@ -146,4 +166,5 @@ for ranks in ${RANKS:-2 4}; do
     done
   done
 done
+echo "# steal (CPU time this VM's vCPUs waited for the host): $(( ($(steal_ticks) - steal_at_start) / $(getconf CLK_TCK) )) s over the run" >>"$table"
 cat "$table"
