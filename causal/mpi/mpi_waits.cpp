@@ -66,7 +66,6 @@ uint64_t monotonic_ns() {
 // Around a waiting call: blocked while inside.
 struct Wait {
   const cprof_peer_wait_api* a = api();
-  uint64_t began_ns = monotonic_ns();
   Wait() {
     if (a != nullptr) a->begin();
   }
@@ -164,8 +163,14 @@ const Exchange& exchange() {
   return *x;
 }
 
+// Around a collective where every rank meets: a wait whose length the exchange needs
+// (timed here only, not in every wait).
+struct Meet : Wait {
+  uint64_t began_ns = monotonic_ns();
+};
+
 // After a meeting collective on `comm` returned `rc`: the job's count to the runtime.
-void exchange_delays(Word comm, const Wait& wait, int rc) {
+void exchange_delays(Word comm, const Meet& wait, int rc) {
   const Exchange& x = exchange();
   if (!x.on || rc != 0) return;
   uint64_t mine[CPROF_EXCHANGED_VALUES] = {};
@@ -206,7 +211,7 @@ Word fortran_comm(Word comm) {
     static std::atomic<void*> slot{nullptr};                     \
     auto f = reinterpret_cast<int(*) PARAMS>(real(slot, #NAME)); \
     if (f == nullptr) return kNoFunction;                        \
-    Wait wait;                                                   \
+    Meet wait;                                                   \
     const int rc = f ARGS;                                       \
     exchange_delays(COMM, wait, rc);                             \
     return rc;                                                   \
@@ -244,7 +249,7 @@ Word fortran_comm(Word comm) {
   CPROF_MPI_FORTRAN_NAMES(stem, STEM, PARAMS, ARGS, wake(), (void)0)
 // A meeting collective: COMM is the communicator argument, IERR the error one.
 #define CPROF_MPI_FORTRAN_MEET(stem, STEM, PARAMS, ARGS, COMM, IERR) \
-  CPROF_MPI_FORTRAN_NAMES(stem, STEM, PARAMS, ARGS, Wait wait,       \
+  CPROF_MPI_FORTRAN_NAMES(stem, STEM, PARAMS, ARGS, Meet wait,       \
                           exchange_delays(fortran_comm(COMM), wait, fortran_error(IERR)))
 // NOLINTEND(bugprone-macro-parentheses)
 
