@@ -18,9 +18,13 @@
 #   coz     coz run --fixed-line FILE:HOT --fixed-speedup 100S --- cexp-P-coz, plus one
 #           run at --fixed-speedup 0 for the baseline -> period = sum(duration) /
 #           sum(delta) per speedup, program speedup = (p0 - ps) / p0 (Coz's viewer);
-#   actual  cexp-P S, REPS times, interleaved with S = 0: the program's own period per
-#           progress visit (elapsed / items, start-up excluded); actual speedup =
-#           (median p0 - median pS) / median p0.
+#   actual  PAIRS back-to-back pairs of cexp-P 0 and cexp-P S (which goes first
+#           alternates), each PHYS_SCALE of the tools' run length: the program's own
+#           period per progress visit (elapsed / items, start-up excluded); actual speedup
+#           = the median of the pairs' 1 - pS / p0, with its 95% interval (order
+#           statistics). This VM's speed drifts by 20% within seconds: a pair's runs see
+#           the same speed, separate medians of 3 runs did not (their "actual" was off by
+#           up to 20 points from the programs' known shapes).
 # The tools run interleaved (ours at S, Coz at S, ...) so that a burst of load on the
 # shared machine does not hit one of them only. Prints predicted vs actual per program
 # and S in percent, the error in points, whether our 95% interval holds the actual
@@ -28,7 +32,9 @@
 # absolute error (MAE) of each tool, over all rows and over the issue's programs (all but openmp-llvm, an extra runtime).
 # Target: causal-run's MAE <= 3 points and below Coz's, on the issue's programs.
 #
-# Environment: SPEEDUPS (default "0.25 0.5 0.75"), REPS (default 3), DURATION_MS (our
+# Environment: SPEEDUPS (default "0.25 0.5 0.75"), PAIRS (default 15), PHYS_SCALE
+# (default 0.3: physical runs of ~0.5 s, short enough that the speed holds within a
+# pair), DURATION_MS (our
 # first and shortest experiment, CPROF_CAUSAL_DURATION_MS; default: the runtime's, 100 ms
 # since session 13; the figures of sessions 2-12 used 250), ITEMS (progress
 # visits per run, default: each program's own, ~1.5 s of CPU), CEXP_SCALE (multiplies each
@@ -43,7 +49,8 @@ source "$here/../../bench/sampler/common.sh"
 find_build_tools "${1:-}" causal-run causal-report
 shift
 speedups=(${SPEEDUPS:-0.25 0.5 0.75})
-reps=${REPS:-3}
+pairs=${PAIRS:-15}
+phys_scale=$(awk -v a="${PHYS_SCALE:-0.3}" -v b="${CEXP_SCALE:-1}" 'BEGIN { print a * b }')
 tool_runs=${TOOL_RUNS:-1}
 if [[ -n ${DURATION_MS:-} ]]; then export CPROF_CAUSAL_DURATION_MS=$DURATION_MS; else unset CPROF_CAUSAL_DURATION_MS; fi
 coz_bin=${COZ:-coz}
@@ -64,7 +71,7 @@ rows=$tmp/rows  # program s ours ci_low ci_high exps coz coz_exps actual
 if [[ -n ${ROWS_OUT:-} ]]; then : >"$ROWS_OUT"; fi  # a copy of the rows, for accuracy_parallel.sh
 
 
-echo "accuracy.sh: programs ${programs[*]}; S = ${speedups[*]}; $reps physical runs per S;" \
+echo "accuracy.sh: programs ${programs[*]}; S = ${speedups[*]}; $pairs pairs of physical runs per S;" \
   "CPROF_CAUSAL_DURATION_MS=${CPROF_CAUSAL_DURATION_MS:-default}; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 for p in "${programs[@]}"; do
   # The -passive variant: the same program, its OpenMP runtime told not to spin.
@@ -104,15 +111,23 @@ for p in "${programs[@]}"; do
       rm -f "$tmp/coz-$p-0.run.coz"
     done
   fi
-  # The physically faster programs, interleaved with the unmodified one.
-  for ((r = 1; r <= reps; r++)); do
-    for s in 0 "${speedups[@]}"; do
-      if [[ ${#items[@]} -gt 0 ]]; then out=$("$prog" "$s" "$ITEMS"); else out=$("$prog" "$s"); fi
-      echo "$(kv period_us "$out")" >>"$tmp/phys-$p-$s"
+  # The physically faster programs: per S, PAIRS back-to-back pairs of an unmodified
+  # and a cut run (which one goes first alternates), shorter than the tools' runs.
+  for s in "${speedups[@]}"; do
+    : >"$tmp/phys-$p-$s.pairs"
+    for ((r = 1; r <= pairs; r++)); do
+      order=(0 "$s")
+      ((r % 2 == 0)) && order=("$s" 0)
+      declare -A period=()
+      for k in "${order[@]}"; do
+        if [[ ${#items[@]} -gt 0 ]]; then out=$("$prog" "$k" "$ITEMS"); else out=$(CEXP_SCALE=$phys_scale "$prog" "$k"); fi
+        period[$k]=$(kv period_us "$out")
+      done
+      echo "${period[0]} ${period[$s]}" >>"$tmp/phys-$p-$s.pairs"
+      unset period
     done
   done
   echo "  physical runs done" >&2
-  p0=$(stats <"$tmp/phys-$p-0" | cut -d' ' -f1)
   for s in "${speedups[@]}"; do
     # A run that failed (its error is above) leaves an NA row, not a shifted one.
     read -r ours lo hi exps bexps <<<"$(python3 "$here/predict.py" ours "$tmp/ours-$p-$s" "$s" \
@@ -122,9 +137,8 @@ for p in "${programs[@]}"; do
       read -r coz _ _ cexps cbexps <<<"$(python3 "$here/predict.py" coz "$tmp/coz-$p-0.coz" "$tmp/coz-$p-$s.coz" "$s")"
       cexps="$cexps+$cbexps"
     fi
-    ps=$(stats <"$tmp/phys-$p-$s" | cut -d' ' -f1)
-    actual=$(awk -v a="$p0" -v b="$ps" 'BEGIN { printf "%.4f", (a - b) / a }')
-    echo "$p $s $ours $lo $hi $exps+$bexps $coz $cexps $actual" >>"$rows"
+    read -r actual alo ahi _ <<<"$(python3 "$here/predict.py" actual "$tmp/phys-$p-$s.pairs")"
+    echo "$p $s $ours $lo $hi $exps+$bexps $coz $cexps $actual $alo $ahi" >>"$rows"
     if [[ -n ${ROWS_OUT:-} ]]; then tail -1 "$rows" >>"$ROWS_OUT"; fi
   done
 done

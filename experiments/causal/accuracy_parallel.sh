@@ -4,7 +4,7 @@
 # other and each sees a quiet 2-core machine, and the whole experiment takes as long as
 # its slowest program.
 #   experiments/causal/accuracy_parallel.sh BUILD_DIR [PROGRAM...]
-# Environment: as accuracy.sh (SPEEDUPS, REPS, CEXP_SCALE, COZ, ...); CORES_PER_PROGRAM
+# Environment: as accuracy.sh (SPEEDUPS, PAIRS, CEXP_SCALE, COZ, ...); CORES_PER_PROGRAM
 # (default 2). Needs 2 x programs cores; prints each program's log and then one table.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)

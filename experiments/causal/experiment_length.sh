@@ -24,12 +24,12 @@
 #   experiment_length.sh --summary DIR   prints the summary of an earlier run's rows again
 #
 # Environment: LENGTHS_MS (default "500 100 25"), ROUNDS, and accuracy.sh's (SPEEDUPS,
-# REPS, CEXP_SCALE: default here 3, ~4.5 s of CPU per run, so that the 500 ms experiments
+# PAIRS, CEXP_SCALE: default here 3, ~4.5 s of CPU per run, so that the 500 ms experiments
 # have about ten per run).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 
-# Rows: program S ours ci_low ci_high sped+base coz coz_exps actual (fractions), in
+# Rows: program S ours ci_low ci_high sped+base coz coz_exps actual [actual_low actual_high] (fractions), in
 # $1/rows-LENGTH-ROUND.
 summary() {
   local out=$1 ms

@@ -11,7 +11,15 @@
       speedup; program speedup = (p0 - ps) / p0 with the 0% experiments as the baseline
       (here from a separate `coz run --fixed-speedup 0` run: with --fixed-speedup Coz runs
       no baselines of its own). Prints "PRED NA NA EXPERIMENTS BASELINES".
+  predict.py actual PAIRS
+      the physically measured speedup from PAIRS, a line "P0 PS" (periods per progress
+      visit) per back-to-back pair of an unmodified and a cut run: the median of the
+      pairs' speedups 1 - PS/P0 and its distribution-free 95% interval (order statistics
+      of the binomial(n, 1/2)): "ACTUAL CI_LOW CI_HIGH PAIRS". A pair's two runs see
+      the same machine, so the VM's speed, which drifts by 20% over seconds here, mostly
+      cancels in a pair and not between medians of separate runs.
 """
+import math
 import json
 import subprocess
 import sys
@@ -74,10 +82,39 @@ def coz(base_path, sped_path, speedup):
     print("NA NA NA 0 0")
 
 
+def actual(path):
+    ratios = []
+    with open(path) as f:
+        for line in f:
+            fields = line.split()
+            if len(fields) == 2 and float(fields[0]) > 0:
+                ratios.append(1 - float(fields[1]) / float(fields[0]))
+    ratios.sort()
+    n = len(ratios)
+    if n == 0:
+        print("NA NA NA 0")
+        return
+    median = (ratios[(n - 1) // 2] + ratios[n // 2]) / 2
+    # The median lies between the k-th smallest and the k-th largest ratio with
+    # probability 1 - 2 P(Binomial(n, 1/2) < k); the largest k that keeps that >= 95%.
+    k = 0
+    while k + 1 <= n // 2:
+        tail = sum(math.comb(n, i) for i in range(k + 1)) / 2 ** n
+        if 1 - 2 * tail < 0.95:
+            break
+        k += 1
+    if k == 0:  # too few pairs for a 95% interval (n < 6)
+        print("%.4f NA NA %d" % (median, n))
+    else:
+        print("%.4f %.4f %.4f %d" % (median, ratios[k - 1], ratios[n - k], n))
+
+
 if __name__ == "__main__":
     if len(sys.argv) == 5 and sys.argv[1] == "ours":
         ours(sys.argv[2], float(sys.argv[3]), sys.argv[4])
     elif len(sys.argv) == 5 and sys.argv[1] == "coz":
         coz(sys.argv[2], sys.argv[3], float(sys.argv[4]))
+    elif len(sys.argv) == 3 and sys.argv[1] == "actual":
+        actual(sys.argv[2])
     else:
         sys.exit(__doc__)

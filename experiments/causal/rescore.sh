@@ -20,12 +20,17 @@ for dir in "$kept"/ours-*; do
   name=${dir#"$kept"/ours-}
   p=${name%-*}
   s=${name##*-}
-  [[ -f $kept/phys-$p-0 && -f $kept/phys-$p-$s ]] || continue
   read -r ours lo hi exps bexps <<<"$(python3 "$here/predict.py" ours "$dir" "$s" "$report" \
     2>/dev/null || echo NA NA NA 0 0)"
-  p0=$(stats <"$kept/phys-$p-0" | cut -d' ' -f1)
-  ps=$(stats <"$kept/phys-$p-$s" | cut -d' ' -f1)
-  actual=$(awk -v a="$p0" -v b="$ps" 'BEGIN { printf "%.4f", (a - b) / a }')
-  echo "$p $s $ours $lo $hi $exps+$bexps NA 0 $actual" >>"$rows"
+  if [[ -f $kept/phys-$p-$s.pairs ]]; then  # pairs of physical runs (since 2026-11-29)
+    read -r actual alo ahi _ <<<"$(python3 "$here/predict.py" actual "$kept/phys-$p-$s.pairs")"
+  elif [[ -f $kept/phys-$p-0 && -f $kept/phys-$p-$s ]]; then  # medians of separate runs
+    p0=$(stats <"$kept/phys-$p-0" | cut -d' ' -f1)
+    ps=$(stats <"$kept/phys-$p-$s" | cut -d' ' -f1)
+    actual=$(awk -v a="$p0" -v b="$ps" 'BEGIN { printf "%.4f", (a - b) / a }') alo=NA ahi=NA
+  else
+    continue
+  fi
+  echo "$p $s $ours $lo $hi $exps+$bexps NA 0 $actual $alo $ahi" >>"$rows"
 done
 "$here/table.sh" "$rows"

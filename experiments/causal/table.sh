@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Prints accuracy.sh's table and mean absolute errors from its rows file(s):
 #   experiments/causal/table.sh ROWS...
-# Row: program S ours ci_low ci_high exps coz coz_exps actual (fractions; NA when missing).
+# Row: program S ours ci_low ci_high exps coz coz_exps actual [actual_low actual_high]
+# (fractions; NA when missing; the actual's 95% interval, from its pairs of physical runs,
+# is in rows written since 2026-11-29).
 # Besides the errors, the coverage of causal-run's 95% intervals: the share of rows whose
 # interval holds the physically measured speedup (issue 20's target: at least 90%).
 set -euo pipefail
-printf "%-17s %5s | %8s %17s %4s %7s %7s | %8s %7s %7s | %8s\n" program S ours "95% CI" held exps err coz exps err actual
+printf "%-17s %5s | %8s %17s %4s %7s %7s | %8s %7s %7s | %8s %17s\n" program S ours "95% CI" held exps err coz exps err actual "actual's 95% CI"
 cat "$@" | awk '
   function pc(v) { return v == "NA" ? "NA" : sprintf("%.1f", v * 100) }
   function ci(a, b) { return (a == "NA" || b == "NA") ? "NA" : sprintf("[%.1f, %.1f]", a * 100, b * 100) }
@@ -14,8 +16,10 @@ cat "$@" | awk '
   {
     h = held($4, $5, $9)
     if (h != "NA") { nh++; if (h == "yes") kh++ }
-    printf "%-17s %5s | %8s %17s %4s %7s %7s | %8s %7s %7s | %8s\n", $1, $2, pc($3), ci($4, $5), h, $6,
-      err($3, $9), pc($7), $8, err($7, $9), pc($9)
+    aci = NF >= 11 ? ci($10, $11) : "NA"
+    if (aci != "NA") { aw += ($11 - $10) * 100; na++ }
+    printf "%-17s %5s | %8s %17s %4s %7s %7s | %8s %7s %7s | %8s %17s\n", $1, $2, pc($3), ci($4, $5), h, $6,
+      err($3, $9), pc($7), $8, err($7, $9), pc($9), aci
     # openmp-llvm (clang, LLVM libomp) is an extra runtime, beyond the programs of the issue.
     issue = $1 != "openmp-llvm"
     if ($3 != "NA") { so += ($3 > $9 ? $3 - $9 : $9 - $3) * 100; no++; if (issue) { so2 += ($3 > $9 ? $3 - $9 : $9 - $3) * 100; no2++ } }
@@ -25,6 +29,7 @@ cat "$@" | awk '
     print ""
     printf "MAE causal-run: %s points over %d rows (%s over the %d rows without openmp-llvm)\n", no ? sprintf("%.2f", so / no) : "NA", no, no2 ? sprintf("%.2f", so2 / no2) : "NA", no2
     printf "MAE coz:        %s points over %d rows (%s over the %d rows without openmp-llvm)\n", nc ? sprintf("%.2f", sc / nc) : "NA", nc, nc2 ? sprintf("%.2f", sc2 / nc2) : "NA", nc2
+    if (na) printf "actual:         its own 95%% interval (pairs of physical runs) is %.1f points wide on average over %d rows\n", aw / na, na
     printf "coverage:       the 95%% intervals held the actual speedup in %d of %d rows (%s); target >= 90%%\n", kh, nh, nh ? sprintf("%.0f%%", 100 * kh / nh) : "NA"
     t = (no2 && so2 / no2 <= 3 && (!nc2 || so2 / no2 < sc2 / nc2)) ? "within target" : "OVER target"
     print "target: causal-run MAE <= 3 points and below Coz'"'"'s (the issue'"'"'s programs: without openmp-llvm): " t
