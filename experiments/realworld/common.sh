@@ -94,9 +94,13 @@ time_run() {
   echo "$t1 - $t0" | bc -l >>"$out"
 }
 
-# actual_speedup NAME BASE_CMD -- PATCHED_CMD: REPS interleaved plain runs of each; prints
-# "MEDIAN_BASE MEDIAN_PATCHED SPEEDUP" where SPEEDUP = 1 - patched / base (the share of
-# the run time the change saves, as causal-report's program_speedup).
+# actual_speedup NAME BASE_CMD -- PATCHED_CMD: REPS back-to-back pairs of plain runs, one
+# of each build, which goes first alternating; prints "MEDIAN_BASE MEDIAN_PATCHED SPEEDUP
+# LOW HIGH": the medians of each build's times, and SPEEDUP = the median of the pairs'
+# 1 - patched / base (the share of the run time the change saves, as causal-report's
+# program_speedup) with its 95% interval (order statistics; NA below 6 pairs). A pair's
+# two runs see the same machine: this VM's speed drifts by 20% over seconds, which moves
+# separate medians and mostly cancels within a pair.
 actual_speedup() {
   local name=$1
   shift
@@ -108,13 +112,20 @@ actual_speedup() {
   : >"$fb"
   : >"$fp"
   for ((i = 0; i < REPS; i++)); do
-    time_run "$fb" "${base[@]}"
-    time_run "$fp" "${patched[@]}"
+    if ((i % 2 == 0)); then
+      time_run "$fb" "${base[@]}"
+      time_run "$fp" "${patched[@]}"
+    else
+      time_run "$fp" "${patched[@]}"
+      time_run "$fb" "${base[@]}"
+    fi
   done
-  local mb mp
+  local mb mp speedup lo hi
   mb=$(stats <"$fb" | cut -d' ' -f1)
   mp=$(stats <"$fp" | cut -d' ' -f1)
-  echo "$mb $mp $(echo "1 - $mp / $mb" | bc -l)"
+  read -r speedup lo hi _ <<<"$(paste -d' ' "$fb" "$fp" >"$WORK/$name.pairs" &&
+    python3 "$here/../causal/predict.py" actual "$WORK/$name.pairs")"
+  echo "$mb $mp $speedup $lo $hi"
 }
 
 # share_of_lines DIR FILE LINE...: the share of DIR's CPU samples whose innermost frame is

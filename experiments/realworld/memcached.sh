@@ -34,7 +34,8 @@
 #     with its inlined item_lock/item_unlock: Coz's thread.c:122 lock site, ranked by the
 #     automatic run when it draws it. Then
 #     (a) actual: REPS interleaved plain runs of each build serving OPS requests
-#         (actual_speedup: elapsed time, medians; speedup = 1 - patched/base);
+#         (actual_speedup: elapsed time; speedup = the median of the pairs'
+#         1 - patched/base, with its 95% interval);
 #     (b) s_eff = 1 - C_patched / C_base, C = sampled time per request of the samples
 #         whose stack holds item_remove or do_item_remove (any frame, as causal-run
 #         selects a --function location's samples: callees included; the patched
@@ -321,7 +322,7 @@ fi
 
 echo
 echo "== actual: $REPS interleaved plain runs per build, $OPS requests each (elapsed s)"
-read -r t_base t_patched actual <<<"$(actual_speedup memcached plain "$base" -- plain "$patched")"
+read -r t_base t_patched actual actual_lo actual_hi <<<"$(actual_speedup memcached plain "$base" -- plain "$patched")"
 echo "base:    $(tr '\n' ' ' <"$WORK/memcached-base.times")-> median $t_base s"
 echo "patched: $(tr '\n' ' ' <"$WORK/memcached-patched.times")-> median $t_patched s"
 read -r pair_med pair_min pair_max _ <<<"$(paste "$WORK/memcached-base.times" "$WORK/memcached-patched.times" |

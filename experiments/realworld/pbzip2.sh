@@ -9,27 +9,38 @@
 #   base     libbz2.a with bzip2's own Makefile, pbzip2 with its own Makefile, linked
 #            statically against that libbz2.a (Debian links the shared system libbz2, which
 #            has no debug info and is not the program's own code for automatic selection);
-#   patched  the same with pbzip2-mainGtU-words.patch on bzip2: mainGtU, the suffix
-#            comparison of the block sort, compares its first 12 bytes as one 8-byte and one
-#            4-byte big-endian word instead of byte by byte (the loop after is unchanged);
+#   patched  the same with CHANGE's patch on bzip2 (patched-CHANGE):
+#            mtf (default)  pbzip2-mtf-memchr.patch: the move-to-front step of
+#                     generateMTFValues (compress.c:193-205, the lines the automatic run
+#                     ranks first and second with -b1) finds the symbol with memchr and
+#                     shifts the entries before it with memmove instead of a byte loop;
+#                     the output is byte for byte the same;
+#            mainGtU  pbzip2-mainGtU-words.patch: mainGtU, the suffix comparison of the
+#                     block sort, compares its first 12 bytes as one 8-byte and one
+#                     4-byte big-endian word instead of byte by byte;
 #   dwarf4   base with -gdwarf-4 -gno-variable-location-views, for Coz 0.2.2, whose DWARF
 #            reader knows only version 4 and no location views.
-# Workload: `pbzip2 -p2 -c` of the first 100 MB of a tar of /usr/share/doc, /usr/include and
+# Workload: `pbzip2 -p2 -b1 -c` of the first 100 MB of a tar of /usr/share/doc, /usr/include and
 # /usr/share/perl (text, as bzip2 is used for), to /dev/null, ~5-10 s of 2 cores here.
 # Progress: one visit per compressed block written (pbzip2.cpp's output loop, line 1734:
 # `CompressedSize += ret;`), counted by --progress (no source change).
 #
 # Steps: sample-run profile; causal-run automatic (RUNS runs into one directory); the
-# actual speedup of the change (REPS interleaved plain runs of each build, medians); s_eff
-# from the sampled profiles of both builds (self time of mainGtU's lines per run); our
-# prediction at s_eff fixed on the changed lines (--line blocksort.c:358-407, one location);
+# actual speedup of the change (REPS back-to-back pairs of plain runs, the pairs' median); s_eff
+# from the sampled profiles of both builds (the changed lines' self time per run, plus for
+# mtf the time generateMTFValues spends in memchr and memmove); our prediction at s_eff
+# fixed on the changed lines (--line FILE:FIRST-LAST, one location);
 # Coz's at the same speedup on the block's hottest line (Coz takes one line), end to end
 # (Coz 0.2.2 has no progress point without a source change): COZ_RUNS runs at s_eff and as
 # many at 0, prediction from the median run times.
 #
-# Environment: RUNS (automatic-mode runs, default 6), REPS (default 5), FIXED_RUNS (runs of
-# the fixed prediction, default 3), COZ_RUNS (default 3), COZ (default coz; none leaves it
-# out), WORK. About 10 minutes on 2 idle cores.
+# Environment: CHANGE (mtf or mainGtU, above), BLOCK (pbzip2's -b, the block size in
+# 100 kB, default 1: nine times as many blocks as bzip2's own -b9, so the progress point
+# is visited ~9 times as often and each 100 ms experiment sees ~13 visits, not ~1.5),
+# RUNS (automatic-mode runs, default 6),
+# REPS (pairs of plain runs, default 5), FIXED_RUNS (runs of the fixed prediction,
+# default 3), COZ_RUNS (default 3), COZ (default coz; none leaves it out), WORK. About
+# 10 minutes on 2 idle cores.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/common.sh"
@@ -53,8 +64,22 @@ build() {
   make -s -C "$dir/pbzip2" pbzip2 CXXFLAGS="$flags -I$dir/bzip2" \
     LDFLAGS="-L$dir/bzip2" LDLIBS="$dir/bzip2/libbz2.a -lpthread" >/dev/null
 }
+# The change: its patch, the changed lines in each build, and the one location causal-run
+# is fixed on (the base build's lines).
+change=${CHANGE:-mtf}
+case $change in
+  mtf)
+    patch_file=$here/pbzip2-mtf-memchr.patch change_file=compress.c
+    base_lines=$(seq 193 205) patched_lines=$(seq 195 198) fixed_line=compress.c:193-205
+    callees=(memchr memmove) change_name="MTF memchr/memmove" ;;
+  mainGtU)
+    patch_file=$here/pbzip2-mainGtU-words.patch change_file=blocksort.c
+    base_lines=$(seq 358 407) patched_lines=$(seq 359 375) fixed_line=blocksort.c:358-407
+    callees=() change_name="mainGtU word compare" ;;
+  *) echo "$0: CHANGE=$change: expected mtf or mainGtU" >&2; exit 1 ;;
+esac
 build base "-O2 -g"
-build patched "-O2 -g" "$here/pbzip2-mainGtU-words.patch"
+build "patched-$change" "-O2 -g" "$patch_file"
 build dwarf4 "-O2 -gdwarf-4 -gno-variable-location-views"
 
 input="$WORK/pbzip2-input"
@@ -63,12 +88,9 @@ if [[ ! -s $input ]]; then
   tar cf - /usr/share/doc /usr/include /usr/share/perl 2>/dev/null | head -c 100000000 >"$input" || true
 fi
 base="$WORK/pbzip2-base/pbzip2/pbzip2"
-patched="$WORK/pbzip2-patched/pbzip2/pbzip2"
+patched="$WORK/pbzip2-patched-$change/pbzip2/pbzip2"
 progress=pbzip2.cpp:1734
-# The changed lines: the 12 byte comparisons at the head of mainGtU, in each build.
-base_lines=$(seq 358 407)
-patched_lines=$(seq 359 375)
-args=(-p2 -c -f "$input")
+args=(-p2 "-b${BLOCK:-1}" -c -f "$input")
 out="$WORK/pbzip2-results"
 mkdir -p "$out"
 
@@ -84,23 +106,31 @@ time_auto=$(date +%s)
 log "automatic mode took $(($(date +%s) - time_auto)) s"
 "$BIN/causal-report" "$out/auto" -n 10 | sed -n '/^Causal profile/,$p'
 
-log "actual speedup: $REPS interleaved plain runs of each build"
-read -r t_base t_patched actual <<<"$(actual_speedup pbzip2 "$base" "${args[@]}" -- "$patched" "${args[@]}")"
-log "base ${t_base}s, patched ${t_patched}s: actual speedup $(printf %.1f "$(echo "$actual * 100" | bc -l)")%"
+p() { [[ $1 == NA ]] && echo NA || printf %.1f "$(echo "$1 * 100" | bc -l)"; }
+log "actual speedup: $REPS back-to-back pairs of plain runs"
+read -r t_base t_patched actual actual_lo actual_hi <<<"$(actual_speedup pbzip2 "$base" "${args[@]}" -- "$patched" "${args[@]}")"
+log "medians: base ${t_base}s, patched ${t_patched}s; actual speedup (median of the pairs) $(p "$actual")% [$(p "$actual_lo")%, $(p "$actual_hi")%]"
 
 log "s_eff from the sampled profiles of both builds"
 "$BIN/sample-run" -q -o "$out/sample-patched" -- "$patched" "${args[@]}" >/dev/null
 # shellcheck disable=SC2086
-read -r share_base ns_base <<<"$(share_of_lines "$out/sample-base" blocksort.c $base_lines)"
+read -r share_base ns_base <<<"$(share_of_lines "$out/sample-base" "$change_file" $base_lines)"
 # shellcheck disable=SC2086
-read -r share_patched ns_patched <<<"$(share_of_lines "$out/sample-patched" blocksort.c $patched_lines)"
+read -r share_patched ns_patched <<<"$(share_of_lines "$out/sample-patched" "$change_file" $patched_lines)"
+if ((${#callees[@]})); then
+  # The patched code's library calls: their time is the changed code's too.
+  read -r _ ns_callees <<<"$("$BIN/causal-report" "$out/sample-patched" --view tree --format json -n 0 |
+    python3 "$here/callees_share.py" generateMTFValues "${callees[@]}")"
+  log "patched: ${ns_patched} ns on the changed lines, ${ns_callees} ns in ${callees[*]}"
+  ns_patched=$((ns_patched + ns_callees))
+fi
 s_eff=$(echo "1 - $ns_patched / $ns_base" | bc -l)
 pct=$(printf %.0f "$(echo "$s_eff * 100" | bc -l)")
 log "changed lines: $(printf %.1f "$(echo "$share_base * 100" | bc -l)")% of the base run's samples; s_eff = $pct%"
 
-log "causal-run --line blocksort.c:358-407 --fixed-speedup $pct, $fixed_runs runs"
+log "causal-run --line $fixed_line --fixed-speedup $pct, $fixed_runs runs"
 rm -rf "$out/fixed"
-"$BIN/causal-run" -q -o "$out/fixed" -n "$fixed_runs" --line blocksort.c:358-407 \
+"$BIN/causal-run" -q -o "$out/fixed" -n "$fixed_runs" --line "$fixed_line" \
   --fixed-speedup "$pct" --progress "$progress" -- "$base" "${args[@]}" >/dev/null
 read -r ours lo hi exps bexps <<<"$(python3 "$here/../causal/predict.py" ours "$out/fixed" \
   "$(echo "$pct / 100" | bc -l)" "$BIN/causal-report")"
@@ -109,12 +139,15 @@ read -r ours lo hi exps bexps <<<"$(python3 "$here/../causal/predict.py" ours "$
 coz_pred=NA
 if ((have_coz)); then
   # The block's line with the most samples in the base profile: Coz speeds up one line.
+  # shellcheck disable=SC2086
   coz_line=$("$BIN/causal-report" "$out/sample-base" --format json -n 0 | python3 -c '
 import json, sys
+want = sys.argv[1]
+lines = {int(x) for x in sys.argv[2:]}
 rows = [r for r in json.load(sys.stdin)["profile"]["lines"]
-        if r["file"].endswith("blocksort.c") and 358 <= r["line"] <= 407]
-print(max(rows, key=lambda r: r["self"]["time_ns"])["line"] if rows else 358)')
-  log "coz run --end-to-end --fixed-line blocksort.c:$coz_line, ${COZ_RUNS:-3} runs at $pct% and at 0"
+        if r["file"].endswith(want) and r["line"] in lines]
+print(max(rows, key=lambda r: r["self"]["time_ns"])["line"] if rows else min(lines))' "$change_file" $base_lines)
+  log "coz run --end-to-end --fixed-line $change_file:$coz_line, ${COZ_RUNS:-3} runs at $pct% and at 0"
   d4="$WORK/pbzip2-dwarf4/pbzip2/pbzip2"
   : >"$WORK/coz-0.times"
   : >"$WORK/coz-s.times"
@@ -123,7 +156,7 @@ print(max(rows, key=lambda r: r["self"]["time_ns"])["line"] if rows else 358)')
       f="$WORK/coz-s.times"
       [[ $s == 0 ]] && f="$WORK/coz-0.times"
       rm -f "$out/profile.coz"
-      (cd "$out" && "$coz_bin" run --end-to-end --fixed-line "blocksort.c:$coz_line" \
+      (cd "$out" && "$coz_bin" run --end-to-end --fixed-line "$change_file:$coz_line" \
         --fixed-speedup "$s" --- "$d4" "${args[@]}" >/dev/null 2>&1) || true
       # Coz's end-to-end experiment: one line with the run's duration and delay.
       python3 - "$out/profile.coz" >>"$f" <<'PY'
@@ -140,8 +173,7 @@ PY
   coz_pred=$(echo "1 - $cs / $c0" | bc -l)
 fi
 
-p() { [[ $1 == NA ]] && echo NA || printf %.1f "$(echo "$1 * 100" | bc -l)"; }
 echo
-echo "program  change                     actual%  s_eff%  ours% [95% interval]      coz%"
-printf "pbzip2   mainGtU word compare      %7s  %6s  %5s [%s, %s]  %8s\n" "$(p "$actual")" "$pct" \
+echo "program  change                     actual% [95% interval]  s_eff%  ours% [95% interval]      coz%"
+printf "pbzip2   %-24s  %7s [%s, %s]  %6s  %5s [%s, %s]  %8s\n" "$change_name" "$(p "$actual")" "$(p "$actual_lo")" "$(p "$actual_hi")" "$pct" \
   "$(p "$ours")" "$(p "$lo")" "$(p "$hi")" "$(p "$coz_pred")"

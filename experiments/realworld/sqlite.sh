@@ -48,7 +48,7 @@
 # Steps: (1) build; (2) sample-run profile of base, top functions and lines, and the
 # allocator-indirection upper bound; (3) causal-run automatic (no --line), end to end,
 # AUTO_RUNS runs at a fixed 50% (all runs then count toward one point per location), the
-# ranked report; (4) actual speedup: REPS interleaved plain runs of each build, medians
+# ranked report; (4) actual speedup: REPS back-to-back pairs of plain runs, the pairs' median
 # (actual_speedup); (5) s_eff: the self time of lines 54270-54271 in SAMPLE_RUNS sampled
 # runs of each build (lines_share.py), as shares of each profile, scaled by the measured
 # run-time ratio: s_eff = 1 - (share_patched / share_base) * (1 - actual) (the profiles'
@@ -203,8 +203,8 @@ echo "== causal-run --end-to-end -n $auto_runs --mode $auto_mode --fixed-speedup
 
 # --- 4. actual speedup ----------------------------------------------------------------
 log "actual speedup: $REPS interleaved plain runs of each build; load $(load)"
-read -r t_base t_patched actual <<<"$(actual_speedup "sqlite-$change" "$base" "${args[@]}" -- "$patched" "${args[@]}")"
-log "medians: base $t_base s, patched $t_patched s: actual speedup $actual"
+read -r t_base t_patched actual actual_lo actual_hi <<<"$(actual_speedup "sqlite-$change" "$base" "${args[@]}" -- "$patched" "${args[@]}")"
+log "medians: base $t_base s, patched $t_patched s; actual speedup (median of the pairs) $actual [$actual_lo, $actual_hi]"
 
 # --- 5. s_eff -------------------------------------------------------------------------
 log "s_eff: $sample_runs sampled runs of each build; load $(load)"
