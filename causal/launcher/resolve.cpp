@@ -7,6 +7,7 @@
 #include <set>
 
 #include "causal/launcher/no_debug_info.h"
+#include "causal/launcher/source_names.h"
 #include "causal/location.h"
 
 namespace cprof::causal {
@@ -34,20 +35,6 @@ std::string shell_quote(const std::string& s) {
   std::string out = "'";
   for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return out + "'";
-}
-
-// Names for automatically selected lines: "file.cpp:42" where the file name is unique
-// among the files in scope, the full path where it is not.
-std::map<std::string, std::string> display_names(const std::set<std::string>& files) {
-  std::map<std::string, size_t> basename_count;
-  auto base = [](const std::string& f) {
-    const size_t slash = f.rfind('/');
-    return slash == std::string::npos ? f : f.substr(slash + 1);
-  };
-  for (const auto& f : files) ++basename_count[base(f)];
-  std::map<std::string, std::string> out;
-  for (const auto& f : files) out[f] = basename_count[base(f)] == 1 ? base(f) : f;
-  return out;
 }
 
 }  // namespace
@@ -275,7 +262,8 @@ std::string LocationResolver::add_all_lines(const Binary& binary, std::vector<Lo
   for (const auto& l : *lines) {
     if (source_scope_.includes(l.file)) files.insert(l.file);
   }
-  const auto names = display_names(files);
+  // "file.cpp:42", the file named by its shortest trailing part no other file in scope has.
+  const auto names = shortest_unique_names(files);
   for (const auto& l : *lines) {
     auto name = names.find(l.file);
     if (name == names.end()) continue;
