@@ -36,6 +36,43 @@ void resample(std::span<const Observation> from, std::vector<Observation>& to, R
   for (auto& o : to) o = from[rng.below(from.size())];
 }
 
+// The two-stage bootstrap's draws: the runs that hold the baseline's or the group's
+// experiments, each run's own experiments apart.
+struct RunGroups {
+  std::vector<std::vector<Observation>> baseline, group;  // by run
+};
+
+std::optional<RunGroups> by_run(std::span<const Observation> baseline,
+                                std::span<const Observation> group) {
+  std::map<uint32_t, size_t> index;
+  for (const auto* side : {&baseline, &group}) {
+    for (const auto& o : *side) index.emplace(o.run, index.size());
+  }
+  if (index.size() < kMinRunsToResample) return std::nullopt;
+  RunGroups r;
+  r.baseline.resize(index.size());
+  r.group.resize(index.size());
+  for (const auto& o : baseline) r.baseline[index[o.run]].push_back(o);
+  for (const auto& o : group) r.group[index[o.run]].push_back(o);
+  return r;
+}
+
+// One draw of the two-stage bootstrap: as many runs as there are, with replacement, and
+// within each drawn run its baseline and group experiments, with replacement.
+void resample_runs(const RunGroups& runs, std::vector<Observation>& b, std::vector<Observation>& g,
+                   Rng& rng) {
+  b.clear();
+  g.clear();
+  const size_t n = runs.baseline.size();
+  for (size_t i = 0; i < n; ++i) {
+    const size_t r = rng.below(n);
+    const auto& rb = runs.baseline[r];
+    const auto& rg = runs.group[r];
+    for (size_t k = 0; k < rb.size(); ++k) b.push_back(rb[rng.below(rb.size())]);
+    for (size_t k = 0; k < rg.size(); ++k) g.push_back(rg[rng.below(rg.size())]);
+  }
+}
+
 // End to end: each speedup whose every run has its baseline partner gets the paired
 // point instead of the one against every baseline of the directory, which compares runs
 // made minutes apart on a machine whose speed drifts (under load one came out at -172%).
@@ -121,9 +158,15 @@ std::vector<PredictionPoint> predict_curve(std::span<const Observation> experime
     }
     if (baseline.size() >= 2 && group.size() >= 2 && options.bootstrap_samples > 0) {
       stats.clear();
+      // End to end each run is one experiment: the runs are what is drawn already.
+      const auto runs = options.metric == Metric::end_to_end ? std::nullopt : by_run(baseline, group);
       for (unsigned i = 0; i < options.bootstrap_samples; ++i) {
-        resample(baseline, b, rng);
-        resample(group, g, rng);
+        if (runs) {
+          resample_runs(*runs, b, g, rng);
+        } else {
+          resample(baseline, b, rng);
+          resample(group, g, rng);
+        }
         if (const auto s = speedup_of(b, g, options.metric)) stats.push_back(*s);
       }
       std::sort(stats.begin(), stats.end());
@@ -199,18 +242,21 @@ PredictionPoint paired_point(std::span<const RunPair> pairs, const PredictionOpt
 }
 
 std::vector<LocationPrediction> predict_all(std::span<const format::ExperimentRecord> records,
-                                            const PredictionOptions& options) {
+                                            const PredictionOptions& options,
+                                            std::span<const uint32_t> runs) {
   // (location, point) -> observations; the point is "" for end-to-end runs.
   struct Series {
     std::vector<Observation> all;
     bool latency = false;
   };
   std::map<std::pair<std::string, std::string>, Series> series;
-  for (const auto& r : records) {
+  for (size_t i = 0; i < records.size(); ++i) {
+    const auto& r = records[i];
+    const uint32_t run = i < runs.size() ? runs[i] : 0;
     auto add = [&](const std::string& point, uint64_t visits, double in_flight, bool latency) {
       auto& s = series[{r.location, point}];
       s.all.push_back(Observation{r.speedup, r.duration_ns, r.delay_ns, visits, in_flight,
-                                  r.period_ns > 0, r.time_ns});
+                                  r.period_ns > 0, r.time_ns, run});
       s.latency = s.latency || latency;
     };
     if (r.mode == format::ExperimentMode::end_to_end) {

@@ -12,6 +12,10 @@
 //   confidence interval percentile bootstrap: the experiments of the baseline and of the
 //                       speedup are resampled with replacement (seeded), the speedup is
 //                       recomputed, and the (1-c)/2 and (1+c)/2 quantiles are the bounds.
+//                       With experiments from 3 or more runs (processes), two stages:
+//                       runs first, then the experiments of each run drawn, so that
+//                       what moves a whole run (the machine's state while it ran) widens
+//                       the interval as much as it moves the prediction.
 
 #include <cstdint>
 #include <limits>
@@ -40,6 +44,7 @@ struct Observation {
   // delay taken out already and no period): else no delay bound is computed.
   bool delay_known = true;
   uint64_t time_ns = 0;  // when it began (pairs end-to-end runs); 0: not known
+  uint32_t run = 0;      // which run (process) it came from: the bootstrap's first stage
 };
 
 enum class Metric { throughput, latency, end_to_end };
@@ -100,6 +105,10 @@ std::vector<RunPair> pair_runs(std::span<const Observation> runs,
 // interval while the drift within a pair (a minute apart at most) cancels.
 PredictionPoint paired_point(std::span<const RunPair> pairs, const PredictionOptions& options);
 
+// The fewest runs among a point's experiments for the two-stage bootstrap; with fewer,
+// a first stage would draw among too few runs to say anything (2 runs: 3 outcomes).
+inline constexpr size_t kMinRunsToResample = 3;
+
 // The curve of one location: a point per distinct speedup (ascending), from that
 // speedup's experiments and the baseline's. Empty without a usable baseline.
 std::vector<PredictionPoint> predict_curve(std::span<const Observation> experiments,
@@ -119,8 +128,10 @@ struct LocationPrediction {
 // of processes and runs, in any order). End-to-end records are predicted from
 // whole-run time; the others from each progress point (latency points, those with
 // begin/end counts, by Little's law; options.metric is ignored here). Sorted by
-// location, then progress point.
+// location, then progress point. `runs`, when not empty, holds the run (process) of each
+// record, for the bootstrap's first stage.
 std::vector<LocationPrediction> predict_all(std::span<const format::ExperimentRecord> records,
-                                            const PredictionOptions& options);
+                                            const PredictionOptions& options,
+                                            std::span<const uint32_t> runs = {});
 
 }  // namespace cprof::causal

@@ -117,9 +117,12 @@ CausalModel build_causal_model(const std::vector<ProcessProfile>& processes,
                                const SymbolizedProfiles* symbols) {
   CausalModel m;
   std::vector<format::ExperimentRecord> all;
+  std::vector<uint32_t> run_of;  // the process each record came from: the bootstrap's runs
   std::map<std::string, causal::RegionStats> regions;
+  uint32_t process_index = 0;
   for (const auto& p : processes) {
     all.insert(all.end(), p.experiments.begin(), p.experiments.end());
+    run_of.resize(all.size(), process_index++);
     m.idle_tail_experiments += p.idle_tail_experiments;
     for (const auto& pp : p.progress_points) {
       const bool seen = std::any_of(m.progress_points.begin(), m.progress_points.end(),
@@ -139,13 +142,20 @@ CausalModel build_causal_model(const std::vector<ProcessProfile>& processes,
   // End to end a 0% run is the baseline of every location (the same unmodified program);
   // with progress points a location's own 0% experiments are (Coz's choice).
   std::vector<format::ExperimentRecord> end_to_end, progress;
-  for (auto& e : all) {
-    (e.mode == format::ExperimentMode::end_to_end ? end_to_end : progress).push_back(std::move(e));
+  std::vector<uint32_t> progress_runs;
+  for (size_t i = 0; i < all.size(); ++i) {
+    auto& e = all[i];
+    if (e.mode == format::ExperimentMode::end_to_end) {
+      end_to_end.push_back(std::move(e));
+    } else {
+      progress.push_back(std::move(e));
+      progress_runs.push_back(run_of[i]);
+    }
   }
   causal::PredictionOptions options;
   causal::PredictionOptions pooled = options;
   pooled.pooled_baseline = true;
-  auto curves = causal::predict_all(progress, options);
+  auto curves = causal::predict_all(progress, options, progress_runs);
   for (auto& c : causal::predict_all(end_to_end, pooled)) curves.push_back(std::move(c));
   std::sort(curves.begin(), curves.end(), [](const auto& a, const auto& b) {
     return std::tie(a.location, a.progress_point) < std::tie(b.location, b.progress_point);

@@ -104,6 +104,62 @@ TEST(Prediction, BootstrapIntervalIsSeededAndBracketsTheEstimate) {
   EXPECT_NE(a[1].ci_low, c[1].ci_low);
 }
 
+// Four runs of 10+10 experiments each, every run's own speedup steady within it but the
+// runs apart (x264 on this VM: 29%, 23%, 19%, 6% in four runs of one fixed speedup). The
+// interval must count the runs' spread: one run more or less moves the estimate by more
+// than the spread between one run's experiments says.
+std::vector<Observation> runs_apart(uint32_t runs_count) {
+  const uint64_t sped_ms[] = {700, 770, 810, 940};  // 30%, 23%, 19%, 6% faster than 1000
+  std::vector<Observation> all;
+  for (uint32_t r = 0; r < 4; ++r) {
+    for (int i = 0; i < 10; ++i) {
+      Observation b = obs(0, 1000 + (i % 3) * 5, 0, 100);
+      Observation g = obs(0.9, sped_ms[r] + 300 + (i % 3) * 5, 300, 100);
+      b.run = g.run = r % runs_count;
+      all.push_back(b);
+      all.push_back(g);
+    }
+  }
+  return all;
+}
+
+std::vector<Observation> baselines_of(const std::vector<Observation>& all) {
+  std::vector<Observation> base;
+  for (const auto& o : all) {
+    if (o.speedup == 0) base.push_back(o);
+  }
+  return base;
+}
+
+TEST(Prediction, ExperimentsFromSeveralRunsAreResampledRunByRun) {
+  const auto by_run = runs_apart(4);
+  const auto one_run = runs_apart(1);  // the same experiments, told as one run
+  const auto a = predict_curve(by_run, baselines_of(by_run), {});
+  const auto b = predict_curve(one_run, baselines_of(one_run), {});
+  ASSERT_EQ(a.size(), 2u);
+  ASSERT_EQ(b.size(), 2u);
+  EXPECT_DOUBLE_EQ(a[1].program_speedup, b[1].program_speedup);  // the estimate is the same
+  // One stage: 10 experiments at each of 4 levels look like a tight 19.5% +- 3.5.
+  EXPECT_GT(b[1].ci_low, 0.15);
+  EXPECT_LT(b[1].ci_high, 0.24);
+  // Two stages: drawing the runs moves it from about 10% to about 27%.
+  EXPECT_LT(a[1].ci_low, 0.13);
+  EXPECT_GT(a[1].ci_high, 0.25);
+  EXPECT_GT(a[1].ci_high - a[1].ci_low, 2 * (b[1].ci_high - b[1].ci_low));
+  EXPECT_LT(a[1].ci_low, a[1].program_speedup);
+  EXPECT_GT(a[1].ci_high, a[1].program_speedup);
+}
+
+TEST(Prediction, TwoRunsAreTooFewToResampleByRun) {
+  const auto two = runs_apart(2);
+  const auto one = runs_apart(1);
+  const auto a = predict_curve(two, baselines_of(two), {});
+  const auto b = predict_curve(one, baselines_of(one), {});
+  ASSERT_EQ(a.size(), 2u);
+  EXPECT_EQ(a[1].ci_low, b[1].ci_low);
+  EXPECT_EQ(a[1].ci_high, b[1].ci_high);
+}
+
 format::ExperimentRecord whole_run(const std::string& location, double speedup, uint64_t time_s,
                                    uint64_t duration_ms, uint64_t delay_ms) {
   format::ExperimentRecord r;
