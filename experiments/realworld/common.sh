@@ -128,6 +128,38 @@ actual_speedup() {
   echo "$mb $mp $speedup $lo $hi"
 }
 
+# coz_end_to_end NAME FILE:LINE PERCENT RUNS DIR -- CMD...: Coz 0.2.2's prediction, end to
+# end (it has no progress point without a source change), for FILE:LINE sped up by PERCENT:
+# RUNS runs at PERCENT and as many at 0, interleaved, each run's time net of Coz's delays
+# (its one end-to-end experiment line), run in DIR (where Coz writes profile.coz); prints
+# 1 - median(sped up) / median(baseline). NAME prefixes the times files in $WORK.
+coz_end_to_end() {
+  local name=$1 line=$2 pct=$3 runs=$4 dir=$5 i s f
+  shift 6
+  : >"$WORK/$name-coz-0.times"
+  : >"$WORK/$name-coz-s.times"
+  for ((i = 0; i < runs; i++)); do
+    for s in 0 "$pct"; do
+      f="$WORK/$name-coz-s.times"
+      [[ $s == 0 ]] && f="$WORK/$name-coz-0.times"
+      rm -f "$dir/profile.coz"
+      (cd "$dir" && "$coz_bin" run --end-to-end --fixed-line "$line" \
+        --fixed-speedup "$s" --- "$@" >/dev/null 2>&1) || true
+      python3 - "$dir/profile.coz" >>"$f" <<'PY'
+import sys
+for line in open(sys.argv[1]):
+    if line.startswith("experiment\t"):
+        kv = dict(x.split("=", 1) for x in line.strip().split("\t")[1:])
+        print((int(kv["duration"]) - int(kv.get("delay", 0))) / 1e9)
+PY
+    done
+  done
+  local c0 cs
+  c0=$(stats <"$WORK/$name-coz-0.times" | cut -d' ' -f1)
+  cs=$(stats <"$WORK/$name-coz-s.times" | cut -d' ' -f1)
+  echo "1 - $cs / $c0" | bc -l
+}
+
 # share_of_lines DIR FILE LINE...: the share of DIR's CPU samples whose innermost frame is
 # one of FILE's LINEs, and their time in ns: "SHARE TIME_NS".
 share_of_lines() {

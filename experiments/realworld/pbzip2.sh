@@ -148,29 +148,7 @@ rows = [r for r in json.load(sys.stdin)["profile"]["lines"]
         if r["file"].endswith(want) and r["line"] in lines]
 print(max(rows, key=lambda r: r["self"]["time_ns"])["line"] if rows else min(lines))' "$change_file" $base_lines)
   log "coz run --end-to-end --fixed-line $change_file:$coz_line, ${COZ_RUNS:-3} runs at $pct% and at 0"
-  d4="$WORK/pbzip2-dwarf4/pbzip2/pbzip2"
-  : >"$WORK/coz-0.times"
-  : >"$WORK/coz-s.times"
-  for ((i = 0; i < ${COZ_RUNS:-3}; i++)); do
-    for s in 0 "$pct"; do
-      f="$WORK/coz-s.times"
-      [[ $s == 0 ]] && f="$WORK/coz-0.times"
-      rm -f "$out/profile.coz"
-      (cd "$out" && "$coz_bin" run --end-to-end --fixed-line "$change_file:$coz_line" \
-        --fixed-speedup "$s" --- "$d4" "${args[@]}" >/dev/null 2>&1) || true
-      # Coz's end-to-end experiment: one line with the run's duration and delay.
-      python3 - "$out/profile.coz" >>"$f" <<'PY'
-import sys
-for line in open(sys.argv[1]):
-    if line.startswith("experiment\t"):
-        kv = dict(x.split("=", 1) for x in line.strip().split("\t")[1:])
-        print((int(kv["duration"]) - int(kv.get("delay", 0))) / 1e9)
-PY
-    done
-  done
-  c0=$(stats <"$WORK/coz-0.times" | cut -d' ' -f1)
-  cs=$(stats <"$WORK/coz-s.times" | cut -d' ' -f1)
-  coz_pred=$(echo "1 - $cs / $c0" | bc -l)
+  coz_pred=$(coz_end_to_end pbzip2 "$change_file:$coz_line" "$pct" "${COZ_RUNS:-3}" "$out" -- "$WORK/pbzip2-dwarf4/pbzip2/pbzip2" "${args[@]}")
 fi
 
 echo

@@ -123,29 +123,7 @@ read -r ours lo hi _ _ <<<"$(python3 "$here/../causal/predict.py" ours "$out/fix
 coz_pred=NA
 if ((have_coz)); then
   log "coz run --end-to-end --fixed-line pixel.c:71, ${COZ_RUNS:-3} runs at $pct% and at 0"
-  d4="$WORK/x264-dwarf4/x264"
-  : >"$WORK/x264-coz-0.times"
-  : >"$WORK/x264-coz-s.times"
-  for ((i = 0; i < ${COZ_RUNS:-3}; i++)); do
-    for s in 0 "$pct"; do
-      f="$WORK/x264-coz-s.times"
-      [[ $s == 0 ]] && f="$WORK/x264-coz-0.times"
-      rm -f "$out/profile.coz"
-      (cd "$out" && "$coz_bin" run --end-to-end --fixed-line pixel.c:71 \
-        --fixed-speedup "$s" --- "$d4" "${args[@]}" >/dev/null 2>&1) || true
-      # Coz's end-to-end experiment: one line with the run's duration and delay.
-      python3 - "$out/profile.coz" >>"$f" <<'PY'
-import sys
-for line in open(sys.argv[1]):
-    if line.startswith("experiment\t"):
-        kv = dict(x.split("=", 1) for x in line.strip().split("\t")[1:])
-        print((int(kv["duration"]) - int(kv.get("delay", 0))) / 1e9)
-PY
-    done
-  done
-  c0=$(stats <"$WORK/x264-coz-0.times" | cut -d' ' -f1)
-  cs=$(stats <"$WORK/x264-coz-s.times" | cut -d' ' -f1)
-  coz_pred=$(echo "1 - $cs / $c0" | bc -l)
+  coz_pred=$(coz_end_to_end x264 pixel.c:71 "$pct" "${COZ_RUNS:-3}" "$out" -- "$WORK/x264-dwarf4/x264" "${args[@]}")
 fi
 
 echo
