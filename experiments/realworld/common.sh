@@ -128,6 +128,24 @@ actual_speedup() {
   echo "$mb $mp $speedup $lo $hi"
 }
 
+# profile_and_rank OUT RUNS PROGRESS -- CMD...: the first two steps of each script: a
+# sample-run profile of CMD (OUT/sample-base; OUT/sample-patched is cleared for later) and
+# its top functions, then causal-run in automatic mode, RUNS runs with --progress PROGRESS
+# (OUT/auto), and the ranking, without the locations that got no prediction.
+profile_and_rank() {
+  local out=$1 runs=$2 progress=$3 t0
+  shift 4
+  log "sample-run (base)"
+  rm -rf "$out/sample-base" "$out/sample-patched" "$out/auto"
+  "$BIN/sample-run" -q -o "$out/sample-base" -- "$@" >/dev/null 2>&1
+  "$BIN/causal-report" "$out/sample-base" -n 12
+  log "causal-run, automatic, $runs runs"
+  t0=$(date +%s)
+  "$BIN/causal-run" -o "$out/auto" -n "$runs" --progress "$progress" -- "$@" >/dev/null
+  log "automatic mode took $(($(date +%s) - t0)) s"
+  "$BIN/causal-report" "$out/auto" -n 10 | sed -n '/^Causal profile/,$p' | grep -v '^  no prediction'
+}
+
 # coz_end_to_end NAME FILE:LINE PERCENT RUNS DIR -- CMD...: Coz 0.2.2's prediction, end to
 # end (it has no progress point without a source change), for FILE:LINE sped up by PERCENT:
 # RUNS runs at PERCENT and as many at 0, interleaved, each run's time net of Coz's delays

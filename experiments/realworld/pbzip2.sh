@@ -94,17 +94,7 @@ args=(-p2 "-b${BLOCK:-1}" -c -f "$input")
 out="$WORK/pbzip2-results"
 mkdir -p "$out"
 
-log "sample-run (base)"
-rm -rf "$out/sample-base" "$out/sample-patched"
-"$BIN/sample-run" -q -o "$out/sample-base" -- "$base" "${args[@]}" >/dev/null
-"$BIN/causal-report" "$out/sample-base" -n 12
-
-log "causal-run, automatic, $runs runs"
-rm -rf "$out/auto"
-time_auto=$(date +%s)
-"$BIN/causal-run" -o "$out/auto" -n "$runs" --progress "$progress" -- "$base" "${args[@]}" >/dev/null
-log "automatic mode took $(($(date +%s) - time_auto)) s"
-"$BIN/causal-report" "$out/auto" -n 10 | sed -n '/^Causal profile/,$p'
+profile_and_rank "$out" "$runs" "$progress" -- "$base" "${args[@]}"
 
 p() { [[ $1 == NA ]] && echo NA || printf %.1f "$(echo "$1 * 100" | bc -l)"; }
 log "actual speedup: $REPS back-to-back pairs of plain runs"

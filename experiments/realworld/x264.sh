@@ -86,17 +86,7 @@ if [[ $("$base" "${args[@]:0:6}" -o - "$input" 2>/dev/null | md5sum) != \
   exit 1
 fi
 
-log "sample-run (base)"
-rm -rf "$out/sample-base" "$out/sample-patched"
-"$BIN/sample-run" -q -o "$out/sample-base" -- "$base" "${args[@]}" >/dev/null 2>&1
-"$BIN/causal-report" "$out/sample-base" -n 12
-
-log "causal-run, automatic, $runs runs"
-rm -rf "$out/auto"
-time_auto=$(date +%s)
-"$BIN/causal-run" -o "$out/auto" -n "$runs" --progress "$progress" -- "$base" "${args[@]}" >/dev/null
-log "automatic mode took $(($(date +%s) - time_auto)) s"
-"$BIN/causal-report" "$out/auto" -n 10 | sed -n '/^Causal profile/,$p' | grep -v '^  no prediction'
+profile_and_rank "$out" "$runs" "$progress" -- "$base" "${args[@]}"
 
 log "actual speedup: $REPS back-to-back pairs of plain runs"
 read -r t_base t_patched actual actual_lo actual_hi <<<"$(actual_speedup x264 "$base" "${args[@]}" -- "$patched" "${args[@]}")"
