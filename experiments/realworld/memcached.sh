@@ -325,11 +325,11 @@ echo "== actual: $REPS interleaved plain runs per build, $OPS requests each (ela
 read -r t_base t_patched actual actual_lo actual_hi <<<"$(actual_speedup memcached plain "$base" -- plain "$patched")"
 echo "base:    $(tr '\n' ' ' <"$WORK/memcached-base.times")-> median $t_base s"
 echo "patched: $(tr '\n' ' ' <"$WORK/memcached-patched.times")-> median $t_patched s"
-read -r pair_med pair_min pair_max _ <<<"$(paste "$WORK/memcached-base.times" "$WORK/memcached-patched.times" |
-  awk '{ print 1 - $2 / $1 }' | stats)"
-echo "per pair (1 - patched/base of each interleaved pair): median $(awk -v v="$pair_med" 'BEGIN { printf "%+.1f%%", 100 * v }')," \
-  "min $(awk -v v="$pair_min" 'BEGIN { printf "%+.1f%%", 100 * v }'), max $(awk -v v="$pair_max" 'BEGIN { printf "%+.1f%%", 100 * v }')" \
-  "(the machine's load moves both runs of a pair alike; the medians of the table do not pair them)"
+# actual is the pairs' median already; their spread, from the pairs actual_speedup kept.
+read -r _ pair_min pair_max _ <<<"$(awk '{ print 1 - $2 / $1 }' "$WORK/memcached.pairs" | stats)"
+pc1() { [[ $1 == NA ]] && echo NA || awk -v v="$1" 'BEGIN { printf "%+.1f%%", 100 * v }'; }
+echo "per pair (1 - patched/base of each back-to-back pair): median $(pc1 "$actual")" \
+  "[$(pc1 "$actual_lo"), $(pc1 "$actual_hi")], min $(pc1 "$pair_min"), max $(pc1 "$pair_max")"
 echo "startup (time to listen): $(awk '{ print $(NF - 1) }' "$res/startup.txt" | sort -g | sed -n '1p;$p' | tr '\n' ' ')(min max, s)"
 
 pct() { [[ $1 == NA ]] && echo NA || awk -v v="$1" 'BEGIN { printf "%+.1f", 100 * v }'; }

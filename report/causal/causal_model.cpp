@@ -116,13 +116,22 @@ std::vector<format::ExperimentRecord> all_records(
 CausalModel build_causal_model(const std::vector<ProcessProfile>& processes,
                                const SymbolizedProfiles* symbols) {
   CausalModel m;
-  std::vector<format::ExperimentRecord> all;
-  std::vector<uint32_t> run_of;  // the process each record came from: the bootstrap's runs
+  // End to end a 0% run is the baseline of every location (the same unmodified program);
+  // with progress points a location's own 0% experiments are (Coz's choice).
+  std::vector<format::ExperimentRecord> end_to_end, progress;
+  std::vector<uint32_t> progress_runs;  // the process of each: the bootstrap's runs
   std::map<std::string, causal::RegionStats> regions;
   uint32_t process_index = 0;
   for (const auto& p : processes) {
-    all.insert(all.end(), p.experiments.begin(), p.experiments.end());
-    run_of.resize(all.size(), process_index++);
+    for (const auto& e : p.experiments) {
+      if (e.mode == format::ExperimentMode::end_to_end) {
+        end_to_end.push_back(e);
+      } else {
+        progress.push_back(e);
+        progress_runs.push_back(process_index);
+      }
+    }
+    ++process_index;
     m.idle_tail_experiments += p.idle_tail_experiments;
     for (const auto& pp : p.progress_points) {
       const bool seen = std::any_of(m.progress_points.begin(), m.progress_points.end(),
@@ -135,23 +144,8 @@ CausalModel build_causal_model(const std::vector<ProcessProfile>& processes,
           static_cast<double>(r.max_ns)));
     }
   }
-  m.experiments = all.size();
-  m.end_to_end_runs = static_cast<size_t>(std::count_if(all.begin(), all.end(), [](const auto& e) {
-    return e.mode == format::ExperimentMode::end_to_end;
-  }));
-  // End to end a 0% run is the baseline of every location (the same unmodified program);
-  // with progress points a location's own 0% experiments are (Coz's choice).
-  std::vector<format::ExperimentRecord> end_to_end, progress;
-  std::vector<uint32_t> progress_runs;
-  for (size_t i = 0; i < all.size(); ++i) {
-    auto& e = all[i];
-    if (e.mode == format::ExperimentMode::end_to_end) {
-      end_to_end.push_back(std::move(e));
-    } else {
-      progress.push_back(std::move(e));
-      progress_runs.push_back(run_of[i]);
-    }
-  }
+  m.experiments = progress.size() + end_to_end.size();
+  m.end_to_end_runs = end_to_end.size();
   causal::PredictionOptions options;
   causal::PredictionOptions pooled = options;
   pooled.pooled_baseline = true;
