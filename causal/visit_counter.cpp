@@ -12,6 +12,8 @@
 #include <climits>
 #include <cstdlib>
 
+#include "sampler/unwind/loader_walk.h"
+
 namespace cprof::causal {
 namespace {
 
@@ -74,7 +76,7 @@ std::optional<VisitCounter> visit_counter_named(std::string_view name) {
 
 std::optional<CodePlace> code_place(uint64_t address) {
   Search search{address, std::nullopt};
-  dl_iterate_phdr(find_segment, &search);
+  sampler::walk_loaded_objects(find_segment, &search);
   return search.found;
 }
 

@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <string>
 
+#include "sampler/unwind/loader_walk.h"
+
 namespace cprof::causal {
 
 struct LoadedText {
@@ -25,7 +27,7 @@ LoadedText find_loaded_text(Accept accept) {
     Accept* accept;
     LoadedText found;
   } q{&accept, {}};
-  dl_iterate_phdr(
+  sampler::walk_loaded_objects(
       [](dl_phdr_info* info, size_t, void* p) {
         auto* query = static_cast<Query*>(p);
         for (ElfW(Half) i = 0; i < info->dlpi_phnum; ++i) {

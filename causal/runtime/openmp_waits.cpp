@@ -10,8 +10,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <string>
+#include <vector>
 
 #include "causal/runtime/loaded_text.h"
+#include "sampler/unwind/loader_walk.h"
 
 namespace cprof::causal {
 namespace {
@@ -59,40 +62,34 @@ std::span<const CodeRange> system_code() {
 
 void* next_openmp_definition(const char* name) {
   if (void* fn = dlsym(RTLD_NEXT, name)) return fn;
-  struct Search {
-    const char* name;
-    const char* self;
-    void* fn = nullptr;
-  } search{name, nullptr};
   Dl_info self{};
+  const char* self_name = nullptr;
   if (dladdr(reinterpret_cast<const void*>(&next_openmp_definition), &self) != 0) {
-    search.self = self.dli_fname;
+    self_name = self.dli_fname;
   }
-  dl_iterate_phdr(
-      [](dl_phdr_info* info, size_t, void* arg) {
-        auto* s = static_cast<Search*>(arg);
-        if (info->dlpi_name == nullptr || info->dlpi_name[0] == '\0') return 0;
-        if (s->self != nullptr && std::strcmp(info->dlpi_name, s->self) == 0) return 0;
-        void* handle = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
-        if (handle == nullptr) return 0;
-        void* fn = dlsym(handle, s->name);
-        dlclose(handle);
-        // dlsym on a handle searches the object's dependencies too: keep its own only.
-        Dl_info where{};
-        if (fn != nullptr && dladdr(fn, &where) != 0 &&
-            std::strcmp(where.dli_fname, info->dlpi_name) == 0) {
-          s->fn = fn;
-          return 1;
+  // The names first, then the lookups: a walk's callback loads nothing (loader_walk.h).
+  std::vector<std::string> loaded;
+  sampler::walk_loaded_objects(
+      [](dl_phdr_info* info, size_t, void* out) {
+        if (info->dlpi_name != nullptr && info->dlpi_name[0] != '\0') {
+          static_cast<std::vector<std::string>*>(out)->emplace_back(info->dlpi_name);
         }
         return 0;
       },
-      &search);
-  if (search.fn == nullptr) {
-    // Called, so defined somewhere; not finding it is a bug worth stopping for.
-    std::fprintf(stderr, "causal-run: %s: the OpenMP runtime's definition was not found\n", name);
-    std::abort();
+      &loaded);
+  for (const std::string& object : loaded) {
+    if (self_name != nullptr && object == self_name) continue;
+    void* handle = dlopen(object.c_str(), RTLD_LAZY | RTLD_NOLOAD);
+    if (handle == nullptr) continue;
+    void* fn = dlsym(handle, name);
+    dlclose(handle);
+    // dlsym on a handle searches the object's dependencies too: keep its own only.
+    Dl_info where{};
+    if (fn != nullptr && dladdr(fn, &where) != 0 && object == where.dli_fname) return fn;
   }
-  return search.fn;
+  // Called, so defined somewhere; not finding it is a bug worth stopping for.
+  std::fprintf(stderr, "causal-run: %s: the OpenMP runtime's definition was not found\n", name);
+  std::abort();
 }
 
 bool marking_openmp_waits() {

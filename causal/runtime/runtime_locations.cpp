@@ -16,6 +16,7 @@
 #include "causal/runtime/causal_runtime.h"
 #include "causal/runtime/exec_resolve.h"
 #include "causal/runtime/locations_cache.h"
+#include "sampler/unwind/loader_walk.h"
 
 namespace cprof::causal {
 namespace {
@@ -23,7 +24,7 @@ namespace {
 // Load bias of every loaded library, by path (as the loader named it, and resolved).
 std::map<std::string, uint64_t> library_load_biases() {
   std::map<std::string, uint64_t> out;
-  dl_iterate_phdr(
+  sampler::walk_loaded_objects(
       [](dl_phdr_info* info, size_t, void* p) {
         auto& m = *static_cast<std::map<std::string, uint64_t>*>(p);
         if (info->dlpi_name == nullptr || info->dlpi_name[0] == '\0') return 0;
@@ -41,7 +42,7 @@ std::map<std::string, uint64_t> library_load_biases() {
 uint64_t CausalRuntime::main_load_bias() {
   uint64_t bias = 0;
   // The main executable is the first object dl_iterate_phdr reports.
-  dl_iterate_phdr(
+  sampler::walk_loaded_objects(
       [](dl_phdr_info* info, size_t, void* out) {
         *static_cast<uint64_t*>(out) = info->dlpi_addr;
         return 1;

@@ -132,10 +132,7 @@ __attribute__((noinline)) size_t LaunchStacks::capture(uint64_t* frames) noexcep
   // A stack that ends in an unknown module ran into a library loaded since the table
   // was last refreshed: refresh (we are in a normal context) and unwind again.
   if (n > 0 && n < want && modules_.find(buf[n - 1]) == nullptr) {
-    static std::atomic<uint64_t> seen_adds{0};
-    const uint64_t adds = loader_counters().first;
-    if (seen_adds.exchange(adds) != adds) {
-      modules_.refresh();
+    if (modules_.refresh_if_loader_changed()) {
       cprof_gpu_light_getcontext(&uc);
       n = sampler::unwind_with_dwarf(&uc, t_unwind.bounds, buf, want);
     }

@@ -23,20 +23,6 @@ std::string gpu_results_stem(const std::string& dir) {
   return sampler::results_file_stem(dir, sampler::current_process_identity(), "gpu");
 }
 
-std::pair<uint64_t, uint64_t> loader_counters() noexcept {
-  std::pair<uint64_t, uint64_t> out{0, 0};
-  dl_iterate_phdr(
-      [](dl_phdr_info* info, size_t size, void* data) -> int {
-        if (size >= offsetof(dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs) {
-          auto* o = static_cast<std::pair<uint64_t, uint64_t>*>(data);
-          *o = {info->dlpi_adds, info->dlpi_subs};
-        }
-        return 1;  // the counters are the same in every entry: the first one is enough
-      },
-      &out);
-  return out;
-}
-
 std::string GpuResultsFile::open(const std::string& stem, const std::string& engine) {
   std::unique_lock lock(mutex_);
   if (writer_.is_open()) return writer_.path() + ": already open";
@@ -50,7 +36,7 @@ std::string GpuResultsFile::open(const std::string& stem, const std::string& eng
   p.engine = engine;  // no CPU sampling in this file: clock, frequency and period stay empty
   p.unwinder = "libunwind";
   writer_.add(p);
-  std::tie(loader_adds_, loader_subs_) = loader_counters();
+  modules_.refresh_if_loader_changed();
   write_new_modules_locked();
   writer_.flush();
   stop_ = false;
@@ -90,11 +76,7 @@ void GpuResultsFile::flush() {
 void GpuResultsFile::flush_locked() {
   if (!writer_.is_open()) return;
   // Modules first: a launch stack in a newly loaded library must find its module.
-  if (const auto counters = loader_counters();
-      counters != std::pair{loader_adds_, loader_subs_}) {
-    std::tie(loader_adds_, loader_subs_) = counters;
-    modules_.refresh();
-  }
+  modules_.refresh_if_loader_changed();
   write_new_modules_locked();
   for (auto& r : pending_) writer_.add(r);
   pending_.clear();

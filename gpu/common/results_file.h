@@ -71,16 +71,10 @@ class GpuResultsFile {
   format::ResultsWriter writer_{sampler::owned_descriptor_keeper()};
   std::vector<format::Record> pending_;
   sampler::ModuleRecorder module_recorder_;
-  uint64_t loader_adds_ = 0;  // dl_phdr_info::dlpi_adds when the table was last refreshed
-  uint64_t loader_subs_ = 0;
   uint64_t dropped_ = 0;
   uint32_t flush_ms_ = 50;
   bool stop_ = false;
   std::thread thread_;
 };
-
-// dlpi_adds / dlpi_subs: how many objects the loader has loaded and unloaded so far, so a
-// ModuleTable is refreshed only when something changed. Takes the loader lock.
-std::pair<uint64_t, uint64_t> loader_counters() noexcept;
 
 }  // namespace cprof::gpu

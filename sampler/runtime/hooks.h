@@ -50,8 +50,8 @@ struct RuntimeHooks {
   void (*on_fork_release)() = nullptr;
   // In a forked child, once the runtime runs again there (new file, new writer thread).
   void (*on_fork_child)() = nullptr;
-  // After dlopen/dlclose, on the calling thread, once the module list is refreshed and
-  // before the new modules' records are written.
+  // After a dlopen/dlclose that loaded or unloaded an object, on the calling thread, once
+  // the module list is refreshed and before the new modules' records are written.
   void (*on_modules_changed)() = nullptr;
   // With the results writer locked (the writer thread's drain, before exec, at stop):
   // add the hook's own records.

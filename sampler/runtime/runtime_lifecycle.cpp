@@ -15,17 +15,20 @@
 #include "sampler/runtime/runtime.h"
 #include "sampler/runtime/signal_mask.h"
 #include "sampler/runtime/thread_clock.h"
+#include "sampler/unwind/loader_walk.h"
 
 namespace cprof::sampler {
 
 void Runtime::before_fork() {
   // Hold the locks across fork so the child never inherits them mid-operation. The
-  // module table's last: it is a leaf, and the writer may hold it for a few ms while it
-  // parses an unwind table on demand.
+  // module table's after ours: the writer may hold it for a few ms while it parses an
+  // unwind table on demand. The loader-walk lock last: walks run while the module
+  // table's or the hooks' locks are held, never the other way round (loader_walk.h).
   io_mutex_.lock();
   threads_.mutex().lock();
   modules_.lock_for_fork();
   if (const RuntimeHooks* h = runtime_hooks(); h && h->on_fork_prepare) h->on_fork_prepare();
+  hold_loader_walks();
   if (unwind_method_ != UnwindMethod::kFramePointers) pause_libunwind_for_fork();
 }
 
@@ -33,6 +36,7 @@ void Runtime::before_fork() {
 // the child (where the forking thread, the holder, is the one left).
 void Runtime::release_fork_locks() {
   if (unwind_method_ != UnwindMethod::kFramePointers) resume_libunwind_after_fork();
+  release_loader_walks();
   if (const RuntimeHooks* h = runtime_hooks(); h && h->on_fork_release) h->on_fork_release();
   modules_.unlock_after_fork();
   threads_.mutex().unlock();
@@ -106,7 +110,9 @@ void Runtime::after_failed_exec() {
 }
 
 void Runtime::modules_changed() {
-  modules_.refresh();
+  // A dlopen of an object already loaded (a library asking for itself, RTLD_NOLOAD, a
+  // handle to the program) changes nothing: one short walk, no snapshot, no records.
+  if (!modules_.refresh_if_loader_changed()) return;
   if (const RuntimeHooks* h = runtime_hooks(); h && h->on_modules_changed) h->on_modules_changed();
   drain(false);
 }

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "sampler/unwind/cfi_table.h"
+#include "sampler/unwind/loader_walk.h"
 
 namespace cprof::sampler {
 namespace {
@@ -141,7 +142,7 @@ bool while_loaded(const Module& m, Fn fn) {
     Fn* fn;
     bool ran;
   } search{&m, &fn, false};
-  dl_iterate_phdr(
+  walk_loaded_objects(
       [](dl_phdr_info* info, size_t, void* data) -> int {
         auto* s = static_cast<Search*>(data);
         if (info->dlpi_addr != s->m->load_bias) return 0;
@@ -210,7 +211,8 @@ ModuleTable::~ModuleTable() { current_.store(nullptr, std::memory_order_release)
 
 void ModuleTable::refresh() {
   auto snap = std::make_unique<ModuleSnapshot>();
-  dl_iterate_phdr(collect, &snap->modules_);
+  snap->loader_ = loader_counts();
+  walk_loaded_objects(collect, &snap->modules_);
   for (uint32_t i = 0; i < snap->modules_.size(); ++i) {
     for (const auto& r : snap->modules_[i].code) snap->code_.push_back({r, i});
     for (const auto& r : snap->modules_[i].mapped) snap->mapped_.push_back({r, i});
@@ -231,6 +233,12 @@ void ModuleTable::refresh() {
   snap->mapped_ = std::move(merged);
 
   std::lock_guard lock(writer_mutex_);
+  // Two threads' dlopens may refresh at once: the one that walked earlier publishes
+  // nothing once the other's is out.
+  if (const ModuleSnapshot* now = current_.load(std::memory_order_acquire);
+      now != nullptr && now->loader_.changes() > snap->loader_.changes()) {
+    return;
+  }
   // The rent counted on the outgoing snapshot's modules would be lost with it (a handler
   // still walking it after this point loses a count or two).
   if (const ModuleSnapshot* old = current_.load(std::memory_order_acquire)) {
@@ -244,6 +252,12 @@ void ModuleTable::refresh() {
   all_.push_back(std::move(snap));
   // Release: a handler that sees the pointer sees the fully built snapshot.
   current_.store(published, std::memory_order_release);
+}
+
+bool ModuleTable::refresh_if_loader_changed() {
+  if (loader_counts() == snapshot()->loader_) return false;
+  refresh();
+  return true;
 }
 
 ModuleTable::ParsedCfi& ModuleTable::parsed_entry_locked(const Module& m) {

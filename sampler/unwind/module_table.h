@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "sampler/unwind/cfi_policy.h"
+#include "sampler/unwind/loader_walk.h"
 
 namespace cprof::sampler {
 
@@ -122,6 +123,7 @@ class ModuleSnapshot {
     uint32_t module;
   };
   uint64_t generation_ = 0;
+  LoaderCounts loader_;  // read before the walk: the snapshot saw at least these changes
   std::vector<Module> modules_;
   std::vector<Entry> code_;    // sorted by start, non-overlapping
   std::vector<Entry> mapped_;  // sorted by start
@@ -138,6 +140,10 @@ class ModuleTable {
   // already parsed, and (eager) parses the .eh_frame of each module not seen before.
   // Not async-signal-safe.
   void refresh();
+  // refresh() if the loader has loaded or unloaded an object since the current snapshot
+  // was taken (loader_counts()); true if it did. A program that dlopens what it already
+  // has, however often, costs one short walk each time and no memory.
+  bool refresh_if_loader_changed();
   // Parses and attaches the tables walks asked for (ModuleCfi::want) that the policy says
   // to build now (on_demand: the rent has reached the price; on_first_want: any). Returns
   // how many it parsed. A module unloaded since the current snapshot is skipped, not read
@@ -153,7 +159,8 @@ class ModuleTable {
   }
   // Held across fork (the runtime's atfork handlers): a child must not inherit the lock
   // held by a thread it does not have (the writer parsing a table, a dlopen refreshing),
-  // nor a table half parsed. The lock is a leaf: its holders take no other lock.
+  // nor a table half parsed. Its holders take no other lock but the loader-walk lock
+  // (loader_walk.h), which fork takes after it.
   void lock_for_fork() { writer_mutex_.lock(); }
   void unlock_after_fork() { writer_mutex_.unlock(); }
   // Shorthand for snapshot()->find(pc). Async-signal-safe.
@@ -168,7 +175,8 @@ class ModuleTable {
   // Every snapshot ever published, current one included. A handler may have loaded an
   // old pointer just before a refresh and still be walking it; without hazard pointers
   // or epochs we cannot know when it is done, so old snapshots are kept until the table
-  // is destroyed. They are small (a few KiB) and refreshes happen only on dlopen/dlclose.
+  // is destroyed. They are small (a few KiB) and refreshes happen only when a dlopen or
+  // dlclose changed the loaded objects (refresh_if_loader_changed).
   std::vector<std::unique_ptr<ModuleSnapshot>> all_;
   uint64_t next_generation_ = 1;
   CfiTables tables_mode_;

@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstring>
+#include <thread>
 
 namespace cprof::sampler {
 namespace {
@@ -62,6 +64,73 @@ TEST(ModuleTable, RefreshPublishesNewSnapshotAndKeepsOldOneReadable) {
   EXPECT_EQ(now->generation(), gen + 1);
   // A handler that loaded `old` before the refresh may still be reading it.
   EXPECT_NE(old->find(reinterpret_cast<uint64_t>(&local_function)), nullptr);
+}
+
+// Only a load or unload moves the loader's counts: a handle to the program or to a library
+// already loaded re-reads nothing; loading the test's library does, once.
+TEST(ModuleTable, RefreshesOnlyWhenTheLoaderLoadedOrUnloaded) {
+  ModuleTable table;
+  const uint64_t generation = table.snapshot()->generation();
+  EXPECT_FALSE(table.refresh_if_loader_changed());
+  void* self = dlopen(nullptr, RTLD_NOW);
+  void* libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+  ASSERT_NE(self, nullptr);
+  ASSERT_NE(libc, nullptr);
+  EXPECT_FALSE(table.refresh_if_loader_changed());
+  EXPECT_EQ(table.snapshot()->generation(), generation);
+  dlclose(libc);
+  dlclose(self);
+  void* dso = dlopen(CPROF_TEST_DSO_PATH, RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(dso, nullptr) << dlerror();
+  EXPECT_TRUE(table.refresh_if_loader_changed());
+  EXPECT_GT(table.snapshot()->generation(), generation);
+  EXPECT_FALSE(table.refresh_if_loader_changed());
+  const LoaderCounts before = loader_counts();
+  dlclose(dso);
+  EXPECT_GT(loader_counts().subs, before.subs);  // its only handle: unloaded
+  EXPECT_TRUE(table.refresh_if_loader_changed());
+}
+
+// A walk started inside a walk's callback on the same thread runs (the lock is not taken
+// twice); a fork handler's hold waits for a walk in progress on another thread to end.
+TEST(LoaderWalk, NestedWalksRunAndHoldWaitsForAWalkToEnd) {
+  struct Nested {
+    int outer = 0;
+    int inner = 0;
+  } nested;
+  walk_loaded_objects(
+      [](dl_phdr_info*, size_t, void* data) -> int {
+        auto* n = static_cast<Nested*>(data);
+        ++n->outer;
+        walk_loaded_objects(
+            [](dl_phdr_info*, size_t, void* d) -> int { return ++*static_cast<int*>(d), 0; },
+            &n->inner);
+        return 1;
+      },
+      &nested);
+  EXPECT_EQ(nested.outer, 1);
+  EXPECT_GT(nested.inner, 2);
+
+  struct Slow {
+    std::atomic<bool> inside{false};
+    std::atomic<bool> finished{false};
+  } slow;
+  std::thread walker([&slow] {
+    walk_loaded_objects(
+        [](dl_phdr_info*, size_t, void* data) -> int {
+          auto* s = static_cast<Slow*>(data);
+          s->inside.store(true);
+          usleep(100000);
+          s->finished.store(true);
+          return 1;
+        },
+        &slow);
+  });
+  while (!slow.inside.load()) usleep(1000);
+  hold_loader_walks();
+  EXPECT_TRUE(slow.finished.load());  // the hold came only after the walk's callback
+  release_loader_walks();
+  walker.join();
 }
 
 TEST(EhFrameHdr, DecodesGnuLdHeaderAndRejectsUnknownVersion) {
