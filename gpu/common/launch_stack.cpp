@@ -9,6 +9,7 @@
 #include <cstddef>
 
 #include "gpu/common/results_file.h"
+#include "sampler/unwind/loader_walk.h"
 #include "sampler/unwind/stack_bounds.h"
 #include "sampler/unwind/unwinder.h"
 
@@ -73,12 +74,14 @@ struct ThreadUnwind {
 // this library's unwinder is a second copy of sampler/unwind with its own fork gate, but
 // libunwind itself is loaded once per process. A child must not inherit libunwind's
 // internal locks, or this table's writer lock, held by a launching thread it does not
-// have: the child's first unwind needing one (the sampler's included) would hang.
+// have: the child's first unwind needing one (the sampler's included) would hang. Nor
+// the loader's lock, held by one of this copy's walks (loader_walk.h).
 std::atomic<LaunchStacks*> g_forking_stacks{nullptr};
 
 void prepare_fork() {
   if (LaunchStacks* s = g_forking_stacks.load(std::memory_order_acquire)) {
     s->modules().lock_for_fork();
+    sampler::hold_loader_walks();
     sampler::pause_libunwind_for_fork();
   }
 }
@@ -86,6 +89,7 @@ void prepare_fork() {
 void release_after_fork() {
   if (LaunchStacks* s = g_forking_stacks.load(std::memory_order_acquire)) {
     sampler::resume_libunwind_after_fork();
+    sampler::release_loader_walks();
     s->modules().unlock_after_fork();
   }
 }
