@@ -279,6 +279,9 @@ struct Selected {
   std::vector<cprof::causal::LocationLine> locations;
   std::string breakpoints;  // "NAME<TAB>HEXADDR" lines, the --progress places
   std::optional<cprof::causal::VisitCounter> visit_counter;
+  // No image is the one the locations were resolved for: each resolves them itself (a
+  // system program without debug information started to run the program).
+  bool resolved_by_each_image = false;
 };
 
 // What to speed up, as ELF addresses of the executable. A script has none: the images it
@@ -299,7 +302,23 @@ Selected select_locations(const std::string& program, const Options& o) {
   } else {
     cprof::causal::LocationResolver resolver(program, o.selection);
     std::vector<std::string> notes;
-    if (std::string err = resolver.check_debug_info(notes); !err.empty()) fail(1, err);
+    if (std::string err = resolver.check_debug_info(notes); !err.empty()) {
+      // A system program without debug information: a launcher, most often (bash -c,
+      // env, time, taskset), whose exec'd images resolve the selection as a script's do.
+      if (!cprof::causal::is_system_file(program) ||
+          err != cprof::causal::no_debug_info_error(program)) {
+        fail(1, err);
+      }
+      std::string note;
+      if (std::string e = cprof::causal::check_system_launcher(program, err, o.end_to_end,
+                                                                !o.progress.empty(), note);
+          !e.empty()) {
+        fail(1, e);
+      }
+      if (!o.quiet) fmt::print(stderr, "{}: {}\n", kTool, note);
+      out.resolved_by_each_image = true;
+      return out;
+    }
     if (std::string err = resolver.resolve(out.locations, notes); !err.empty()) fail(1, err);
     if (!o.quiet) {
       for (const auto& n : notes) fmt::print(stderr, "{}: {}\n", kTool, n);
@@ -361,7 +380,7 @@ cprof::launch::ChildEnvironment run_environment(const Options& o, const std::str
   cprof::launch::ChildEnvironment child_env;
   cprof::launch::add_sampler_environment(child_env, sampling);
   child_env.set.emplace_back(cenv::kLocations, files.locations_file);
-  child_env.set.emplace_back(cenv::kExecutable, program);
+  if (!selected.resolved_by_each_image) child_env.set.emplace_back(cenv::kExecutable, program);
   // For programs it execs: resolve the same selection for them (exec_resolve.h).
   child_env.set.emplace_back(cenv::kResolver, self_path());
   if (!files.locations_cache.empty()) {

@@ -73,11 +73,33 @@ std::string instead_of_script(const std::string& program, const std::string& int
 
 }  // namespace
 
+namespace {
+
+// Why the selection cannot wait for the images a program execs, or null when it can.
+const char* needed_before_start(bool end_to_end, bool progress) {
+  return end_to_end ? "--end-to-end runs no experiments in exec'd images"
+         : progress ? "--progress needs the line's address before it starts"
+                    : nullptr;
+}
+
+}  // namespace
+
+std::string check_system_launcher(const std::string& program, const std::string& no_debug_info,
+                                  bool end_to_end, bool progress, std::string& note) {
+  if (const char* needs = needed_before_start(end_to_end, progress)) {
+    return fmt::format("{}; {}: name the program it runs instead", no_debug_info, needs);
+  }
+  note = fmt::format(
+      "{} has no debug information: no experiments in it; each program it runs resolves the "
+      "selection for itself when it starts (for experiments in {} itself, install its debug "
+      "symbols)",
+      program, std::filesystem::path(program).filename().string());
+  return "";
+}
+
 std::string check_script(const std::string& program, const std::string& interpreter,
                          bool end_to_end, bool progress, std::string& note) {
-  const char* needs = end_to_end ? "--end-to-end runs no experiments in exec'd images"
-                      : progress ? "--progress needs the line's address before it starts"
-                                 : nullptr;
+  const char* needs = needed_before_start(end_to_end, progress);
   if (needs != nullptr) {
     return fmt::format("{} is a script (#!{}): {}; name the ELF executable instead: {}", program,
                        interpreter, needs, instead_of_script(program, interpreter));

@@ -5,10 +5,15 @@
 
 namespace cprof::causal {
 
+bool is_system_file(const std::string& path) {
+  return path.rfind("/usr/", 0) == 0 || path.rfind("/lib", 0) == 0 || path.rfind("/bin/", 0) == 0 ||
+         path.rfind("/sbin/", 0) == 0;
+}
+
 std::string no_debug_info_error(const std::string& program) {
   // A system file is not rebuilt: its debug information comes in a package (found by
   // build-id under /usr/lib/debug).
-  if (program.rfind("/usr/", 0) == 0 || program.rfind("/lib", 0) == 0) {
+  if (is_system_file(program)) {
     return program + " has no debug information: install its debug symbols (Debian: the " +
            "package's -dbgsym or -dbg) or rebuild it with -g";
   }

@@ -12,6 +12,10 @@ namespace cprof::causal {
 // (/usr/..., /lib...) it names debug-symbol packages first.
 std::string no_debug_info_error(const std::string& program);
 
+// A file the system installed (/usr/..., /lib...): its debug information comes in a
+// package, and it is rebuilt by no one here.
+bool is_system_file(const std::string& path);
+
 // Folds the warnings "no experiments in P: " + no_debug_info_error(P) into one line naming
 // every such P, in the place of the first, when there are two or more.
 void group_no_debug_info_warnings(std::vector<std::string>& warnings);

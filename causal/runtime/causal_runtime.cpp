@@ -96,8 +96,8 @@ CausalRuntime* CausalRuntime::start() {
   }
   std::string error;
   const std::string exe = self_executable();
-  if (!rt->settings_.executable.empty() && exe != rt->settings_.executable &&
-      !rt->settings_.locations_file.empty() && !rt->settings_.resolver.empty() && !rt->end_to_end_) {
+  if (exe != rt->settings_.executable && !rt->settings_.locations_file.empty() &&
+      !rt->settings_.resolver.empty() && !rt->end_to_end_) {
     // An exec'd program: its locations are resolved by the controller thread, so that
     // the program starts without waiting (exec_resolve.h).
     rt->resolve_for_ = exe;

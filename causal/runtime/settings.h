@@ -19,7 +19,9 @@ namespace env {
 // ELF addresses of the executable named below, or of the library MODULE). Written by
 // causal-run, read at start.
 inline constexpr const char* kLocations = "CPROF_CAUSAL_LOCATIONS";
-// The executable the locations' addresses belong to (absolute path).
+// The executable the locations' addresses belong to (absolute path). Unset with a
+// resolver: none, every image resolves the selection for itself (causal-run started a
+// system program without debug information, bash -c or env, to run the program).
 inline constexpr const char* kExecutable = "CPROF_CAUSAL_EXECUTABLE";
 // For an exec'd program other than that executable: causal-run's path and the selection
 // as its arguments (TAB-separated), to resolve the same selection for the new program.

@@ -978,6 +978,36 @@ TEST(CausalRun, ScriptRunsTheExperimentsInTheProgramItExecs) {
       << json.substr(json.find("\"causal\""));
 }
 
+// A system program without debug information started to run the program (env here;
+// bash -c, time, taskset alike) was refused ("/usr/bin/env has no debug information"),
+// --line included; it is now a launcher whose exec'd program resolves the selection
+// itself, as a script's does. Where the selection is needed at launch it stays an error.
+TEST(CausalRun, ASystemLauncherWithoutDebugInformationRunsTheProgramsExperiments) {
+  const std::string a = serial_line("LINE_A");
+  const auto r = causal_run("env-launcher", "--line " + a + " --fixed-speedup 50 --seed 1",
+                            "/usr/bin/env CPROF_TEST_UNUSED=1 " + kPrograms + "/causal_serial 8000");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(r.output.rfind("causal-run: /usr/bin/env has no debug information: no experiments in "
+                           "it; each program it runs resolves the selection for itself",
+                           0),
+            0u)
+      << r.output;
+  EXPECT_EQ(r.output.find("lists no location"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("experiments on 1 location"), std::string::npos) << r.output;
+  const std::string json = report_json(r.dir);
+  EXPECT_NE(json.find("\"location\": \"" + a + "\""), std::string::npos)
+      << json.substr(json.find("\"causal\""));
+
+  const auto e = causal_run("env-launcher-e2e", "--end-to-end --line " + a,
+                            "/usr/bin/env " + kPrograms + "/causal_serial 10");
+  EXPECT_EQ(e.status, 1) << e.output;
+  EXPECT_NE(e.output.find("--end-to-end runs no experiments in exec'd images: name the program "
+                          "it runs instead"),
+            std::string::npos)
+      << e.output;
+  EXPECT_EQ(std::count(e.output.begin(), e.output.end(), '\n'), 1) << e.output;
+}
+
 // A script's helpers (the shell, basename, dirname: Debian's, without debug information)
 // each leave a "no experiments" warning; the summary names them on one line.
 TEST(CausalRun, HelpersWithoutDebugInformationShareOneWarning) {
