@@ -279,6 +279,7 @@ struct Selected {
   std::vector<cprof::causal::LocationLine> locations;
   std::string breakpoints;  // "NAME<TAB>HEXADDR" lines, the --progress places
   std::optional<cprof::causal::VisitCounter> visit_counter;
+  double ns_per_visit = 0;  // what counting a visit cost in the probe
   // No image is the one the locations were resolved for: each resolves them itself (a
   // system program without debug information started to run the program).
   bool resolved_by_each_image = false;
@@ -342,7 +343,9 @@ Selected select_locations(const std::string& program, const Options& o) {
       counted_places += addresses.size();
     }
   }
-  if (!out.breakpoints.empty()) out.visit_counter = cprof::causal::choose_progress_counter(o.quiet);
+  if (!out.breakpoints.empty()) {
+    out.visit_counter = cprof::causal::choose_progress_counter(o.quiet, out.ns_per_visit);
+  }
   if (out.visit_counter == cprof::causal::VisitCounter::breakpoint &&
       counted_places > cprof::causal::BreakpointPoints::kMaxBreakpoints) {
     fail(1, fmt::format("--progress: {} places to count (copies of the lines included), and x86 "
@@ -534,7 +537,7 @@ RunsDone run_program(const Options& o, const std::vector<std::string>& command,
 // What the runs gave, on stderr: the run summary, and why there is no experiment or
 // prediction where there is none.
 void summarize(const Options& o, const RunFiles& files, const std::set<std::string>& before,
-               const RunsDone& done, int64_t rank) {
+               const RunsDone& done, int64_t rank, double ns_per_visit) {
   // Children the program left running still write, experiments too: wait a little for
   // them (not with -q: nothing to sum up then but the warnings below).
   const auto writers = cprof::launch::wait_for_writers(
@@ -558,6 +561,13 @@ void summarize(const Options& o, const RunFiles& files, const std::set<std::stri
     cprof::causal::group_cpu_wait_warnings(summary.warnings);
     cprof::launch::print_run_summary(stderr, kTool, files.results_dir, summary,
                                      {done.last.term_signal, done.cpu_ns});
+    for (const auto& [point, visits] : seen.counted_visits) {
+      if (const std::string w =
+              cprof::causal::counting_cost_warning(point, visits, ns_per_visit, done.cpu_ns);
+          !w.empty()) {
+        fmt::print(stderr, "{}: warning: {}\n", kTool, w);
+      }
+    }
   }
   if (seen.experiments == 0 && writers.running > 0) {
     if (!o.quiet) {
@@ -680,7 +690,7 @@ int run(int argc, char** argv) {
     std::error_code ignored;
     std::filesystem::remove_all(files.locations_cache, ignored);
   }
-  summarize(o, files, before, done, rank);
+  summarize(o, files, before, done, rank, selected.ns_per_visit);
   cprof::launch::exit_like(done.last);
 }
 

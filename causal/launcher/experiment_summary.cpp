@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
+#include <string_view>
+
 #include "causal/idle_tail.h"
 #include "causal/minimum_evidence.h"
 #include "causal/prediction.h"
@@ -13,6 +16,12 @@ void ExperimentSummary::count(const format::Record& r) {
   if (std::holds_alternative<format::ProcessRecord>(r)) end_process();
   if (const auto* m = std::get_if<format::MessageRecord>(&r)) {
     never_progressed += m->text == kNoProgressMessage ? 1 : 0;
+    const std::string_view prefix = kCountedVisitsMessage;
+    if (const size_t colon = m->text.rfind(": ");
+        m->text.rfind(prefix, 0) == 0 && colon != std::string::npos && colon > prefix.size()) {
+      const std::string name = m->text.substr(prefix.size(), colon - prefix.size());
+      counted_visits[name] += std::strtoull(m->text.c_str() + colon + 2, nullptr, 10);
+    }
     return;
   }
   const auto* e = std::get_if<format::ExperimentRecord>(&r);

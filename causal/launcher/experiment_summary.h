@@ -4,6 +4,7 @@
 // process record first).
 
 #include <cstdint>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -18,6 +19,9 @@ class ExperimentSummary {
   size_t with_progress = 0;
   size_t never_progressed = 0;  // processes that said kNoProgressMessage
   std::set<std::string> locations;
+  // The --progress FILE:LINE points' visits, summed over the processes that counted them
+  // (kCountedVisitsMessage).
+  std::map<std::string, uint64_t> counted_visits;
 
   void count(const format::Record& r);
 

@@ -15,7 +15,7 @@ constexpr const char* kLauncher = "causal-run";
 
 std::string breakpoint_point_name(const std::string& spec) { return spec + " (breakpoint)"; }
 
-std::optional<VisitCounter> choose_progress_counter(bool quiet) {
+std::optional<VisitCounter> choose_progress_counter(bool quiet, double& ns_per_visit) {
   VisitCounterChoice choice;
   const char* forced = std::getenv(env::kVisitCounter);
   if (const auto kind = visit_counter_named(forced != nullptr ? forced : ""); kind.has_value()) {
@@ -43,7 +43,22 @@ std::optional<VisitCounter> choose_progress_counter(bool quiet) {
         kLauncher, choice.why_not_breakpoint.empty() ? "" : choice.why_not_breakpoint + "; ",
         choice.ns_per_visit / 1000);
   }
+  ns_per_visit = choice.kind ? choice.ns_per_visit : 0;
   return choice.kind;
+}
+
+std::string counting_cost_warning(const std::string& point, uint64_t visits, double ns_per_visit,
+                                  uint64_t cpu_ns) {
+  if (visits == 0 || ns_per_visit <= 0 || cpu_ns == 0) return "";
+  const double share = static_cast<double>(visits) * ns_per_visit / static_cast<double>(cpu_ns);
+  if (share < 0.05) return "";
+  return fmt::format(
+      "--progress {}: {} visits, at about {:.1f} us each to count here: about {:.0f}% of the "
+      "run's CPU time went to counting them, time the program does not spend without it, "
+      "and the experiments measured a program slowed by its own count; put the point on a "
+      "line visited at most a few thousand times a second",
+      point.substr(0, point.rfind(" (breakpoint)")), visits, ns_per_visit / 1000,
+      std::min(share, 1.0) * 100);
 }
 
 void leave_out_counted_line(std::vector<LocationLine>& locations, uint64_t address, bool quiet) {

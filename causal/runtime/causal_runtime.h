@@ -151,6 +151,8 @@ class CausalRuntime {
   void queue_message(format::MessageLevel level, std::string text);
   // The end-of-run count of the futex calls seen outside pthread (an info message).
   void queue_futex_counts();
+  // The --progress FILE:LINE points' visits over the whole run (kCountedVisitsMessage).
+  void queue_counted_visits();
   // At exit: how many of the `calls` with a duration have no span (beyond the cap, ring
   // full), as an info message; nothing when every call has one.
   void queue_region_span_counts(uint64_t calls);

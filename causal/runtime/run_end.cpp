@@ -75,6 +75,7 @@ void CausalRuntime::stop() {
   dispatch::set_trapping(false, false);
   if (job_) job_->unlink();  // the ranks that mapped it keep their mapping
   queue_futex_counts();
+  queue_counted_visits();
   if (std::string mpi = peer_wait_summary(); !mpi.empty()) {
     queue_message(format::MessageLevel::info, std::move(mpi));
   }
@@ -134,6 +135,17 @@ void CausalRuntime::queue_no_sample_in_scope() {
   queue_message(format::MessageLevel::info,
                 std::string(kNoSampleInScopeMessage) + " (" + std::to_string(table_.size()) +
                     (table_.size() == 1 ? " location)" : " locations)"));
+}
+
+void CausalRuntime::queue_counted_visits() {
+  if (!breakpoints_) return;
+  sync_counted_points();
+  for (size_t i = 0; i < progress_.size(); ++i) {
+    const ProgressPoint* p = progress_.at(i);
+    if (p->source() != ProgressSource::breakpoint) continue;
+    queue_message(format::MessageLevel::info, std::string(kCountedVisitsMessage) + p->name() +
+                                                  ": " + std::to_string(p->counts().visits));
+  }
 }
 
 void CausalRuntime::queue_futex_counts() {

@@ -75,6 +75,11 @@ inline constexpr const char* kNoSampleInScopeMessage =
 inline constexpr const char* kNoProgressMessage =
     "no progress point was reached, so no experiment began";
 
+// The info message a process leaves for each --progress FILE:LINE point, "PREFIX NAME: N"
+// (N visits counted in the whole run): causal-run weighs them against what counting
+// one costs here (progress_points.h, counting_cost_warning).
+inline constexpr const char* kCountedVisitsMessage = "visits counted at ";
+
 // How the warning a process leaves when its threads waited for a CPU during the
 // experiments begins (cpu_wait.h); the report names the predictions it affects.
 inline constexpr const char* kCpuWaitWarningStart = "the program's threads waited for a CPU";

@@ -36,7 +36,7 @@ __attribute__((noinline)) void start_up(long ms) {
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
   const int64_t end = now.tv_sec * 1000000000ll + now.tv_nsec + ms * 1000000ll;
   while (now.tv_sec * 1000000000ll + now.tv_nsec < end) {
-    spin(10000);
+    spin(10000);  // START_UP_LINE
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
   }
 }
