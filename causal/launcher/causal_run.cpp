@@ -291,15 +291,17 @@ struct Selected {
 Selected select_locations(const std::string& program, const Options& o) {
   Selected out;
   size_t counted_places = 0;  // the --progress lines' addresses
+  // A program whose exec'd images resolve the selection: the error line, or the note.
+  const auto fail_or_note = [&o](const std::string& err, const std::string& note) {
+    if (!err.empty()) fail(1, err);
+    if (!o.quiet) fmt::print(stderr, "{}: {}\n", kTool, note);
+  };
   if (const std::string interpreter = cprof::launch::script_interpreter(program);
       !interpreter.empty()) {
     std::string note;
-    if (std::string err = cprof::causal::check_script(program, interpreter, o.end_to_end,
-                                                      !o.progress.empty(), note);
-        !err.empty()) {
-      fail(1, err);
-    }
-    if (!o.quiet) fmt::print(stderr, "{}: {}\n", kTool, note);
+    const std::string err = cprof::causal::check_script(program, interpreter, o.end_to_end,
+                                                        !o.progress.empty(), note);
+    fail_or_note(err, note);
   } else {
     cprof::causal::LocationResolver resolver(program, o.selection);
     std::vector<std::string> notes;
@@ -311,12 +313,9 @@ Selected select_locations(const std::string& program, const Options& o) {
         fail(1, err);
       }
       std::string note;
-      if (std::string e = cprof::causal::check_system_launcher(program, err, o.end_to_end,
-                                                                !o.progress.empty(), note);
-          !e.empty()) {
-        fail(1, e);
-      }
-      if (!o.quiet) fmt::print(stderr, "{}: {}\n", kTool, note);
+      const std::string e = cprof::causal::check_system_launcher(program, err, o.end_to_end,
+                                                                 !o.progress.empty(), note);
+      fail_or_note(e, note);
       out.resolved_by_each_image = true;
       return out;
     }
