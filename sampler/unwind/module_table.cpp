@@ -209,9 +209,9 @@ ModuleTable::ModuleTable(CfiTables tables) : tables_mode_(tables) { refresh(); }
 
 ModuleTable::~ModuleTable() { current_.store(nullptr, std::memory_order_release); }
 
-void ModuleTable::refresh() {
+void ModuleTable::refresh(LoaderCounts loader) {
   auto snap = std::make_unique<ModuleSnapshot>();
-  snap->loader_ = loader_counts();
+  snap->loader_ = loader;
   walk_loaded_objects(collect, &snap->modules_);
   for (uint32_t i = 0; i < snap->modules_.size(); ++i) {
     for (const auto& r : snap->modules_[i].code) snap->code_.push_back({r, i});
@@ -255,8 +255,9 @@ void ModuleTable::refresh() {
 }
 
 bool ModuleTable::refresh_if_loader_changed() {
-  if (loader_counts() == snapshot()->loader_) return false;
-  refresh();
+  const LoaderCounts now = loader_counts();
+  if (now == snapshot()->loader_) return false;
+  refresh(now);  // read once: the walk sees at least these changes
   return true;
 }
 

@@ -139,7 +139,7 @@ class ModuleTable {
   // Re-reads the loaded modules and publishes a new snapshot; attaches the CfiTables
   // already parsed, and (eager) parses the .eh_frame of each module not seen before.
   // Not async-signal-safe.
-  void refresh();
+  void refresh() { refresh(loader_counts()); }
   // refresh() if the loader has loaded or unloaded an object since the current snapshot
   // was taken (loader_counts()); true if it did. A program that dlopens what it already
   // has, however often, costs one short walk each time and no memory.
@@ -170,6 +170,8 @@ class ModuleTable {
   std::span<const Module> modules() const noexcept { return snapshot()->modules(); }
 
  private:
+  // refresh(), with the loader's counts already read before the walk.
+  void refresh(LoaderCounts loader);
   std::atomic<const ModuleSnapshot*> current_{nullptr};
   std::mutex writer_mutex_;  // serializes refresh(); never taken in a handler
   // Every snapshot ever published, current one included. A handler may have loaded an
