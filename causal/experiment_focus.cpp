@@ -14,8 +14,8 @@ namespace {
 struct Standing {
   std::string location;
   size_t experiments = 0;
-  uint64_t selected_samples = 0;
-  uint64_t duration_ns = 0;
+  std::vector<double> rates;  // per experiment: samples with it on the stack per ns
+  double rate = 0;            // how much it runs: the lower median of `rates`
   bool meets_evidence = false;
   bool effect = false;  // some point's interval excludes zero
   bool settled = true;  // every curve meets the evidence, every interval within the band
@@ -36,8 +36,21 @@ FocusChoice choose_focus(std::span<const format::ExperimentRecord> records, size
     Standing& s = by_location[r.location];
     s.location = r.location;
     ++s.experiments;
-    s.selected_samples += r.selected_samples;
-    s.duration_ns += r.duration_ns;
+    if (r.duration_ns > 0) {
+      s.rates.push_back(static_cast<double>(r.selected_samples) /
+                        static_cast<double>(r.duration_ns));
+    }
+  }
+  // How much it runs: the lower median over its experiments of the samples on the stack
+  // per second (a location drawn once tells as much as one drawn often; the draw counts
+  // are too few to rank by). The median, not the pooled rate: zstd's table clearing ran
+  // in one burst, 98 samples in its first experiment and none in the 14 after, and the
+  // pooled rate kept it first while its experiments measured nothing.
+  for (auto& [name, s] : by_location) {
+    if (s.rates.empty()) continue;
+    const auto middle = s.rates.begin() + static_cast<std::ptrdiff_t>((s.rates.size() - 1) / 2);
+    std::nth_element(s.rates.begin(), middle, s.rates.end());
+    s.rate = *middle;
   }
   // Bootstrap intervals, few resamples: this ranks, it does not report.
   for (const auto& curve : predict_all(records, {.bootstrap_samples = 200})) {
@@ -77,16 +90,9 @@ FocusChoice choose_focus(std::span<const format::ExperimentRecord> records, size
     }
     ranked.push_back(&s);
   }
-  // How much it runs: samples on the stack per second of its experiments (a location drawn
-  // once tells as much as one drawn often; the draw counts are too few to rank by).
-  const auto rate = [](const Standing* s) {
-    return s->duration_ns == 0
-               ? 0.0
-               : static_cast<double>(s->selected_samples) / static_cast<double>(s->duration_ns);
-  };
   std::sort(ranked.begin(), ranked.end(), [&](const Standing* a, const Standing* b) {
     if (a->effect != b->effect) return a->effect;
-    if (rate(a) != rate(b)) return rate(a) > rate(b);
+    if (a->rate != b->rate) return a->rate > b->rate;
     return a->location < b->location;
   });
   for (size_t i = 0; i < ranked.size() && i < keep; ++i)

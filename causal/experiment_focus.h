@@ -8,8 +8,9 @@
 //   - a location whose curve meets the minimum evidence and whose every interval lies
 //     within +-kSettledBand is settled (an effect too small to matter, or none) and dropped;
 //   - the others are ranked: those with an interval that excludes zero first (to firm
-//     up), then by how much they run: the samples with the location on the stack per
-//     second of its experiments;
+//     up), then by how much they run: the lower median over its experiments of the
+//     samples with the location on the stack per second (one burst does not count as
+//     running);
 //   - the first `keep` go on; a location once dropped for rank stays out, so that the
 //     focus narrows and evidence piles up.
 // Pure: records in, names out.

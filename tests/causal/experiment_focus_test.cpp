@@ -48,6 +48,17 @@ TEST(ExperimentFocus, RanksLocationsWithoutACurveByHowMuchTheyRun) {
   EXPECT_EQ(c.with_enough_evidence, 0u);
 }
 
+TEST(ExperimentFocus, ALocationThatRanInOneBurstRanksBelowOneThatRunsSteadily) {
+  // zstd's table clearing: 98 samples in the experiment that caught its burst, none in the
+  // others (their experiments measure nothing); a steady loop: 20 in each. Pooled, the
+  // burst ran more (98 against 60 in 3 s); in most of its experiments it did not run.
+  const std::vector<format::ExperimentRecord> rs = {
+      experiment("burst.c:1", 0, 100, 98),    experiment("burst.c:1", 0.5, 100, 0),
+      experiment("burst.c:1", 0, 100, 0),     experiment("steady.c:2", 0, 100, 20),
+      experiment("steady.c:2", 0.5, 100, 20), experiment("steady.c:2", 0, 100, 20)};
+  EXPECT_EQ(choose_focus(rs, 1, {}).locations, (std::vector<std::string>{"steady.c:2"}));
+}
+
 TEST(ExperimentFocus, ALocationShownToHaveNoEffectIsSettledAndDropped) {
   std::vector<format::ExperimentRecord> rs;
   // The same progress whatever the speedup, a visit of jitter: no effect, tightly known.
