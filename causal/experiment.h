@@ -64,6 +64,10 @@ struct ExperimentConfig {
 
 // The default speedup list: 0% to 100% in steps of 5%.
 std::vector<double> default_speedups();
+// The list runs draw from when the user chose none and evidence is thin: an automatic run
+// that focuses over several runs, and the pairs of an end-to-end run. Three levels each
+// gather their experiments sooner than twenty.
+inline constexpr const char* kFewSpeedups = "25,50,75";
 // Parses --speedups: comma-separated percentages in [0, 100] ("0,10,25.5"). On error
 // returns nullopt and sets `error` to a one-line message.
 std::optional<std::vector<double>> parse_speedups(std::string_view text, std::string& error);

@@ -39,8 +39,4 @@ struct FocusChoice {
 FocusChoice choose_focus(std::span<const format::ExperimentRecord> records, size_t keep,
                          std::span<const std::string> previous);
 
-// The speedups the runs of a focusing causal-run draw from when the user chose none: few
-// levels, so that each gathers the minimum evidence sooner (docs/causal.md).
-inline constexpr const char* kFocusSpeedups = "25,50,75";
-
 }  // namespace cprof::causal

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "causal/end_to_end_speedups.h"
 #include "causal/experiment.h"
 #include "causal/experiment_focus.h"
 #include "causal/experiment_timings.h"
@@ -35,7 +36,6 @@
 #include "causal/launcher/scope_miss.h"
 #include "causal/minimum_evidence.h"
 #include "causal/prediction.h"
-#include "causal/rng.h"
 #include "causal/runtime/breakpoints.h"
 #include "causal/runtime/settings.h"
 #include "common/cli.h"
@@ -466,29 +466,33 @@ void add_mpi_job(const Options& o, const std::string& program, int64_t rank,
 struct RunsDone {
   cprof::launch::ChildResult last;  // the last run's (a killed run ends the loop)
   uint64_t cpu_ns = 0;              // of every run
+  size_t speedup_levels = 1;        // end to end: how many speedups the sped-up runs take
 };
 
 // Runs the program o.runs times. End-to-end: run r is one experiment; even runs are the
-// baselines, odd runs draw a speedup (the fixed one, or from the list with the seeded
-// generator). The two runs of a pair share a seed and so a location (automatic: the one
-// the baseline drew from its samples, docs/causal.md): each location gets a baseline of
-// its own next to its sped-up run. With progress points, each run's experiments add to
-// the others' in the directory (the report merges them), each run drawing its own
-// schedule (seed + r); automatic runs with -n focus after the first (experiment_focus.h).
+// baselines, odd runs take a speedup (the fixed one, or the next of the levels, each round
+// of them in a seeded order: causal/end_to_end_speedups.h). The two runs of a pair share
+// a seed and so a location (automatic: the one the baseline drew from its samples,
+// docs/causal.md): each location gets a baseline of its own next to its sped-up run.
+// With progress points, each run's experiments add to the others' in the directory (the
+// report merges them), each run drawing its own schedule (seed + r); automatic runs with
+// -n focus after the first (experiment_focus.h).
 RunsDone run_program(const Options& o, const std::vector<std::string>& command,
                      cprof::launch::ChildEnvironment child_env, const std::vector<double>& speedups,
                      const Selected& selected, const RunFiles& files,
                      const std::set<std::string>& before) {
   namespace cenv = cprof::causal::env;
-  cprof::causal::Rng rng(o.seed);
+  cprof::causal::EndToEndSpeedups drawn(o.speedups.empty() ? std::vector<double>{} : speedups,
+                                        o.seed);
   const unsigned runs = o.runs;
   RunsDone done;
+  done.speedup_levels = o.fixed_speedup >= 0 ? 1 : drawn.levels();
   const bool focusing = o.selection.automatic() && !o.end_to_end && o.focus > 0 && o.runs > 1 &&
                         !selected.locations.empty();
   std::vector<std::string> focus;
   std::string focus_file;
   if (focusing && o.speedups.empty() && o.fixed_speedup < 0) {
-    set_variable(child_env, cenv::kSpeedups, cprof::causal::kFocusSpeedups);
+    set_variable(child_env, cenv::kSpeedups, cprof::causal::kFewSpeedups);
   }
   for (unsigned r = 0; r < runs; ++r) {
     cprof::launch::ChildEnvironment run_env = child_env;
@@ -511,7 +515,7 @@ RunsDone run_program(const Options& o, const std::vector<std::string>& command,
     if (o.end_to_end) {
       double speedup = 0;
       if (r % 2 == 1) {
-        speedup = o.fixed_speedup >= 0 ? o.fixed_speedup / 100.0 : speedups[rng.below(speedups.size())];
+        speedup = o.fixed_speedup >= 0 ? o.fixed_speedup / 100.0 : drawn.next();
       }
       run_env.set.emplace_back(cenv::kEndToEndSpeedup, fmt::format("{}", speedup * 100.0));
       if (!o.quiet) {
@@ -616,8 +620,14 @@ void summarize(const Options& o, const RunFiles& files, const std::set<std::stri
                  cprof::launch::plural(seen.experiments, "experiment"),
                  cprof::launch::plural(seen.locations.size(), "location"), files.results_dir,
                  o.seed);
-      // Only for named locations: automatic runs spread over many, most of them rare.
-      if (!o.selection.automatic() && !o.end_to_end) {
+      if (o.end_to_end) {
+        if (const std::string note =
+                seen.too_few_runs(done.speedup_levels, o.selection.automatic());
+            !note.empty()) {
+          fmt::print(stderr, "{}: note: {}\n", kTool, note);
+        }
+      } else if (!o.selection.automatic()) {
+        // Only for named locations: automatic runs spread over many, most of them rare.
         if (const std::string note = seen.too_few(shortest_experiment_ms(o)); !note.empty()) {
           fmt::print(stderr, "{}: note: {}\n", kTool, note);
         }

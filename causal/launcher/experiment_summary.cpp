@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <string_view>
 
@@ -31,7 +32,11 @@ void ExperimentSummary::count(const format::Record& r) {
   bool progressed = e->mode == format::ExperimentMode::end_to_end;
   for (const auto& p : e->progress) progressed |= p.visits + p.end > 0;
   with_progress += progressed;
-  if (e->mode != format::ExperimentMode::end_to_end) process_points_.push_back(*e);
+  if (e->mode != format::ExperimentMode::end_to_end) {
+    process_points_.push_back(*e);
+  } else {
+    end_to_end_.push_back(*e);
+  }
 }
 
 void ExperimentSummary::end_process() {
@@ -63,6 +68,30 @@ std::string ExperimentSummary::too_few(uint64_t shortest_ms) {
       more == 0 ? ""
                 : fmt::format(" ({} more location{} short of it too)", more, more == 1 ? "" : "s"),
       shortest_ms);
+}
+
+std::string ExperimentSummary::too_few_runs(size_t speedup_levels, bool automatic) const {
+  if (end_to_end_.empty()) return "";
+  for (const auto& curve : predict_all(end_to_end_, {.bootstrap_samples = 0})) {
+    if (meets_minimum_evidence(curve)) return "";
+  }
+  std::map<std::string, size_t> runs_of;
+  for (const auto& e : end_to_end_) ++runs_of[e.location];
+  const auto most =
+      std::max_element(runs_of.begin(), runs_of.end(),
+                       [](const auto& a, const auto& b) { return a.second < b.second; });
+  const size_t levels = std::min(std::max<size_t>(speedup_levels, 1), kMinSpeedups);
+  return fmt::format(
+      "no location has the minimum evidence for a prediction yet (the most runs of one: {}, "
+      "{}); end to end each run is one experiment, so a curve needs {} runs of its location "
+      "({} pairs of a baseline and a sped-up run at {}){}; add runs to this directory with "
+      "--append -n RUNS",
+      most->second, most->first, 2 * kMinExperimentsPerPoint * levels, kMinExperimentsPerPoint,
+      levels == 1 ? std::string("its speedup") : fmt::format("each of {} speedups", levels),
+      automatic ? "; automatic mode draws each pair's location from its baseline's samples, "
+                  "so the runs spread over locations: name the one to measure with --line or "
+                  "--function"
+                : "");
 }
 
 }  // namespace cprof::causal

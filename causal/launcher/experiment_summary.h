@@ -30,12 +30,17 @@ class ExperimentSummary {
   // keeps (causal/idle_tail.h): what the report will call "too little evidence yet" is
   // said here first, in the same words. "" when every location has it.
   std::string too_few(uint64_t shortest_ms);
+  // End to end: "" when some location's curve meets the minimum evidence; otherwise the
+  // runs a curve needs (pairs at each of `speedup_levels`, at most kMinSpeedups of them)
+  // and what stands in the way (automatic mode draws each pair's location anew).
+  std::string too_few_runs(size_t speedup_levels, bool automatic) const;
 
  private:
   // The last process's experiments, without those after its last progress.
   void end_process();
 
   std::vector<format::ExperimentRecord> with_points_;     // progress-point experiments
+  std::vector<format::ExperimentRecord> end_to_end_;      // one per end-to-end run
   std::vector<format::ExperimentRecord> process_points_;  // of the file being read
 };
 

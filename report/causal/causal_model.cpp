@@ -338,7 +338,13 @@ std::string headline(const std::string& location, double speedup, double program
                      qualifier, location, speedup * 100.0, gain, shown);
 }
 
-std::string weak_suffix(bool weak) { return weak ? " (run longer before relying on it)" : ""; }
+// End to end each run is one experiment: running longer adds nothing, more runs do.
+std::string weak_suffix(bool weak, const causal::LocationPrediction& p) {
+  if (!weak) return "";
+  return p.progress_point.empty() ? " (more runs before relying on it: end to end, each run is "
+                                    "one experiment)"
+                                  : " (run longer before relying on it)";
+}
 
 // A gain well above what the experiments' delays can explain, within the noise: said, so
 // that a number no speedup of the location could give is not taken at its word.
@@ -364,10 +370,10 @@ std::string causal_verdict(const causal::LocationPrediction& p, const causal::Pr
         "it can (measured {:.0f}%: above Amdahl's bound, within its noise){}",
         weak ? "too little evidence yet: " : "", p.location, pt.speedup * 100.0,
         std::max(pt.ci_low, 0.0) * 100.0, pt.speedup * 100.0, pt.program_speedup * 100.0,
-        weak_suffix(weak));
+        weak_suffix(weak, p));
   }
   return headline(p.location, pt.speedup, pt.program_speedup, pt.ci_low, pt.ci_high, weak) +
-         beyond_delays_note(pt) + weak_suffix(weak);
+         beyond_delays_note(pt) + weak_suffix(weak, p);
 }
 
 std::string causal_verdict(const CausalCurve& c, const causal::PredictionPoint& pt) {
@@ -380,7 +386,7 @@ std::string causal_verdict(const CausalCurve& c, const causal::PredictionPoint& 
                      headline(c.location, pt.speedup, c.corrected(pt.program_speedup),
                               c.corrected(pt.ci_low), c.corrected(pt.ci_high), weak),
                      pt.program_speedup * 100.0, c.phase.note, beyond_delays_note(pt),
-                     weak_suffix(weak));
+                     weak_suffix(weak, c));
 }
 
 }  // namespace cprof::report

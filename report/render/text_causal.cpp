@@ -26,9 +26,16 @@ void text_causal(std::string& out, const Report& r) {
     }
     fmt::format_to(o, "\n");
     if (m.predictions.empty()) {
-      fmt::format_to(o, "  no prediction: no location has both baseline (0%) and sped-up "
-                        "experiments {}with progress yet; run longer\n",
-                     m.without_prediction.empty() ? "" : "that reached it ");
+      const bool only_end_to_end = m.end_to_end_runs == m.experiments;
+      fmt::format_to(o,
+                     "  no prediction: no location has both baseline (0%) and sped-up "
+                     "{}yet; {}\n",
+                     only_end_to_end                ? "runs "
+                     : m.without_prediction.empty() ? "experiments with progress "
+                                                    : "experiments that reached it with progress ",
+                     only_end_to_end ? "end to end, each run is one experiment: add runs "
+                                       "(causal-run --end-to-end --append -n RUNS)"
+                                     : "run longer");
     } else {
       fmt::format_to(o, "  ranked by impact (Coz's: the best mean height of the curve from 0), "
                         "phase-corrected\n");

@@ -217,6 +217,45 @@ TEST(CausalRun, EndToEndRunsOneExperimentPerRun) {
   }
 }
 
+// End to end each run is one experiment, so a curve's minimum evidence (3 pairs at each
+// of 3 speedups) costs 18 runs. The sped-up runs drew from 0-100% by 5, so 9 pairs left
+// most levels with one run or none; -n 1 or 2 ended with "predictions: causal-report" and
+// a report that said "run longer". Now the pairs go through 25, 50 and 75% in turn, and
+// causal-run says how many runs a curve needs.
+TEST(CausalRun, EndToEndPairsGoThroughFewSpeedupsAndSayTheRunsACurveNeeds) {
+  const std::string a = serial_line("LINE_A");
+  const auto r = causal_run("end-to-end-levels", "--end-to-end -n 6 --line " + a,
+                            kPrograms + "/causal_serial_no_progress 200");
+  ASSERT_EQ(r.status, 0) << r.output;
+  std::set<double> sped_up;
+  for (const auto& e : experiments_in(r.dir)) {
+    if (e.speedup > 0) sped_up.insert(e.speedup);
+  }
+  EXPECT_EQ(sped_up, (std::set<double>{0.25, 0.5, 0.75})) << r.output;
+  EXPECT_NE(r.output.find("note: no location has the minimum evidence for a prediction yet (the "
+                          "most runs of one: 6, " +
+                          a +
+                          "); end to end each run is one "
+                          "experiment, so a curve needs 18 runs of its location (3 pairs of a "
+                          "baseline and a sped-up run at each of 3 speedups); add runs"),
+            std::string::npos)
+      << r.output;
+
+  const auto fixed =
+      causal_run("end-to-end-fixed", "--end-to-end -n 2 --fixed-speedup 50 --line " + a,
+                 kPrograms + "/causal_serial_no_progress 200");
+  ASSERT_EQ(fixed.status, 0) << fixed.output;
+  EXPECT_NE(fixed.output.find("a curve needs 6 runs of its location (3 pairs of a baseline and a "
+                              "sped-up run at its speedup)"),
+            std::string::npos)
+      << fixed.output;
+  std::string text;
+  ASSERT_EQ(run_command(kReport + " -q " + fixed.dir, text), 0) << text;
+  EXPECT_NE(text.find("(more runs before relying on it: end to end, each run is one experiment)"),
+            std::string::npos)
+      << text;
+}
+
 // Automatic end to end: each pair of runs experiments on a location its baseline's samples
 // ran in, drawn in proportion to them (here the loop's lines in spin(); before, a uniform
 // draw over every line of the program, nearly all of which never run while timed).

@@ -169,7 +169,8 @@ TEST(CausalFormats, EndToEndBaselinesAreSharedAndLocationsWithoutACurveAreSaid) 
   const std::string text = render_text(r, {});
   // One run each side: below the minimum evidence, which the verdict says first.
   EXPECT_NE(text.find("too little evidence yet: speeding up x_add by 50% would speed up the "
-                      "program by about 20% (run longer before relying on it)"),
+                      "program by about 20% (more runs before relying on it: end to end, each "
+                      "run is one experiment)"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("  no prediction for complex_add (end to end): only baseline (0%) runs, "

@@ -255,6 +255,12 @@ TEST(CausalNoise, HeadlineBelowTheMinimumEvidenceIsQualified) {
   EXPECT_EQ(causal_verdict(flat, flat.points[1]),
             "too little evidence yet: speeding up g.cpp:2 by 50% would not speed up the program "
             "measurably (run longer before relying on it)");
+  // End to end each run is one experiment: a longer run adds nothing, more runs do.
+  causal::LocationPrediction whole{"h.cpp:3", "", {{0, 0, NAN, NAN, 1}, {0.5, 0.2, NAN, NAN, 1}}};
+  EXPECT_EQ(causal_verdict(whole, whole.points[1]),
+            "too little evidence yet: speeding up h.cpp:3 by 50% would speed up the program by "
+            "about 20% (more runs before relying on it: end to end, each run is one "
+            "experiment)");
 }
 
 // pbzip2: "speeding up blocksort.c:405 by 100% would speed up the program by about 21%",
