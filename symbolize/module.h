@@ -50,6 +50,10 @@ class Module {
   // Functions whose demangled name (or mangled, without demangling) matches `pattern`
   // as a whole (std::regex_search), with their out-of-line and inlined ranges.
   Result<std::vector<FunctionRanges>> function_ranges(const std::string& pattern);
+  // Functions defined at FILE:LINE (DW_AT_decl_file/line), with their out-of-line and
+  // inlined ranges: the line a function table names a function by, which often has no
+  // code of its own (a signature). Empty when none is.
+  std::vector<FunctionRanges> functions_defined_at(std::string_view file, uint32_t line);
   // Every source line with code, with its ranges, sorted by file and line.
   Result<std::vector<LineRanges>> all_line_ranges();
 

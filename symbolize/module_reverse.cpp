@@ -195,4 +195,29 @@ Result<std::vector<FunctionRanges>> Module::function_ranges(const std::string& p
   return out;
 }
 
+std::vector<FunctionRanges> Module::functions_defined_at(std::string_view file, uint32_t line) {
+  std::lock_guard lock(mu_);
+  std::vector<FunctionRanges> out;
+  if (status_ != Reason::ok || !dwarf_ || line == 0) return out;
+  load_all_units();
+  std::map<std::pair<std::string, bool>, std::vector<AddressRange>> found;
+  for (size_t u = 0; u < dwarf_->unit_count(); ++u) {
+    const UnitDetail* d = dwarf_->unit(u);
+    if (!d->scopes) continue;
+    for (const auto& iv : d->scopes->intervals()) {
+      const Scope& sc = d->scopes->scope(iv.scope);
+      if (sc.decl_line != line || !suffix_match(d->scopes->call_file_name(sc.decl_file), file)) {
+        continue;
+      }
+      // Named as function_ranges() names it: by the ELF symbol of an out-of-line body.
+      const SymbolTable::Entry* e = sc.inlined ? nullptr : symbols_.find(iv.low);
+      const std::string& name = e != nullptr ? name_of(e->name) : name_of(sc.name);
+      found[{name, sc.inlined}].push_back({iv.low, iv.high});
+    }
+  }
+  for (auto& [key, ranges] : found)
+    out.push_back({key.first, merge(std::move(ranges)), key.second});
+  return out;
+}
+
 }  // namespace cprof::symbolize

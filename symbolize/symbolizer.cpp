@@ -76,6 +76,11 @@ Result<std::vector<FunctionRanges>> Symbolizer::ranges_for_function(const Module
   return module(ref)->function_ranges(pattern);
 }
 
+std::vector<FunctionRanges> Symbolizer::functions_defined_at(const ModuleRef& ref,
+                                                             std::string_view file, uint32_t line) {
+  return module(ref)->functions_defined_at(file, line);
+}
+
 Result<std::vector<LineRanges>> Symbolizer::all_lines(const ModuleRef& ref) {
   return module(ref)->all_line_ranges();
 }

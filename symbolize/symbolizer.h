@@ -58,6 +58,9 @@ class Symbolizer {
   // out-of-line body and the inlined copies listed separately.
   Result<std::vector<FunctionRanges>> ranges_for_function(const ModuleRef& module,
                                                           const std::string& pattern);
+  // Functions defined at FILE:LINE (Module::functions_defined_at); empty when none is.
+  std::vector<FunctionRanges> functions_defined_at(const ModuleRef& module, std::string_view file,
+                                                   uint32_t line);
   // Every source line that has code, with its ranges (automatic selection by line).
   Result<std::vector<LineRanges>> all_lines(const ModuleRef& module);
 

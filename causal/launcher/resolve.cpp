@@ -127,7 +127,7 @@ std::string LocationResolver::resolve(std::vector<LocationLine>& out,
            "other patterns match the libraries it loads at start)";
   }
   if (!selection_.lines.empty()) {
-    if (std::string err = add_lines(out); !err.empty()) return err;
+    if (std::string err = add_lines(out, notes); !err.empty()) return err;
   }
   if (!selection_.function.empty()) {
     const size_t before = out.size();
@@ -157,7 +157,35 @@ std::string LocationResolver::resolve(std::vector<LocationLine>& out,
   return {};
 }
 
-std::string LocationResolver::add_lines(std::vector<LocationLine>& out) {
+// A line without code where a function is defined: the line the report's function table
+// names it by (zstd's ZSTD_insertDUBT1 at zstd_lazy.c:65, its signature). The user who
+// copies it means the function: its code, out-of-line and inlined, said in a note.
+bool LocationResolver::add_function_defined_at(const std::string& spec, const std::string& file,
+                                               uint32_t line, std::vector<LocationLine>& out,
+                                               std::vector<std::string>& notes) {
+  for (const auto& b : binaries_) {
+    const auto defined = symbolizer_.functions_defined_at({b.path, ""}, file, line);
+    if (defined.empty()) continue;
+    std::vector<symbolize::AddressRange> all;
+    std::set<std::string> names;
+    for (const auto& f : defined) {
+      all.insert(all.end(), f.ranges.begin(), f.ranges.end());
+      names.insert(f.function);
+    }
+    std::string list;
+    for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+    notes.push_back("--line " + spec + " has no code of its own: it is where " + list +
+                    (names.size() == 1 ? " is" : " are") +
+                    " defined (the line the report's function table shows); experimenting "
+                    "on the whole function, as --function does");
+    out.push_back(LocationLine{spec, to_ranges(all), b.module});
+    return true;
+  }
+  return false;
+}
+
+std::string LocationResolver::add_lines(std::vector<LocationLine>& out,
+                                        std::vector<std::string>& notes) {
   for (const auto& spec : selection_.lines) {
     // "FILE:FIRST-LAST": a block of lines as one location (a change that touches several
     // lines at once is predicted by speeding them up together).
@@ -207,6 +235,9 @@ std::string LocationResolver::add_lines(std::vector<LocationLine>& out) {
         found = true;
         break;
       }
+    }
+    if (!found && !block && first_error.find("has no code") != std::string::npos) {
+      found = add_function_defined_at(spec, file, first, out, notes);
     }
     if (!found && block && first_error.find("has no code") != std::string::npos) {
       first_error = file + ":" + std::to_string(first) + "-" + std::to_string(last) +

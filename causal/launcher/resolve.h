@@ -55,7 +55,9 @@ class LocationResolver {
     std::string path;
     std::string module;  // "" for the main executable (LocationLine::module)
   };
-  std::string add_lines(std::vector<LocationLine>& out);
+  std::string add_lines(std::vector<LocationLine>& out, std::vector<std::string>& notes);
+  bool add_function_defined_at(const std::string& spec, const std::string& file, uint32_t line,
+                               std::vector<LocationLine>& out, std::vector<std::string>& notes);
   std::string add_functions(const std::string& pattern, const Binary& binary, bool in_scope_only,
                             std::vector<LocationLine>& out);
   std::string add_all_lines(const Binary& binary, std::vector<LocationLine>& out);

@@ -55,13 +55,26 @@ Targets match_locations(const std::vector<std::string>& locations, const SymbolT
   for (uint32_t k = 0; k < locations.size(); ++k) {
     if (const auto line = causal::parse_line_span(locations[k]);
         line && line->first <= line->last) {
+      bool matched = false;  // a line of the span holds sampled code
       for (uint64_t number = line->first;
            number <= line->last && number < uint64_t{line->first} + causal::kMaxBlockLines;
            ++number) {
         const auto it = lines_by_number.find(static_cast<uint32_t>(number));
         if (it == lines_by_number.end()) continue;
         for (const LineId id : it->second) {
-          if (path_suffix_match(table.lines[id].file, line->file)) t.by_line[id].push_back(k);
+          if (path_suffix_match(table.lines[id].file, line->file)) {
+            t.by_line[id].push_back(k);
+            matched = true;
+          }
+        }
+      }
+      // A line where a function is defined and no code is: causal-run takes the function
+      // (causal/launcher/resolve.cpp, add_function_defined_at).
+      for (FunctionId id = 0; !matched && line->first == line->last && id < table.functions.size();
+           ++id) {
+        const FunctionInfo& f = table.functions[id];
+        if (f.line == line->first && path_suffix_match(f.file, line->file)) {
+          t.by_function[id].push_back(k);
         }
       }
     } else if (const auto it = functions_by_name.find(without_clone_suffix(locations[k]));

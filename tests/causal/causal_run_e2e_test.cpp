@@ -746,6 +746,31 @@ TEST(CausalRun, TheExamplesClonedFunctionIsOneLocation) {
   EXPECT_EQ(json.find("no sample's stack holds the location"), std::string::npos) << json;
 }
 
+// The report's function table names a function by the line it is defined on; zstd writes
+// the name on a line of its own, without code ("ZSTD_insertDUBT1 zstd_lazy.c:65"), and
+// --line zstd_lazy.c:65 was refused: "has no code". That line now stands for the function,
+// with a note, and the report finds its samples for the phase correction.
+TEST(CausalRun, TheLineAFunctionIsDefinedOnStandsForTheFunction) {
+  const std::string defined = serial_line("SPIN_DEFINED");
+  const auto r = causal_run("defined-at", "--line " + defined + " --fixed-speedup 50 --seed 3",
+                            kPrograms + "/causal_serial 20000");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("--line " + defined +
+                          " has no code of its own: it is where "
+                          "(anonymous namespace)::spin(unsigned long) is defined"),
+            std::string::npos)
+      << r.output;
+  const auto experiments = experiments_in(r.dir);
+  ASSERT_FALSE(experiments.empty()) << r.output;
+  uint64_t selected = 0;
+  for (const auto& e : experiments) selected += e.selected_samples;
+  EXPECT_GT(selected, 0u) << r.output;  // spin() is all of the work
+  const std::string json = report_json(r.dir);
+  EXPECT_NE(json.find("\"phase_note\": \"the location runs during about"), std::string::npos)
+      << json;
+  EXPECT_EQ(json.find("no sample's stack holds the location"), std::string::npos) << json;
+}
+
 // -n RUNS with progress points ran the program once and said nothing: now every run
 // writes its own process's experiments into the one directory, each run with its own
 // schedule (the seed plus the run's number), and the report merges them.
