@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <regex>
 #include <set>
@@ -312,8 +311,17 @@ void check_counted_progress_point(const std::string& name, const std::string& co
   // a prediction from the counts, in a band wide enough for a busy machine.
   EXPECT_GT(*s, 0.03);
   EXPECT_LT(*s, 0.45);
-  // One visit per 2 ms round: counting them costs far below the warning's 5%.
-  EXPECT_EQ(r.output.find("went to counting them"), std::string::npos) << r.output;
+  // One visit per round of about 0.2 ms: with a breakpoint (about 4 us a visit) counting
+  // costs well below the warning's 5%; with a uprobe in a VM (5 to 25 us) it may not. A
+  // warning, if any, names every visit and a share from 5% on.
+  std::smatch m;
+  if (std::regex_search(r.output, m,
+                        std::regex("warning: --progress serial.cpp:" + std::to_string(b) +
+                                   ": ([0-9]+) visits, at about [0-9.]+ us each to count here: "
+                                   "about ([0-9]+)% of the run's CPU time went to counting"))) {
+    EXPECT_EQ(m[1].str(), "20000") << r.output;
+    EXPECT_GE(std::stoi(m[2].str()), 5) << r.output;
+  }
 }
 
 // A point on a line visited every ~10 us (start_up's loop): each visit traps into the
