@@ -43,6 +43,7 @@
 #include "sampler/launcher/earlier_results.h"
 #include "sampler/launcher/gpu_environment.h"
 #include "sampler/launcher/launch.h"
+#include "sampler/launcher/repeated_input.h"
 #include "sampler/launcher/run_summary.h"
 #include "sampler/launcher/sampler_environment.h"
 #include "sampler/launcher/sampling_cost.h"
@@ -494,7 +495,12 @@ RunsDone run_program(const Options& o, const std::vector<std::string>& command,
   if (focusing && o.speedups.empty() && o.fixed_speedup < 0) {
     set_variable(child_env, cenv::kSpeedups, cprof::causal::kFewSpeedups);
   }
+  const cprof::launch::RepeatedInput input;
+  if (const std::string w = input.warning(runs); !w.empty() && !o.quiet) {
+    fmt::print(stderr, "{}: warning: {}\n", kTool, w);
+  }
   for (unsigned r = 0; r < runs; ++r) {
+    if (r > 0) input.rewind();
     cprof::launch::ChildEnvironment run_env = child_env;
     run_env.set.emplace_back(cenv::kSeed,
                              std::to_string(o.end_to_end ? o.seed + r / 2 : o.seed + r));

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <regex>
 #include <set>
@@ -253,6 +254,36 @@ TEST(CausalRun, EndToEndPairsGoThroughFewSpeedupsAndSayTheRunsACurveNeeds) {
   EXPECT_NE(text.find("(more runs before relying on it: end to end, each run is one experiment)"),
             std::string::npos)
       << text;
+}
+
+// Every one of -n RUNS reads the standard input the first one did: zstd -T2 -c < input
+// under --end-to-end -n 4 ran 2 s, then three times 10 ms on an empty input, and the pairs
+// compared the two. A file is rewound before each run; a pipe cannot be, and is said.
+TEST(CausalRun, EveryRunReadsTheSameStandardInput) {
+  const std::string input = fresh_directory("stdin-input") + "/iterations";
+  { std::ofstream(input) << "300\n"; }
+  const auto r = causal_run("stdin-file",
+                            "--end-to-end -n 3 --fixed-speedup 50 --line " + serial_line("LINE_A"),
+                            kPrograms + "/causal_serial_no_progress - < " + input);
+  ASSERT_EQ(r.status, 0) << r.output;
+  size_t read = 0;
+  for (size_t at = r.output.find("iterations from stdin: 300"); at != std::string::npos;
+       at = r.output.find("iterations from stdin: 300", at + 1)) {
+    ++read;
+  }
+  EXPECT_EQ(read, 3u) << r.output;
+  EXPECT_EQ(r.output.find("standard input is a pipe"), std::string::npos) << r.output;
+
+  struct Run piped;  // "struct": inside a TEST, Run alone is testing::Test::Run
+  piped.dir = fresh_directory("stdin-pipe");
+  piped.status = run_command("cat " + input + " | " + kEnv + kRun + " -o " + piped.dir +
+                                 " -n 2 -- " + kPrograms + "/causal_serial_no_progress -",
+                             piped.output);
+  EXPECT_EQ(piped.status, 0) << piped.output;
+  EXPECT_NE(piped.output.find("warning: standard input is a pipe: the first of the 2 runs reads "
+                              "it and the others find it empty"),
+            std::string::npos)
+      << piped.output;
 }
 
 // Automatic end to end: each pair of runs experiments on a location its baseline's samples

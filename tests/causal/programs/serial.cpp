@@ -6,7 +6,7 @@
 // and with the loop in two forked children that outlive the program (CPROF_FORK_CHILDREN).
 // START_MS: first a start-up of that much CPU time that reaches no progress point;
 // IDLE_MS: at the end, that long asleep, as a server idles before it is stopped.
-//   serial [ITERATIONS [START_MS [IDLE_MS]]]
+//   serial [ITERATIONS [START_MS [IDLE_MS]]]      (ITERATIONS "-": read from stdin)
 #include <unistd.h>
 
 #include <csignal>
@@ -62,7 +62,11 @@ uint64_t loop(long iterations) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const long iterations = argc > 1 ? std::atol(argv[1]) : 4000;
+  long iterations = argc > 1 ? std::atol(argv[1]) : 4000;
+  if (argc > 1 && argv[1][0] == '-' && argv[1][1] == '\0') {  // "-": read from stdin
+    if (std::scanf("%ld", &iterations) != 1) iterations = 0;
+    std::printf("iterations from stdin: %ld\n", iterations);
+  }
   if (argc > 2) start_up(std::atol(argv[2]));
 #ifdef CPROF_FORK_CHILDREN
   for (int child = 0; child < 2; ++child) {
