@@ -326,7 +326,8 @@ Selected select_locations(const std::string& program, const Options& o) {
     }
     for (const auto& spec : o.progress) {
       std::vector<uint64_t> addresses;
-      if (std::string err = resolver.breakpoint_addresses(spec, addresses); !err.empty())
+      std::string library;  // "" for the executable
+      if (std::string err = resolver.breakpoint_addresses(spec, addresses, library); !err.empty())
         fail(1, err);
       if (addresses.size() > 1 && !o.quiet) {
         fmt::print(stderr,
@@ -335,10 +336,10 @@ Selected select_locations(const std::string& program, const Options& o) {
                    kTool, spec, addresses.size());
       }
       for (const uint64_t address : addresses) {
-        out.breakpoints +=
-            fmt::format("{}\t{:x}\n", cprof::causal::breakpoint_point_name(spec), address);
+        out.breakpoints += fmt::format("{}\t{:x}{}\n", cprof::causal::breakpoint_point_name(spec),
+                                       address, library.empty() ? "" : "\t" + library);
         if (o.selection.automatic() && o.selection.mode == "line")
-          cprof::causal::leave_out_counted_line(out.locations, address, o.quiet);
+          cprof::causal::leave_out_counted_line(out.locations, address, library, o.quiet);
       }
       counted_places += addresses.size();
     }

@@ -61,9 +61,10 @@ std::string counting_cost_warning(const std::string& point, uint64_t visits, dou
       std::min(share, 1.0) * 100);
 }
 
-void leave_out_counted_line(std::vector<LocationLine>& locations, uint64_t address, bool quiet) {
+void leave_out_counted_line(std::vector<LocationLine>& locations, uint64_t address,
+                            const std::string& module, bool quiet) {
   for (auto it = locations.begin(); it != locations.end(); ++it) {
-    if (!it->module.empty()) continue;
+    if (it->module != module) continue;
     for (const auto& r : it->ranges) {
       if (address < r.start || address >= r.end) continue;
       if (!quiet) {

@@ -35,6 +35,7 @@ std::string counting_cost_warning(const std::string& point, uint64_t visits, dou
 // Removes from automatic selection by line the line holding `address` (the executable's):
 // each visit traps into the kernel there, time the samples put on that line and that is
 // not the program's (memcached: the probed line ranked third, 11% of self time against 0).
-void leave_out_counted_line(std::vector<LocationLine>& locations, uint64_t address, bool quiet);
+void leave_out_counted_line(std::vector<LocationLine>& locations, uint64_t address,
+                            const std::string& module, bool quiet);
 
 }  // namespace cprof::causal

@@ -326,16 +326,38 @@ std::string copy_of(const symbolize::Symbol& symbol, uint32_t line) {
 }  // namespace
 
 std::string LocationResolver::breakpoint_addresses(const std::string& spec,
-                                                   std::vector<uint64_t>& addresses) {
+                                                   std::vector<uint64_t>& addresses,
+                                                   std::string& library) {
   auto parsed = symbolize::parse_source_line(spec);
   if (!parsed.ok()) return "--progress " + spec + ": " + parsed.error().message;
   // The line's own first instruction: the lowest address of code inlined into it could be
   // inside a loop of the callee, visited more often than the line. A line whose only code
   // is inlined (a call site with no row of its own) counts at that code's entry.
-  const symbolize::ModuleRef module{executable_, ""};
-  auto ranges = symbolizer_.ranges_for_line(module, parsed->file, parsed->line,
-                                            symbolize::LineCode::own_rows);
-  if (!ranges.ok()) ranges = symbolizer_.ranges_for_line(module, parsed->file, parsed->line);
+  const auto line_code = [&](const symbolize::ModuleRef& module) {
+    auto ranges = symbolizer_.ranges_for_line(module, parsed->file, parsed->line,
+                                              symbolize::LineCode::own_rows);
+    if (!ranges.ok()) ranges = symbolizer_.ranges_for_line(module, parsed->file, parsed->line);
+    return ranges;
+  };
+  symbolize::ModuleRef module{executable_, ""};
+  library.clear();
+  auto ranges = line_code(module);
+  // Not the executable's: a library it loads at start (a program whose work is in its own
+  // shared library, as Debian builds x264 and SQLite's shell).
+  for (const auto& lib :
+       ranges.ok() || ranges.error().message.find("no source file matches") == std::string::npos
+           ? std::vector<std::string>{}
+           : startup_libraries(executable_)) {
+    auto in_library = line_code({lib, ""});
+    if (!in_library.ok() &&
+        in_library.error().message.find("no source file matches") != std::string::npos) {
+      continue;
+    }
+    ranges = std::move(in_library);
+    module = {lib, ""};
+    library = lib;
+    break;
+  }
   if (!ranges.ok()) return "--progress " + spec + ": " + ranges.error().message;
   std::vector<uint64_t> lows;
   for (const auto& r : *ranges) lows.push_back(r.low);

@@ -48,7 +48,8 @@ class LocationResolver {
   // line: its first instruction in each function body that holds it, out of line or
   // inlined into a caller (each copy runs on paths of its own; the lowest alone may be
   // one that never runs). Returns "" or the error.
-  std::string breakpoint_addresses(const std::string& spec, std::vector<uint64_t>& addresses);
+  std::string breakpoint_addresses(const std::string& spec, std::vector<uint64_t>& addresses,
+                                   std::string& library);
 
  private:
   struct Binary {

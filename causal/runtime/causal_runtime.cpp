@@ -129,7 +129,17 @@ CausalRuntime* CausalRuntime::start() {
               : static_cast<uint32_t>(std::strtoul(spec.c_str() + colon + 1, nullptr, 10));
       ProgressPoint* p = rt->progress_.find_or_add(bp.name, ProgressKind::throughput,
                                                    ProgressSource::breakpoint, file, line);
-      if (std::string err = rt->breakpoints_->add(p, bp.address + rt->load_bias_); !err.empty()) {
+      uint64_t bias = rt->load_bias_;
+      if (!bp.module.empty()) {
+        const auto library = library_load_bias(bp.module);
+        if (!library) {
+          rt->problems_.push_back("progress point " + bp.name + " not counted: " + bp.module +
+                                  " was not loaded when the program started");
+          continue;
+        }
+        bias = *library;
+      }
+      if (std::string err = rt->breakpoints_->add(p, bp.address + bias); !err.empty()) {
         rt->problems_.push_back("progress point " + bp.name + " not counted: " + err);
       }
     }

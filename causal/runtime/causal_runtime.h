@@ -113,6 +113,9 @@ class CausalRuntime {
   static uint64_t now_ns();
   // The main executable's load bias and resolved path (runtime_locations.cpp).
   static uint64_t main_load_bias();
+  // A loaded library's load bias, by the path causal-run resolved it to; none when it is
+  // not loaded.
+  static std::optional<uint64_t> library_load_bias(const std::string& path);
   static std::string self_executable();
   void make_controller(ExperimentConfig config);
   bool load_locations(std::string& error);

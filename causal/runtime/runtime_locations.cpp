@@ -39,6 +39,13 @@ std::map<std::string, uint64_t> library_load_biases() {
 
 }  // namespace
 
+std::optional<uint64_t> CausalRuntime::library_load_bias(const std::string& path) {
+  const auto biases = library_load_biases();
+  const auto it = biases.find(path);
+  if (it == biases.end()) return std::nullopt;
+  return it->second;
+}
+
 uint64_t CausalRuntime::main_load_bias() {
   uint64_t bias = 0;
   // The main executable is the first object dl_iterate_phdr reports.

@@ -112,7 +112,11 @@ CausalSettings causal_settings_from_environment(std::vector<std::string>& proble
       if (tab == std::string_view::npos) continue;
       CausalSettings::Breakpoint bp;
       bp.name = std::string(item.substr(0, tab));
-      bp.address = std::strtoull(std::string(item.substr(tab + 1)).c_str(), nullptr, 16);
+      // NAME \t ADDRESS [\t LIBRARY]: a point in a library the program loads at start.
+      const std::string_view rest = item.substr(tab + 1);
+      const size_t tab2 = rest.find('\t');
+      bp.address = std::strtoull(std::string(rest.substr(0, tab2)).c_str(), nullptr, 16);
+      if (tab2 != std::string_view::npos) bp.module = std::string(rest.substr(tab2 + 1));
       if (bp.address != 0) s.breakpoints.push_back(std::move(bp));
     }
   }

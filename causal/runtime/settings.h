@@ -42,7 +42,8 @@ inline constexpr const char* kBaselineShare = "CPROF_CAUSAL_BASELINE_SHARE";
 inline constexpr const char* kWarmupShare = "CPROF_CAUSAL_WARMUP_SHARE";
 // End-to-end mode: this run's speedup (percentage); the whole run is one experiment.
 inline constexpr const char* kEndToEndSpeedup = "CPROF_CAUSAL_END_TO_END_SPEEDUP";
-// Hardware-breakpoint progress points: "NAME<TAB>HEXADDR" separated by newlines.
+// Hardware-breakpoint progress points: "NAME<TAB>HEXADDR[<TAB>LIBRARY]" separated by
+// newlines; LIBRARY (a path) for a point in a library loaded at start, else the executable.
 inline constexpr const char* kBreakpoints = "CPROF_CAUSAL_BREAKPOINTS";
 // How their visits are counted: "breakpoint" (the default) or "uprobe" (visit_counter.h).
 inline constexpr const char* kVisitCounter = "CPROF_CAUSAL_VISIT_COUNTER";
@@ -97,7 +98,8 @@ struct CausalSettings {
   double cpu_wait_warn_share = 0.2;
   struct Breakpoint {
     std::string name;
-    uint64_t address = 0;  // ELF address in the executable
+    uint64_t address = 0;  // ELF address in `module`
+    std::string module;    // a library's path; "" for the executable
   };
   std::vector<Breakpoint> breakpoints;
   VisitCounter visit_counter = VisitCounter::breakpoint;

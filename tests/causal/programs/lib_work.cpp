@@ -3,7 +3,12 @@
 
 #include <cstdint>
 
+namespace {
+volatile uint64_t g_calls = 0;
+}  // namespace
+
 extern "C" __attribute__((visibility("default"))) uint64_t lib_work(uint64_t n) {
+  g_calls = g_calls + 1;  // LIB_WORK_CALL: once per call, a --progress point in a library
   uint64_t x = 0;
   for (uint64_t i = 0; i < n; ++i) {
     x += i * i;  // LIB_WORK
