@@ -86,7 +86,8 @@ std::string ExperimentSummary::too_few_runs(size_t speedup_levels, bool automati
       "{}); end to end each run is one experiment, so a curve needs {} runs of its location "
       "({} pairs of a baseline and a sped-up run at {}){}; add runs to this directory with "
       "--append -n RUNS",
-      most->second, most->first, 2 * kMinExperimentsPerPoint * levels, kMinExperimentsPerPoint,
+      most->second, most->first, size_t{2} * kMinExperimentsPerPoint * levels,
+      kMinExperimentsPerPoint,
       levels == 1 ? std::string("its speedup") : fmt::format("each of {} speedups", levels),
       automatic ? "; automatic mode draws each pair's location from its baseline's samples, "
                   "so the runs spread over locations: name the one to measure with --line or "
