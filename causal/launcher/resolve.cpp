@@ -344,19 +344,18 @@ std::string LocationResolver::breakpoint_addresses(const std::string& spec,
   auto ranges = line_code(module);
   // Not the executable's: a library it loads at start (a program whose work is in its own
   // shared library, as Debian builds x264 and SQLite's shell).
-  for (const auto& lib :
-       ranges.ok() || ranges.error().message.find("no source file matches") == std::string::npos
-           ? std::vector<std::string>{}
-           : startup_libraries(executable_)) {
-    auto in_library = line_code({lib, ""});
-    if (!in_library.ok() &&
-        in_library.error().message.find("no source file matches") != std::string::npos) {
-      continue;
+  const auto no_such_file = [](const auto& r) {
+    return !r.ok() && r.error().message.find("no source file matches") != std::string::npos;
+  };
+  if (no_such_file(ranges)) {
+    for (const auto& lib : startup_libraries(executable_)) {
+      auto in_library = line_code({lib, ""});
+      if (no_such_file(in_library)) continue;
+      ranges = std::move(in_library);
+      module = {lib, ""};
+      library = lib;
+      break;
     }
-    ranges = std::move(in_library);
-    module = {lib, ""};
-    library = lib;
-    break;
   }
   if (!ranges.ok()) return "--progress " + spec + ": " + ranges.error().message;
   std::vector<uint64_t> lows;
