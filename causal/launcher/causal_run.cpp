@@ -572,6 +572,9 @@ void summarize(const Options& o, const RunFiles& files, const std::set<std::stri
     cprof::launch::print_run_summary(stderr, kTool, files.results_dir, summary,
                                      {done.last.term_signal, done.cpu_ns});
     for (const auto& [point, visits] : seen.counted_visits) {
+      if (visits == 0) {
+        fmt::print(stderr, "{}: warning: {}\n", kTool, cprof::causal::no_visit_warning(point));
+      }
       if (const std::string w =
               cprof::causal::counting_cost_warning(point, visits, ns_per_visit, done.cpu_ns);
           !w.empty()) {

@@ -47,6 +47,15 @@ std::optional<VisitCounter> choose_progress_counter(bool quiet, double& ns_per_v
   return choice.kind;
 }
 
+std::string no_visit_warning(const std::string& point) {
+  return fmt::format(
+      "--progress {} counted no visit: the run never executed the line's first instruction "
+      "(code the run did not reach, or a line whose code begins on a path it did not take, "
+      "such as a loop's exit or an early return); put the point on a line that runs once per "
+      "unit of work",
+      point.substr(0, point.rfind(" (breakpoint)")));
+}
+
 std::string counting_cost_warning(const std::string& point, uint64_t visits, double ns_per_visit,
                                   uint64_t cpu_ns) {
   if (visits == 0 || ns_per_visit <= 0 || cpu_ns == 0) return "";

@@ -24,6 +24,8 @@ std::string breakpoint_point_name(const std::string& spec);
 // `ns_per_visit`: what counting one visit cost in the probe (0 when nothing counts).
 std::optional<VisitCounter> choose_progress_counter(bool quiet, double& ns_per_visit);
 
+// A --progress point that counted nothing in the whole run (`point`: its record name).
+std::string no_visit_warning(const std::string& point);
 // A point visited so often that counting its visits took a share of the run's CPU time
 // the program does not spend without it (visits x ns_per_visit against cpu_ns, from 5%
 // on): the warning line, naming the point, its visits, the cost and what to do; "" below.

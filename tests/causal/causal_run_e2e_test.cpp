@@ -380,6 +380,26 @@ TEST(CausalRun, ProgressPointVisitedTooOftenIsAWarning) {
   EXPECT_GE(std::stoi(m[2].str()), 5) << r.output;
 }
 
+// A --progress point that counted nothing: on lib_work.cpp's closing brace, whose first
+// instruction is the early return for n == 0, the run counted 0 visits while the program
+// made progress, and causal-run said nothing (or, with no other point, "never reached a
+// progress point"). Here the line is start_up()'s, which this run never calls.
+TEST(CausalRun, AProgressPointThatCountedNothingIsAWarning) {
+  const std::string counted = serial_line("START_UP_LINE");
+  const auto r = causal_run("progress-none",
+                            "--line " + serial_line("LINE_A") + " --progress " + counted,
+                            kPrograms + "/causal_serial_no_progress 300");
+  ASSERT_EQ(r.status, 0) << r.output;
+  if (r.output.find("will count no visit") != std::string::npos) {
+    GTEST_SKIP() << "no visit counter works on this machine (said by causal-run): " << r.output;
+  }
+  EXPECT_NE(r.output.find("warning: --progress " + counted +
+                          " counted no visit: the run never executed the line's first "
+                          "instruction"),
+            std::string::npos)
+      << r.output;
+}
+
 TEST(CausalRun, HardwareBreakpointProgressPoint) { check_counted_progress_point("breakpoint", ""); }
 
 // Where hardware breakpoints count nothing (many VMs) causal-run counts with uprobes; here
