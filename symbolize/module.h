@@ -66,6 +66,9 @@ class Module {
   Symbol lookup(uint64_t addr);      // caller holds mu_
   Symbol plt_symbol(uint64_t addr);  // an address in a PLT section; caller holds mu_
   const std::string& name_of(const char* raw);
+  // A function's name for the reverse lookups: its out-of-line body's ELF symbol, else its
+  // DWARF name; caller holds mu_.
+  const std::string& function_name(const Scope& scope, uint64_t low);
   void load_all_units();
 
   ModuleRef ref_;

@@ -37,7 +37,28 @@ std::vector<AddressRange> merge(std::vector<AddressRange> ranges) {
   return out;
 }
 
+// (function, inlined) -> ranges, as the reverse lookups of functions return them.
+using FoundFunctions = std::map<std::pair<std::string, bool>, std::vector<AddressRange>>;
+
+std::vector<FunctionRanges> to_function_ranges(FoundFunctions& found) {  // its ranges moved out
+  std::vector<FunctionRanges> out;
+  out.reserve(found.size());
+  for (auto& [key, ranges] : found)
+    out.push_back({key.first, merge(std::move(ranges)), key.second});
+  return out;
+}
+
 }  // namespace
+
+// An out-of-line body is named as lookup() names its frames, by the ELF symbol holding it
+// where there is one: "(anonymous namespace)::f(int) (.constprop.0)" rather than
+// DW_AT_name's "f". Else a symbol's own match in function_ranges() would make the same code
+// a second location under another name, and the report, which names frames by the symbol,
+// would find no sample in the first.
+const std::string& Module::function_name(const Scope& scope, uint64_t low) {
+  const SymbolTable::Entry* e = scope.inlined ? nullptr : symbols_.find(low);
+  return e != nullptr ? name_of(e->name) : name_of(scope.name);
+}
 
 void Module::load_all_units() {
   if (!dwarf_) return;
@@ -164,7 +185,7 @@ Result<std::vector<FunctionRanges>> Module::function_ranges(const std::string& p
     if (inserted && raw != nullptr) it->second = std::regex_search(name_of(raw), re);
     return it->second;
   };
-  std::map<std::pair<std::string, bool>, std::vector<AddressRange>> found;
+  FoundFunctions found;
   if (dwarf_) {
     for (size_t u = 0; u < dwarf_->unit_count(); ++u) {
       const UnitDetail* d = dwarf_->unit(u);
@@ -172,14 +193,7 @@ Result<std::vector<FunctionRanges>> Module::function_ranges(const std::string& p
       for (const auto& iv : d->scopes->intervals()) {
         const Scope& s = d->scopes->scope(iv.scope);
         if (!match(s.name)) continue;
-        // An out-of-line body is named as lookup() names its frames, by the ELF symbol
-        // holding it where there is one: "(anonymous namespace)::f(int) (.constprop.0)"
-        // rather than DW_AT_name's "f". Else the symbol's own match below would make the
-        // same code a second location under another name, and the report, which names
-        // frames by the symbol, would find no sample in the first.
-        const SymbolTable::Entry* e = s.inlined ? nullptr : symbols_.find(iv.low);
-        const std::string& name = e != nullptr ? name_of(e->name) : name_of(s.name);
-        found[{name, s.inlined}].push_back({iv.low, iv.high});
+        found[{function_name(s, iv.low), s.inlined}].push_back({iv.low, iv.high});
       }
     }
   }
@@ -189,18 +203,14 @@ Result<std::vector<FunctionRanges>> Module::function_ranges(const std::string& p
     }
   }
   if (found.empty()) return Error{where + ": no function matches /" + pattern + "/"};
-  std::vector<FunctionRanges> out;
-  out.reserve(found.size());
-  for (auto& [key, ranges] : found) out.push_back({key.first, merge(std::move(ranges)), key.second});
-  return out;
+  return to_function_ranges(found);
 }
 
 std::vector<FunctionRanges> Module::functions_defined_at(std::string_view file, uint32_t line) {
   std::lock_guard lock(mu_);
-  std::vector<FunctionRanges> out;
-  if (status_ != Reason::ok || !dwarf_ || line == 0) return out;
+  if (status_ != Reason::ok || !dwarf_ || line == 0) return {};
   load_all_units();
-  std::map<std::pair<std::string, bool>, std::vector<AddressRange>> found;
+  FoundFunctions found;
   for (size_t u = 0; u < dwarf_->unit_count(); ++u) {
     const UnitDetail* d = dwarf_->unit(u);
     if (!d->scopes) continue;
@@ -209,15 +219,10 @@ std::vector<FunctionRanges> Module::functions_defined_at(std::string_view file, 
       if (sc.decl_line != line || !suffix_match(d->scopes->call_file_name(sc.decl_file), file)) {
         continue;
       }
-      // Named as function_ranges() names it: by the ELF symbol of an out-of-line body.
-      const SymbolTable::Entry* e = sc.inlined ? nullptr : symbols_.find(iv.low);
-      const std::string& name = e != nullptr ? name_of(e->name) : name_of(sc.name);
-      found[{name, sc.inlined}].push_back({iv.low, iv.high});
+      found[{function_name(sc, iv.low), sc.inlined}].push_back({iv.low, iv.high});
     }
   }
-  for (auto& [key, ranges] : found)
-    out.push_back({key.first, merge(std::move(ranges)), key.second});
-  return out;
+  return to_function_ranges(found);
 }
 
 }  // namespace cprof::symbolize

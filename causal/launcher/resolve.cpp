@@ -77,10 +77,11 @@ LocationResolver::LocationResolver(std::string executable, const Selection& sele
       binary_scope_(split_scope_list(selection.binary_scope)),
       source_scope_(split_scope_list(selection.source_scope)) {
   if (binary_scope_.includes_main()) binaries_.push_back(Binary{executable_, ""});
-  const bool libraries = std::any_of(binary_scope_.patterns().begin(), binary_scope_.patterns().end(),
-                                     [](const std::string& p) { return p != "MAIN"; });
-  if (libraries) {
-    for (const auto& lib : startup_libraries(executable_)) {
+  const bool any_library =
+      std::any_of(binary_scope_.patterns().begin(), binary_scope_.patterns().end(),
+                  [](const std::string& p) { return p != "MAIN"; });
+  if (any_library) {
+    for (const auto& lib : libraries()) {
       if (binary_scope_.includes_library(lib)) binaries_.push_back(Binary{lib, lib});
     }
   }
@@ -325,6 +326,11 @@ std::string copy_of(const symbolize::Symbol& symbol, uint32_t line) {
 
 }  // namespace
 
+const std::vector<std::string>& LocationResolver::libraries() {
+  if (!libraries_) libraries_ = startup_libraries(executable_);  // ldd: once
+  return *libraries_;
+}
+
 std::string LocationResolver::breakpoint_addresses(const std::string& spec,
                                                    std::vector<uint64_t>& addresses,
                                                    std::string& library) {
@@ -348,7 +354,7 @@ std::string LocationResolver::breakpoint_addresses(const std::string& spec,
     return !r.ok() && r.error().message.find("no source file matches") != std::string::npos;
   };
   if (no_such_file(ranges)) {
-    for (const auto& lib : startup_libraries(executable_)) {
+    for (const auto& lib : libraries()) {
       auto in_library = line_code({lib, ""});
       if (no_such_file(in_library)) continue;
       ranges = std::move(in_library);

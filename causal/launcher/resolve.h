@@ -63,12 +63,15 @@ class LocationResolver {
                             std::vector<LocationLine>& out);
   std::string add_all_lines(const Binary& binary, std::vector<LocationLine>& out);
   bool has_debug_info(const std::string& path, std::string& error);
+  // The libraries the executable loads at start (startup_libraries), read once.
+  const std::vector<std::string>& libraries();
 
   std::string executable_;
   Selection selection_;
   BinaryScope binary_scope_;
   SourceScope source_scope_;
   std::vector<Binary> binaries_;  // in scope: the executable (when MAIN is) and libraries
+  std::optional<std::vector<std::string>> libraries_;  // startup_libraries(), when asked
   symbolize::Symbolizer symbolizer_;
 };
 

@@ -118,6 +118,7 @@ CausalRuntime* CausalRuntime::start() {
   }
   if (!rt->settings_.breakpoints.empty()) {
     rt->breakpoints_ = std::make_unique<BreakpointPoints>(rt->settings_.visit_counter);
+    std::optional<std::map<std::string, uint64_t>> biases;  // only when a point is in a library
     for (const auto& bp : rt->settings_.breakpoints) {
       // Named "FILE:LINE (breakpoint)" by causal-run: the record keeps FILE and LINE.
       const std::string spec = bp.name.substr(0, bp.name.rfind(" (breakpoint)"));
@@ -131,13 +132,14 @@ CausalRuntime* CausalRuntime::start() {
                                                    ProgressSource::breakpoint, file, line);
       uint64_t bias = rt->load_bias_;
       if (!bp.module.empty()) {
-        const auto library = library_load_bias(bp.module);
-        if (!library) {
+        if (!biases) biases = library_load_biases();
+        const auto library = biases->find(bp.module);
+        if (library == biases->end()) {
           rt->problems_.push_back("progress point " + bp.name + " not counted: " + bp.module +
                                   " was not loaded when the program started");
           continue;
         }
-        bias = *library;
+        bias = library->second;
       }
       if (std::string err = rt->breakpoints_->add(p, bp.address + bias); !err.empty()) {
         rt->problems_.push_back("progress point " + bp.name + " not counted: " + err);

@@ -17,6 +17,7 @@
 #include <pthread.h>
 
 #include <atomic>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -113,9 +114,8 @@ class CausalRuntime {
   static uint64_t now_ns();
   // The main executable's load bias and resolved path (runtime_locations.cpp).
   static uint64_t main_load_bias();
-  // A loaded library's load bias, by the path causal-run resolved it to; none when it is
-  // not loaded.
-  static std::optional<uint64_t> library_load_bias(const std::string& path);
+  // Load bias of every loaded library, by path (as the loader named it, and resolved).
+  static std::map<std::string, uint64_t> library_load_biases();
   static std::string self_executable();
   void make_controller(ExperimentConfig config);
   bool load_locations(std::string& error);

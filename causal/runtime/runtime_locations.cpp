@@ -19,10 +19,8 @@
 #include "sampler/unwind/loader_walk.h"
 
 namespace cprof::causal {
-namespace {
 
-// Load bias of every loaded library, by path (as the loader named it, and resolved).
-std::map<std::string, uint64_t> library_load_biases() {
+std::map<std::string, uint64_t> CausalRuntime::library_load_biases() {
   std::map<std::string, uint64_t> out;
   sampler::walk_loaded_objects(
       [](dl_phdr_info* info, size_t, void* p) {
@@ -35,15 +33,6 @@ std::map<std::string, uint64_t> library_load_biases() {
       },
       &out);
   return out;
-}
-
-}  // namespace
-
-std::optional<uint64_t> CausalRuntime::library_load_bias(const std::string& path) {
-  const auto biases = library_load_biases();
-  const auto it = biases.find(path);
-  if (it == biases.end()) return std::nullopt;
-  return it->second;
 }
 
 uint64_t CausalRuntime::main_load_bias() {
