@@ -44,6 +44,11 @@ bool meets_minimum_evidence(const LocationPrediction& p) {
   return e.baseline >= kMinExperimentsPerPoint && e.strong_speedups >= required_speedups(p);
 }
 
+size_t end_to_end_runs_for_curve(size_t speedup_levels) {
+  return size_t{2} * kMinExperimentsPerPoint *
+         std::min(std::max<size_t>(speedup_levels, 1), kMinSpeedups);
+}
+
 std::string evidence_note(const LocationPrediction& p) {
   const Evidence e = evidence(p);
   const size_t required = required_speedups(p);

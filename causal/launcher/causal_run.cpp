@@ -165,8 +165,8 @@ std::string option_without_effect(const CLI::App& app) {
            "--function there is nothing to choose: leave --focus out";
   }
   if (given("--focus") && given("--end-to-end")) {
-    return "--focus does nothing with --end-to-end (each run is one experiment on one "
-           "location); leave one of them out";
+    return "--focus does nothing with --end-to-end (each run is one experiment, and the pairs "
+           "stay on one location until it has a curve); leave one of them out";
   }
   if (given("--focus") && !given("--runs")) {
     return "--focus acts between runs: give -n RUNS (2 or more; the first run screens, the "
@@ -476,9 +476,10 @@ struct RunsDone {
 // of them in a seeded order: causal/end_to_end_speedups.h). The two runs of a pair share
 // a seed and so a location (automatic: the one the baseline drew from its samples,
 // docs/causal.md): each location gets a baseline of its own next to its sped-up run.
-// With progress points, each run's experiments add to the others' in the directory (the
-// report merges them), each run drawing its own schedule (seed + r); automatic runs with
-// -n focus after the first (experiment_focus.h).
+// Automatic end to end, a pair stays on a location until its runs meet the minimum
+// evidence (end_to_end_stay.h). With progress points, each run's experiments add to the
+// others' in the directory (the report merges them), each run drawing its own schedule
+// (seed + r); automatic runs with -n focus after the first (experiment_focus.h).
 RunsDone run_program(const Options& o, const std::vector<std::string>& command,
                      cprof::launch::ChildEnvironment child_env, const std::vector<double>& speedups,
                      const Selected& selected, const RunFiles& files,
@@ -491,6 +492,8 @@ RunsDone run_program(const Options& o, const std::vector<std::string>& command,
   done.speedup_levels = o.fixed_speedup >= 0 ? 1 : drawn.levels();
   const bool focusing = o.selection.automatic() && !o.end_to_end && o.focus > 0 && o.runs > 1 &&
                         !selected.locations.empty();
+  const bool staying = o.selection.automatic() && o.end_to_end && !selected.locations.empty();
+  std::string stayed_on;  // end to end: the location the last pair stayed on
   std::vector<std::string> focus;
   std::string focus_file;
   if (focusing && o.speedups.empty() && o.fixed_speedup < 0) {
@@ -515,6 +518,18 @@ RunsDone run_program(const Options& o, const std::vector<std::string>& command,
         set_variable(run_env, cenv::kLocations, focus_file);
         set_variable(run_env, cenv::kSelection, "fixed");
       }
+    }
+    if (staying && r % 2 == 0) {  // a pair begins: both of its runs take one location
+      const auto step = cprof::causal::next_end_to_end_pair(files.results_dir, selected.locations,
+                                                            stayed_on, done.speedup_levels);
+      if (!step.said.empty() && !o.quiet) fmt::print(stderr, "{}: {}\n", kTool, step.said);
+      stayed_on = step.location;
+      if (!focus_file.empty()) std::remove(focus_file.c_str());
+      focus_file = step.locations.empty() ? "" : write_locations_file(step.locations);
+    }
+    if (staying && !focus_file.empty()) {
+      set_variable(run_env, cenv::kLocations, focus_file);
+      set_variable(run_env, cenv::kSelection, "fixed");
     }
     if (!o.end_to_end && runs > 1 && !o.quiet) {
       fmt::print(stderr, "{}: run {}/{}\n", kTool, r + 1, runs);
@@ -565,6 +580,12 @@ void summarize(const Options& o, const RunFiles& files, const std::set<std::stri
         if (count_where) where.add(r);
       },
       rank);
+  // --append: the runs already there are evidence the report merges with these.
+  for (const auto& file : before) {
+    if (rank >= 0 && cprof::sampler::rank_of_results_file(file) != rank) continue;
+    cprof::format::read_results_file(file,
+                                     [&](cprof::format::Record&& r) { seen.count_earlier(r); });
+  }
   const ScopeHints hints = count_where ? scope_hints(where, scope) : ScopeHints{};
   if (!o.quiet) {
     cprof::causal::group_no_debug_info_warnings(summary.warnings);

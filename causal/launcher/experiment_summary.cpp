@@ -32,10 +32,19 @@ void ExperimentSummary::count(const format::Record& r) {
   bool progressed = e->mode == format::ExperimentMode::end_to_end;
   for (const auto& p : e->progress) progressed |= p.visits + p.end > 0;
   with_progress += progressed;
-  if (e->mode != format::ExperimentMode::end_to_end) {
-    process_points_.push_back(*e);
+  keep_evidence(*e);
+}
+
+void ExperimentSummary::count_earlier(const format::Record& r) {
+  if (std::holds_alternative<format::ProcessRecord>(r)) end_process();
+  if (const auto* e = std::get_if<format::ExperimentRecord>(&r)) keep_evidence(*e);
+}
+
+void ExperimentSummary::keep_evidence(const format::ExperimentRecord& e) {
+  if (e.mode != format::ExperimentMode::end_to_end) {
+    process_points_.push_back(e);
   } else {
-    end_to_end_.push_back(*e);
+    end_to_end_.push_back(e);
   }
 }
 
@@ -84,15 +93,13 @@ std::string ExperimentSummary::too_few_runs(size_t speedup_levels, bool automati
   return fmt::format(
       "no location has the minimum evidence for a prediction yet (the most runs of one: {}, "
       "{}); end to end each run is one experiment, so a curve needs {} runs of its location "
-      "({} pairs of a baseline and a sped-up run at {}){}; add runs to this directory with "
-      "--append -n RUNS",
-      most->second, most->first, size_t{2} * kMinExperimentsPerPoint * levels,
-      kMinExperimentsPerPoint,
+      "({} pairs of a baseline and a sped-up run at {}); add runs to this directory with "
+      "--append -n RUNS{}",
+      most->second, most->first, end_to_end_runs_for_curve(levels), kMinExperimentsPerPoint,
       levels == 1 ? std::string("its speedup") : fmt::format("each of {} speedups", levels),
-      automatic ? "; automatic mode draws each pair's location from its baseline's samples, "
-                  "so the runs spread over locations: name the one to measure with --line or "
-                  "--function"
-                : "");
+      automatic
+          ? fmt::format(" (automatic mode continues on {} until it has its curve)", most->first)
+          : "");
 }
 
 }  // namespace cprof::causal

@@ -24,6 +24,10 @@ class ExperimentSummary {
   std::map<std::string, uint64_t> counted_visits;
 
   void count(const format::Record& r);
+  // A record of a results file the directory held before this causal-run (--append): its
+  // experiments are evidence the report merges, so the notes below weigh them, but they
+  // are not this run's to count above.
+  void count_earlier(const format::Record& r);
 
   // The named locations (--line/--function) whose curves are below the minimum evidence,
   // by the report's own rule (causal/minimum_evidence.h), on the experiments the report
@@ -32,12 +36,13 @@ class ExperimentSummary {
   std::string too_few(uint64_t shortest_ms);
   // End to end: "" when some location's curve meets the minimum evidence; otherwise the
   // runs a curve needs (pairs at each of `speedup_levels`, at most kMinSpeedups of them)
-  // and what stands in the way (automatic mode draws each pair's location anew).
+  // (automatic mode: which location the pairs continue on).
   std::string too_few_runs(size_t speedup_levels, bool automatic) const;
 
  private:
   // The last process's experiments, without those after its last progress.
   void end_process();
+  void keep_evidence(const format::ExperimentRecord& e);
 
   std::vector<format::ExperimentRecord> with_points_;     // progress-point experiments
   std::vector<format::ExperimentRecord> end_to_end_;      // one per end-to-end run

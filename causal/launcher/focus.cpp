@@ -6,16 +6,19 @@
 #include <iterator>
 #include <map>
 
+#include "causal/end_to_end_stay.h"
 #include "causal/experiment_focus.h"
 #include "causal/idle_tail.h"
+#include "causal/minimum_evidence.h"
 #include "format/reader.h"
 #include "sampler/launcher/run_summary.h"
 
 namespace cprof::causal {
+namespace {
 
-FocusStep next_focus(const std::string& dir, const std::set<std::string>& before,
-                     const std::vector<LocationLine>& all, size_t keep,
-                     std::vector<std::string>& focus, unsigned done, unsigned runs) {
+// The experiments of `dir`'s results files that are not in `before`.
+std::vector<format::ExperimentRecord> experiments_in(const std::string& dir,
+                                                     const std::set<std::string>& before) {
   std::vector<format::ExperimentRecord> records;
   for (const auto& file : launch::results_files_in(dir)) {
     if (before.count(file) != 0) continue;
@@ -27,15 +30,29 @@ FocusStep next_focus(const std::string& dir, const std::set<std::string>& before
     records.insert(records.end(), std::make_move_iterator(of_file.begin()),
                    std::make_move_iterator(of_file.end()));
   }
+  return records;
+}
+
+std::map<std::string, const LocationLine*> by_name(const std::vector<LocationLine>& all) {
+  std::map<std::string, const LocationLine*> named;
+  for (const auto& l : all) named.emplace(l.name, &l);
+  return named;
+}
+
+}  // namespace
+
+FocusStep next_focus(const std::string& dir, const std::set<std::string>& before,
+                     const std::vector<LocationLine>& all, size_t keep,
+                     std::vector<std::string>& focus, unsigned done, unsigned runs) {
+  const auto records = experiments_in(dir, before);
   const FocusChoice choice = choose_focus(records, keep, focus);
   FocusStep step;
-  std::map<std::string, const LocationLine*> by_name;
-  for (const auto& l : all) by_name.emplace(l.name, &l);
+  const auto named = by_name(all);
   std::vector<std::string> next;
   for (const auto& name : choice.locations) {
     // A location of an exec'd program or a library the executable's list lacks is left to
     // that program's own automatic draw.
-    if (auto it = by_name.find(name); it != by_name.end()) {
+    if (auto it = named.find(name); it != named.end()) {
       step.locations.push_back(*it->second);
       next.push_back(name);
     }
@@ -56,6 +73,39 @@ FocusStep next_focus(const std::string& dir, const std::set<std::string>& before
   } else {
     step.said += fmt::format("; the next run on {}", fmt::join(next, ", "));
     focus = next;
+  }
+  return step;
+}
+
+EndToEndStep next_end_to_end_pair(const std::string& dir, const std::vector<LocationLine>& all,
+                                  const std::string& kept, size_t levels) {
+  const auto records = experiments_in(dir, {});
+  const auto named = by_name(all);
+  EndToEndStep step;
+  std::map<std::string, size_t> runs_of;
+  for (const auto& r : records) {
+    if (r.mode == format::ExperimentMode::end_to_end) ++runs_of[r.location];
+  }
+  // A location of a library or an exec'd image the executable's list lacks cannot be
+  // named to the runtime: the next one short of the evidence, or a draw.
+  for (const auto& name : end_to_end_locations_to_continue(records)) {
+    if (auto it = named.find(name); it != named.end()) {
+      step.location = name;
+      step.locations = {*it->second};
+      break;
+    }
+  }
+  if (step.location == kept) return step;
+  const size_t needed = end_to_end_runs_for_curve(levels);
+  if (!step.location.empty()) {
+    step.said = fmt::format(
+        "the next pairs stay on {} until its runs meet the minimum evidence for a curve ({} "
+        "of the {} runs it needs so far)",
+        step.location, runs_of[step.location], needed);
+  } else if (!kept.empty()) {
+    step.said = fmt::format(
+        "{} has the minimum evidence for a curve ({} runs); the next pair draws a new location",
+        kept, runs_of[kept]);
   }
   return step;
 }

@@ -1,7 +1,8 @@
 #pragma once
-// Between the runs of an automatic causal-run with progress points: which locations the
-// next run experiments on (causal/experiment_focus.h), from the experiments the runs so
-// far wrote, and the line that says so.
+// Between the runs of an automatic causal-run: which locations the next run experiments
+// on, from the experiments the runs so far wrote, and the line that says so. With
+// progress points the focus narrows (causal/experiment_focus.h); end to end a pair stays
+// on a location until its runs meet the minimum evidence (causal/end_to_end_stay.h).
 
 #include <set>
 #include <string>
@@ -23,5 +24,18 @@ struct FocusStep {
 FocusStep next_focus(const std::string& dir, const std::set<std::string>& before,
                      const std::vector<LocationLine>& all, size_t keep,
                      std::vector<std::string>& focus, unsigned done, unsigned runs);
+
+struct EndToEndStep {
+  std::string location;                 // the one the next pair stays on; "": it draws
+  std::vector<LocationLine> locations;  // that location's line, for the locations file
+  std::string said;                     // a line for stderr when the choice changed, or ""
+};
+
+// Before a pair of end-to-end runs: every end-to-end run in `dir` counts, an earlier
+// causal-run's too (--append), so that adding runs continues the location they were for.
+// `all` is every location the automatic run may choose, `kept` the location the last pair
+// stayed on ("" for none), `levels` how many speedups the sped-up runs go through.
+EndToEndStep next_end_to_end_pair(const std::string& dir, const std::vector<LocationLine>& all,
+                                  const std::string& kept, size_t levels);
 
 }  // namespace cprof::causal

@@ -313,6 +313,46 @@ TEST(CausalRun, AutomaticEndToEndExperimentsOnCodeThatRuns) {
   }
 }
 
+// Automatic end to end: each run is one experiment, and pairs that each drew their
+// location spread SQLite's 20 runs over 10 locations, a curve for none. A pair now stays
+// on the location the runs before it measured until that one has the minimum evidence,
+// and runs added with --append continue it.
+TEST(CausalRun, AutomaticEndToEndPairsStayOnALocationUntilItHasACurve) {
+  const std::string program = kPrograms + "/causal_serial_no_progress 1500";
+  const auto r = causal_run("end-to-end-stay", "--end-to-end -n 6 --seed 5", program);
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto first = experiments_in(r.dir);
+  ASSERT_EQ(first.size(), 6u) << r.output;
+  const std::string location = first.front().location;
+  for (const auto& e : first) EXPECT_EQ(e.location, location) << r.output;
+  EXPECT_NE(r.output.find("the next pairs stay on " + location +
+                          " until its runs meet the minimum evidence for a curve (2 of the 18 "
+                          "runs it needs so far)"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("(automatic mode continues on " + location + " until it has its curve)"),
+            std::string::npos)
+      << r.output;
+
+  struct Run more;  // "struct": inside a TEST, Run alone is testing::Test::Run
+  more.dir = r.dir;
+  more.status = run_command(
+      kEnv + kRun + " -o " + r.dir + " --append --end-to-end -n 2 --seed 8 -- " + program,
+      more.output);
+  ASSERT_EQ(more.status, 0) << more.output;
+  const auto all = experiments_in(r.dir);
+  ASSERT_EQ(all.size(), 8u) << more.output;
+  for (const auto& e : all) EXPECT_EQ(e.location, location) << more.output;
+  EXPECT_NE(more.output.find("the next pairs stay on " + location +
+                             " until its runs meet the minimum evidence for a curve (6 of the 18 "
+                             "runs it needs so far)"),
+            std::string::npos)
+      << more.output;
+  // The note weighs the runs already there: 8 of the 18.
+  EXPECT_NE(more.output.find("(the most runs of one: 8, " + location + ")"), std::string::npos)
+      << more.output;
+}
+
 // A --progress point counted by COUNTER ("" lets causal-run choose): a prediction from its
 // counts. Skips when that kind counts nothing on this machine.
 void check_counted_progress_point(const std::string& name, const std::string& counter) {
