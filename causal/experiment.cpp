@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 
+#include "causal/prediction.h"
+
 namespace cprof::causal {
 
 std::vector<double> default_speedups() {
@@ -36,7 +38,10 @@ std::optional<std::vector<double>> parse_speedups(std::string_view text, std::st
 SpeedupSchedule::SpeedupSchedule(const ExperimentConfig& config)
     : speedups_(config.speedups.empty() ? default_speedups() : config.speedups),
       fixed_(config.fixed_speedup),
-      baseline_share_(config.baseline_share) {}
+      baseline_share_(config.baseline_share) {
+  std::string ignored;
+  if (config.speedups.empty()) first_ = parse_speedups(kFewSpeedups, ignored).value_or(first_);
+}
 
 double SpeedupSchedule::next(Rng& rng, uint32_t location) {
   // Draw both numbers every time, so the stream does not depend on which branch ran.
@@ -58,7 +63,22 @@ double SpeedupSchedule::next(Rng& rng, uint32_t location) {
     return 0.0;
   }
   if (fixed_) return *fixed_;
-  return speedups_[pick];
+  // The first levels still short of a point's evidence, if any: one of them, from the same
+  // draw (21 default levels spread evenly over 3; no extra number, so a seed's stream of
+  // locations stays what it was).
+  d.at_first.resize(first_.size());
+  std::vector<size_t> short_of;
+  for (size_t i = 0; i < first_.size(); ++i) {
+    if (d.at_first[i] < kMinExperimentsPerPoint) short_of.push_back(i);
+  }
+  if (!short_of.empty()) {
+    const size_t i = short_of[pick % short_of.size()];
+    ++d.at_first[i];
+    return first_[i];
+  }
+  const double speedup = speedups_[pick];
+  for (size_t i = 0; i < first_.size(); ++i) d.at_first[i] += first_[i] == speedup ? 1 : 0;
+  return speedup;
 }
 
 ExperimentController::ExperimentController(ExperimentConfig config, const LocationTable& table,
