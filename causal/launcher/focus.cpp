@@ -88,12 +88,26 @@ EndToEndStep next_end_to_end_pair(const std::string& dir, const std::vector<Loca
   }
   // A location of a library or an exec'd image the executable's list lacks cannot be
   // named to the runtime: the next one short of the evidence, or a draw.
-  for (const auto& name : end_to_end_locations_to_continue(records)) {
+  const EndToEndChoice choice = end_to_end_locations_to_continue(records);
+  for (const auto& name : choice.to_continue) {
     if (auto it = named.find(name); it != named.end()) {
       step.location = name;
       step.locations = {*it->second};
       break;
     }
+  }
+  // The last pair's location, when it ran too little to stay on: said once, after it.
+  const format::ExperimentRecord* latest = nullptr;
+  for (const auto& r : records) {
+    if (r.mode == format::ExperimentMode::end_to_end && (latest == nullptr || r.time_ns > latest->time_ns)) latest = &r;
+  }
+  for (const auto& [name, share] : choice.too_little) {
+    if (latest == nullptr || name != latest->location || !step.location.empty()) continue;
+    step.said = fmt::format(
+        "{} was on the stack for {:.1f}% of its runs' time, too little to change the program "
+        "by more than that; the next pair draws a new location",
+        name, share * 100);
+    return step;
   }
   if (step.location == kept) return step;
   const size_t needed = end_to_end_runs_for_curve(levels);

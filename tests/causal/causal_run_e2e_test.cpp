@@ -353,6 +353,30 @@ TEST(CausalRun, AutomaticEndToEndPairsStayOnALocationUntilItHasACurve) {
       << more.output;
 }
 
+// ... but not on code that hardly runs: the proportional draw lands there now and then
+// (7-Zip: a line with 1% of the samples), and its curve would take 18 runs to say that
+// removing it could not change the program by more than 1%.
+TEST(CausalRun, AutomaticEndToEndDoesNotStayOnCodeThatHardlyRuns) {
+  const std::string program = kPrograms + "/causal_serial_no_progress 1500";
+  const std::string start_up = serial_line("START_UP_LINE");
+  const auto r = causal_run("end-to-end-rare", "--end-to-end -n 2 --line " + start_up, program);
+  ASSERT_EQ(r.status, 0) << r.output;
+  struct Run more;  // "struct": inside a TEST, Run alone is testing::Test::Run
+  more.status = run_command(kEnv + kRun + " -o " + r.dir + " --append --end-to-end -n 2 -- " + program,
+                            more.output);
+  ASSERT_EQ(more.status, 0) << more.output;
+  // Its share: 0.0%, or a few tenths where a sample happened to land in it.
+  EXPECT_TRUE(std::regex_search(
+      more.output, std::regex(start_up + " was on the stack for 0\\.[0-9]% of its runs' time, "
+                                         "too little to change the program by more than that; "
+                                         "the next pair draws a new location")))
+      << more.output;
+  const auto all = experiments_in(r.dir);
+  ASSERT_EQ(all.size(), 4u) << more.output;
+  EXPECT_NE(all[2].location, start_up) << more.output;
+  EXPECT_NE(all[3].location, start_up) << more.output;
+}
+
 // A --progress point counted by COUNTER ("" lets causal-run choose): a prediction from its
 // counts. Skips when that kind counts nothing on this machine.
 void check_counted_progress_point(const std::string& name, const std::string& counter) {
