@@ -29,6 +29,7 @@
 #include "causal/launcher/experiment_summary.h"
 #include "causal/launcher/focus.h"
 #include "causal/launcher/launch_inputs.h"
+#include "causal/launcher/live_status.h"
 #include "causal/launcher/mpi_job.h"
 #include "causal/launcher/no_debug_info.h"
 #include "causal/launcher/progress_points.h"
@@ -483,7 +484,7 @@ struct RunsDone {
 RunsDone run_program(const Options& o, const std::vector<std::string>& command,
                      cprof::launch::ChildEnvironment child_env, const std::vector<double>& speedups,
                      const Selected& selected, const RunFiles& files,
-                     const std::set<std::string>& before) {
+                     const std::set<std::string>& before, int64_t rank) {
   namespace cenv = cprof::causal::env;
   cprof::causal::EndToEndSpeedups drawn(o.speedups.empty() ? std::vector<double>{} : speedups,
                                         o.seed);
@@ -545,7 +546,18 @@ RunsDone run_program(const Options& o, const std::vector<std::string>& command,
                    speedup * 100.0);
       }
     }
-    done.last = cprof::launch::run_child(command, run_env, kTool);
+    {
+      // A run of minutes says what its experiments have found as it goes (not end to end:
+      // one experiment per run; not per rank: each rank's launcher would say it).
+      std::optional<cprof::causal::LiveStatus> live;
+      if (!o.end_to_end && !o.quiet && rank < 0) {
+        live.emplace(files.results_dir, before,
+                     runs > 1 ? fmt::format("{}: run {}/{},", kTool, r + 1, runs)
+                              : fmt::format("{}:", kTool),
+                     stderr);
+      }
+      done.last = cprof::launch::run_child(command, run_env, kTool);
+    }
     done.cpu_ns += done.last.cpu_ns;
     if (done.last.term_signal != 0) break;
   }
@@ -724,7 +736,8 @@ int run(int argc, char** argv) {
   const auto before = cprof::launch::results_files_in(files.results_dir);
   std::vector<std::string> command = o.command;
   command[0] = program;
-  const RunsDone done = run_program(o, command, child_env, speedups, selected, files, before);
+  const RunsDone done =
+      run_program(o, command, child_env, speedups, selected, files, before, rank);
   std::remove(files.locations_file.c_str());
   if (!files.locations_cache.empty()) {
     std::error_code ignored;

@@ -77,6 +77,24 @@ FocusStep next_focus(const std::string& dir, const std::set<std::string>& before
   return step;
 }
 
+std::string evidence_so_far(const std::string& dir, const std::set<std::string>& before) {
+  std::vector<format::ExperimentRecord> records;
+  try {
+    records = experiments_in(dir, before);
+  } catch (const format::FormatError&) {
+    return "";  // a file being created: the next look reads it
+  }
+  if (records.empty()) return "";
+  std::set<std::string> locations;
+  for (const auto& r : records) locations.insert(r.location);
+  const FocusChoice choice = choose_focus(records, 0, {});
+  return fmt::format("{} experiment{} so far on {} location{}, {} with the minimum evidence ({} "
+                     "with an effect)",
+                     records.size(), records.size() == 1 ? "" : "s", locations.size(),
+                     locations.size() == 1 ? "" : "s", choice.with_enough_evidence,
+                     choice.with_effect);
+}
+
 EndToEndStep next_end_to_end_pair(const std::string& dir, const std::vector<LocationLine>& all,
                                   const std::string& kept, size_t levels) {
   const auto records = experiments_in(dir, {});

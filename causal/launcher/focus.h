@@ -25,6 +25,11 @@ FocusStep next_focus(const std::string& dir, const std::set<std::string>& before
                      const std::vector<LocationLine>& all, size_t keep,
                      std::vector<std::string>& focus, unsigned done, unsigned runs);
 
+// While a run goes on: "12 experiments so far on 5 locations, 1 with the minimum evidence (1 with
+// an effect)", from the experiments `dir`'s files not in `before` hold so far; "" when
+// they hold none yet or a file cannot be read yet (just created).
+std::string evidence_so_far(const std::string& dir, const std::set<std::string>& before);
+
 struct EndToEndStep {
   std::string location;                 // the one the next pair stays on; "": it draws
   std::vector<LocationLine> locations;  // that location's line, for the locations file

@@ -377,6 +377,22 @@ TEST(CausalRun, AutomaticEndToEndDoesNotStayOnCodeThatHardlyRuns) {
   EXPECT_NE(all[3].location, start_up) << more.output;
 }
 
+// A run of minutes went silent until its end. causal-run now says what the experiments so
+// far have found as it goes (at 10, 30 and 60 s, then every minute; here every 300 ms).
+TEST(CausalRun, ALongRunSaysWhatItsExperimentsFoundAsItGoes) {
+  struct Run r;  // "struct": inside a TEST, Run alone is testing::Test::Run
+  r.dir = fresh_directory("live-status");
+  r.status = run_command("CPROF_CAUSAL_STATUS_MS=300 " + kEnv + kRun + " -o " + r.dir +
+                             " --line " + serial_line("LINE_A") + " -- " + kPrograms +
+                             "/causal_serial 12000",
+                         r.output);
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(std::regex_search(
+      r.output, std::regex("causal-run: after [0-9]+ s: [0-9]+ experiments? so far on 1 "
+                           "location, [01] with the minimum evidence \\([01] with an effect\\)")))
+      << r.output;
+}
+
 // A --progress point counted by COUNTER ("" lets causal-run choose): a prediction from its
 // counts. Skips when that kind counts nothing on this machine.
 void check_counted_progress_point(const std::string& name, const std::string& counter) {
