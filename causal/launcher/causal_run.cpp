@@ -736,8 +736,7 @@ int run(int argc, char** argv) {
   const auto before = cprof::launch::results_files_in(files.results_dir);
   std::vector<std::string> command = o.command;
   command[0] = program;
-  const RunsDone done =
-      run_program(o, command, child_env, speedups, selected, files, before, rank);
+  const RunsDone done = run_program(o, command, child_env, speedups, selected, files, before, rank);
   std::remove(files.locations_file.c_str());
   if (!files.locations_cache.empty()) {
     std::error_code ignored;

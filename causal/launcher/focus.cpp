@@ -88,11 +88,11 @@ std::string evidence_so_far(const std::string& dir, const std::set<std::string>&
   std::set<std::string> locations;
   for (const auto& r : records) locations.insert(r.location);
   const FocusChoice choice = choose_focus(records, 0, {});
-  return fmt::format("{} experiment{} so far on {} location{}, {} with the minimum evidence ({} "
-                     "with an effect)",
-                     records.size(), records.size() == 1 ? "" : "s", locations.size(),
-                     locations.size() == 1 ? "" : "s", choice.with_enough_evidence,
-                     choice.with_effect);
+  return fmt::format(
+      "{} experiment{} so far on {} location{}, {} with the minimum evidence ({} "
+      "with an effect)",
+      records.size(), records.size() == 1 ? "" : "s", locations.size(),
+      locations.size() == 1 ? "" : "s", choice.with_enough_evidence, choice.with_effect);
 }
 
 EndToEndStep next_end_to_end_pair(const std::string& dir, const std::vector<LocationLine>& all,
@@ -117,7 +117,9 @@ EndToEndStep next_end_to_end_pair(const std::string& dir, const std::vector<Loca
   // The last pair's location, when it ran too little to stay on: said once, after it.
   const format::ExperimentRecord* latest = nullptr;
   for (const auto& r : records) {
-    if (r.mode == format::ExperimentMode::end_to_end && (latest == nullptr || r.time_ns > latest->time_ns)) latest = &r;
+    if (r.mode == format::ExperimentMode::end_to_end &&
+        (latest == nullptr || r.time_ns > latest->time_ns))
+      latest = &r;
   }
   for (const auto& [name, share] : choice.too_little) {
     if (latest == nullptr || name != latest->location || !step.location.empty()) continue;

@@ -9,8 +9,7 @@
 
 namespace cprof::causal {
 
-LiveStatus::LiveStatus(std::string dir, std::set<std::string> before, std::string prefix,
-                       FILE* out)
+LiveStatus::LiveStatus(std::string dir, std::set<std::string> before, std::string prefix, FILE* out)
     : dir_(std::move(dir)), before_(std::move(before)), prefix_(std::move(prefix)), out_(out) {
   if (const char* ms = std::getenv("CPROF_CAUSAL_STATUS_MS")) {
     fixed_period_ = std::chrono::milliseconds(std::strtoul(ms, nullptr, 10));
@@ -31,10 +30,14 @@ std::chrono::milliseconds LiveStatus::next_wait(unsigned looks) const {
   using std::chrono::seconds;
   if (fixed_period_.count() > 0) return fixed_period_;
   switch (looks) {
-    case 0: return seconds(10);
-    case 1: return seconds(20);  // at 30 s
-    case 2: return seconds(30);  // at 60 s
-    default: return seconds(60);
+    case 0:
+      return seconds(10);
+    case 1:
+      return seconds(20);  // at 30 s
+    case 2:
+      return seconds(30);  // at 60 s
+    default:
+      return seconds(60);
   }
 }
 

@@ -362,8 +362,8 @@ TEST(CausalRun, AutomaticEndToEndDoesNotStayOnCodeThatHardlyRuns) {
   const auto r = causal_run("end-to-end-rare", "--end-to-end -n 2 --line " + start_up, program);
   ASSERT_EQ(r.status, 0) << r.output;
   struct Run more;  // "struct": inside a TEST, Run alone is testing::Test::Run
-  more.status = run_command(kEnv + kRun + " -o " + r.dir + " --append --end-to-end -n 2 -- " + program,
-                            more.output);
+  more.status = run_command(
+      kEnv + kRun + " -o " + r.dir + " --append --end-to-end -n 2 -- " + program, more.output);
   ASSERT_EQ(more.status, 0) << more.output;
   // Its share: 0.0%, or a few tenths where a sample happened to land in it.
   EXPECT_TRUE(std::regex_search(
@@ -382,9 +382,8 @@ TEST(CausalRun, AutomaticEndToEndDoesNotStayOnCodeThatHardlyRuns) {
 TEST(CausalRun, ALongRunSaysWhatItsExperimentsFoundAsItGoes) {
   struct Run r;  // "struct": inside a TEST, Run alone is testing::Test::Run
   r.dir = fresh_directory("live-status");
-  r.status = run_command("CPROF_CAUSAL_STATUS_MS=300 " + kEnv + kRun + " -o " + r.dir +
-                             " --line " + serial_line("LINE_A") + " -- " + kPrograms +
-                             "/causal_serial 12000",
+  r.status = run_command("CPROF_CAUSAL_STATUS_MS=300 " + kEnv + kRun + " -o " + r.dir + " --line " +
+                             serial_line("LINE_A") + " -- " + kPrograms + "/causal_serial 12000",
                          r.output);
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_TRUE(std::regex_search(
