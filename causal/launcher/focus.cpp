@@ -23,9 +23,13 @@ std::vector<format::ExperimentRecord> experiments_in(const std::string& dir,
   for (const auto& file : launch::results_files_in(dir)) {
     if (before.count(file) != 0) continue;
     std::vector<format::ExperimentRecord> of_file;  // one process (an exec'd image: its own)
-    format::read_results_file(file, [&](format::Record&& r) {
-      if (auto* e = std::get_if<format::ExperimentRecord>(&r)) of_file.push_back(std::move(*e));
-    });
+    // Samples are most of a file, and undecoded here: a live look costs little.
+    format::read_results_file(
+        file,
+        [&](format::Record&& r) {
+          if (auto* e = std::get_if<format::ExperimentRecord>(&r)) of_file.push_back(std::move(*e));
+        },
+        [](const format::SampleView&) {});
     drop_idle_tail(of_file);  // as the report does (causal/idle_tail.h)
     records.insert(records.end(), std::make_move_iterator(of_file.begin()),
                    std::make_move_iterator(of_file.end()));
