@@ -521,8 +521,8 @@ RunsDone run_program(const Options& o, const std::vector<std::string>& command,
       }
     }
     if (staying && r % 2 == 0) {  // a pair begins: both of its runs take one location
-      const auto step = cprof::causal::next_end_to_end_pair(files.results_dir, selected.locations,
-                                                            stayed_on, done.speedup_levels);
+      const auto step = cprof::causal::next_end_to_end_pair(
+          files.results_dir, selected.locations, stayed_on, done.speedup_levels, rank);
       if (!step.said.empty() && !o.quiet) fmt::print(stderr, "{}: {}\n", kTool, step.said);
       stayed_on = step.location;
       if (!focus_file.empty()) std::remove(focus_file.c_str());

@@ -12,16 +12,20 @@
 #include "causal/minimum_evidence.h"
 #include "format/reader.h"
 #include "sampler/launcher/run_summary.h"
+#include "sampler/runtime/process_identity.h"
 
 namespace cprof::causal {
 namespace {
 
-// The experiments of `dir`'s results files that are not in `before`.
+// The experiments of `dir`'s results files that are not in `before` (and of `rank`'s
+// files when it is one: each rank's launcher runs its own end-to-end pairs).
 std::vector<format::ExperimentRecord> experiments_in(const std::string& dir,
-                                                     const std::set<std::string>& before) {
+                                                     const std::set<std::string>& before,
+                                                     int64_t rank = -1) {
   std::vector<format::ExperimentRecord> records;
   for (const auto& file : launch::results_files_in(dir)) {
     if (before.count(file) != 0) continue;
+    if (rank >= 0 && sampler::rank_of_results_file(file) != rank) continue;
     std::vector<format::ExperimentRecord> of_file;  // one process (an exec'd image: its own)
     // Samples are most of a file, and undecoded here: a live look costs little.
     format::read_results_file(
@@ -100,8 +104,8 @@ std::string evidence_so_far(const std::string& dir, const std::set<std::string>&
 }
 
 EndToEndStep next_end_to_end_pair(const std::string& dir, const std::vector<LocationLine>& all,
-                                  const std::string& kept, size_t levels) {
-  const auto records = experiments_in(dir, {});
+                                  const std::string& kept, size_t levels, int64_t rank) {
+  const auto records = experiments_in(dir, {}, rank);
   const auto named = by_name(all);
   EndToEndStep step;
   std::map<std::string, size_t> runs_of;

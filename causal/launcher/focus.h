@@ -4,6 +4,7 @@
 // progress points the focus narrows (causal/experiment_focus.h); end to end a pair stays
 // on a location until its runs meet the minimum evidence (causal/end_to_end_stay.h).
 
+#include <cstdint>
 #include <set>
 #include <string>
 #include <vector>
@@ -39,8 +40,9 @@ struct EndToEndStep {
 // Before a pair of end-to-end runs: every end-to-end run in `dir` counts, an earlier
 // causal-run's too (--append), so that adding runs continues the location they were for.
 // `all` is every location the automatic run may choose, `kept` the location the last pair
-// stayed on ("" for none), `levels` how many speedups the sped-up runs go through.
+// stayed on ("" for none), `levels` how many speedups the sped-up runs go through; under
+// MPI only `rank`'s files count (-1: every file).
 EndToEndStep next_end_to_end_pair(const std::string& dir, const std::vector<LocationLine>& all,
-                                  const std::string& kept, size_t levels);
+                                  const std::string& kept, size_t levels, int64_t rank);
 
 }  // namespace cprof::causal
