@@ -35,7 +35,10 @@ EndToEndChoice end_to_end_locations_to_continue(std::span<const format::Experime
   std::vector<std::pair<std::string, Runs>> short_of;
   for (const auto& [location, runs] : runs_of) {
     // A location with no baseline, or no sped-up run, has no curve at all: short of it.
-    if (complete.count(location) != 0) continue;
+    if (complete.count(location) != 0) {
+      choice.with_curve.push_back(location);
+      continue;
+    }
     const double share = runs.duration_ns > 0 ? runs.on_stack_ns / runs.duration_ns : 0;
     if (share < kTooLittleToStayShare) {
       choice.too_little.emplace_back(location, share);

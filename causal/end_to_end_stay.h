@@ -29,6 +29,8 @@ struct EndToEndChoice {
   std::vector<std::string> to_continue;
   // Short of it too, but too little of the run to stay on, with that share.
   std::vector<std::pair<std::string, double>> too_little;
+  // With the minimum evidence: a new draw leaves these out, and the too-little ones.
+  std::vector<std::string> with_curve;
 };
 
 EndToEndChoice end_to_end_locations_to_continue(std::span<const format::ExperimentRecord> records);

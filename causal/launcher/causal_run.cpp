@@ -494,7 +494,8 @@ RunsDone run_program(const Options& o, const std::vector<std::string>& command,
   const bool focusing = o.selection.automatic() && !o.end_to_end && o.focus > 0 && o.runs > 1 &&
                         !selected.locations.empty();
   const bool staying = o.selection.automatic() && o.end_to_end && !selected.locations.empty();
-  std::string stayed_on;  // end to end: the location the last pair stayed on
+  std::string stayed_on;       // end to end: the location the last pair stayed on
+  std::string pair_selection;  // end to end: "fixed" while staying; "": the automatic draw
   std::vector<std::string> focus;
   std::string focus_file;
   if (focusing && o.speedups.empty() && o.fixed_speedup < 0) {
@@ -522,15 +523,22 @@ RunsDone run_program(const Options& o, const std::vector<std::string>& command,
     }
     if (staying && r % 2 == 0) {  // a pair begins: both of its runs take one location
       const auto step = cprof::causal::next_end_to_end_pair(
-          files.results_dir, selected.locations, stayed_on, done.speedup_levels, rank);
+          files.results_dir, selected.locations, stayed_on, done.speedup_levels, rank, r == 0);
       if (!step.said.empty() && !o.quiet) fmt::print(stderr, "{}: {}\n", kTool, step.said);
       stayed_on = step.location;
       if (!focus_file.empty()) std::remove(focus_file.c_str());
-      focus_file = step.locations.empty() ? "" : write_locations_file(step.locations);
+      focus_file.clear();
+      if (!step.locations.empty()) {
+        focus_file = write_locations_file(step.locations);
+        pair_selection = "fixed";
+      } else if (!step.draw_from.empty()) {
+        focus_file = write_locations_file(step.draw_from);
+        pair_selection.clear();  // drawn, from fewer
+      }
     }
     if (staying && !focus_file.empty()) {
       set_variable(run_env, cenv::kLocations, focus_file);
-      set_variable(run_env, cenv::kSelection, "fixed");
+      if (!pair_selection.empty()) set_variable(run_env, cenv::kSelection, pair_selection);
     }
     if (!o.end_to_end && runs > 1 && !o.quiet) {
       fmt::print(stderr, "{}: run {}/{}\n", kTool, r + 1, runs);

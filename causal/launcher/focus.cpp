@@ -104,7 +104,8 @@ std::string evidence_so_far(const std::string& dir, const std::set<std::string>&
 }
 
 EndToEndStep next_end_to_end_pair(const std::string& dir, const std::vector<LocationLine>& all,
-                                  const std::string& kept, size_t levels, int64_t rank) {
+                                  const std::string& kept, size_t levels, int64_t rank,
+                                  bool first) {
   const auto records = experiments_in(dir, {}, rank);
   const auto named = by_name(all);
   EndToEndStep step;
@@ -122,6 +123,17 @@ EndToEndStep next_end_to_end_pair(const std::string& dir, const std::vector<Loca
       break;
     }
   }
+  // A new draw leaves out what was measured already: a second curve of the hottest line
+  // is not what the next runs are for (SQLite's drew its first location again).
+  std::set<std::string> measured(choice.with_curve.begin(), choice.with_curve.end());
+  for (const auto& [name, share] : choice.too_little) measured.insert(name);
+  std::string leaving_out;
+  if (step.location.empty() && !measured.empty()) {
+    for (const auto& l : all) {
+      if (measured.count(l.name) == 0) step.draw_from.push_back(l);
+    }
+    leaving_out = fmt::format(", leaving out the {} measured already", measured.size());
+  }
   // The last pair's location, when it ran too little to stay on: said once, after it.
   const format::ExperimentRecord* latest = nullptr;
   for (const auto& r : records) {
@@ -133,11 +145,17 @@ EndToEndStep next_end_to_end_pair(const std::string& dir, const std::vector<Loca
     if (latest == nullptr || name != latest->location || !step.location.empty()) continue;
     step.said = fmt::format(
         "{} was on the stack for {:.1f}% of its runs' time, too little to change the program "
-        "by more than that; the next pair draws a new location",
-        name, share * 100);
+        "by more than that; the next pair draws a new location{}",
+        name, share * 100, leaving_out);
     return step;
   }
-  if (step.location == kept) return step;
+  if (step.location == kept) {
+    // The start of an --append run that draws anew: say what the draw leaves out.
+    if (kept.empty() && step.location.empty() && !leaving_out.empty() && first) {
+      step.said = "the next pair draws a new location" + leaving_out;
+    }
+    return step;
+  }
   const size_t needed = end_to_end_runs_for_curve(levels);
   if (!step.location.empty()) {
     step.said = fmt::format(
@@ -146,8 +164,9 @@ EndToEndStep next_end_to_end_pair(const std::string& dir, const std::vector<Loca
         step.location, runs_of[step.location], needed);
   } else if (!kept.empty()) {
     step.said = fmt::format(
-        "{} has the minimum evidence for a curve ({} runs); the next pair draws a new location",
-        kept, runs_of[kept]);
+        "{} has the minimum evidence for a curve ({} runs); the next pair draws a new "
+        "location{}",
+        kept, runs_of[kept], leaving_out);
   }
   return step;
 }

@@ -34,6 +34,9 @@ std::string evidence_so_far(const std::string& dir, const std::set<std::string>&
 struct EndToEndStep {
   std::string location;                 // the one the next pair stays on; "": it draws
   std::vector<LocationLine> locations;  // that location's line, for the locations file
+  // When it draws: the locations to draw from, without those measured already (with their
+  // curve, or too little of the run); empty: every location.
+  std::vector<LocationLine> draw_from;
   std::string said;                     // a line for stderr when the choice changed, or ""
 };
 
@@ -41,8 +44,9 @@ struct EndToEndStep {
 // causal-run's too (--append), so that adding runs continues the location they were for.
 // `all` is every location the automatic run may choose, `kept` the location the last pair
 // stayed on ("" for none), `levels` how many speedups the sped-up runs go through; under
-// MPI only `rank`'s files count (-1: every file).
+// MPI only `rank`'s files count (-1: every file); `first`: the causal-run's first pair.
 EndToEndStep next_end_to_end_pair(const std::string& dir, const std::vector<LocationLine>& all,
-                                  const std::string& kept, size_t levels, int64_t rank);
+                                  const std::string& kept, size_t levels, int64_t rank,
+                                  bool first);
 
 }  // namespace cprof::causal

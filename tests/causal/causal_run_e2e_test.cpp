@@ -353,6 +353,31 @@ TEST(CausalRun, AutomaticEndToEndPairsStayOnALocationUntilItHasACurve) {
       << more.output;
 }
 
+// Once a location has its curve, the next pair's draw leaves it out: SQLite's 20 automatic
+// runs drew their first location again after its curve was done.
+TEST(CausalRun, AutomaticEndToEndDrawsOtherCodeOnceALocationHasItsCurve) {
+  const std::string program = kPrograms + "/causal_serial_no_progress 1500";
+  const auto r = causal_run("end-to-end-next", "--end-to-end -n 6 --fixed-speedup 50 --seed 5",
+                            program);
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto first = experiments_in(r.dir);
+  ASSERT_EQ(first.size(), 6u) << r.output;
+  const std::string done = first.front().location;  // its 3 pairs: the curve at 50%
+  struct Run more;  // "struct": inside a TEST, Run alone is testing::Test::Run
+  more.status = run_command(kEnv + kRun + " -o " + r.dir +
+                                " --append --end-to-end -n 2 --fixed-speedup 50 -- " + program,
+                            more.output);
+  ASSERT_EQ(more.status, 0) << more.output;
+  EXPECT_NE(more.output.find("the next pair draws a new location, leaving out the 1 measured "
+                             "already"),
+            std::string::npos)
+      << more.output;
+  const auto all = experiments_in(r.dir);
+  ASSERT_EQ(all.size(), 8u) << more.output;
+  EXPECT_NE(all[6].location, done) << more.output;
+  EXPECT_NE(all[7].location, done) << more.output;
+}
+
 // ... but not on code that hardly runs: the proportional draw lands there now and then
 // (7-Zip: a line with 1% of the samples), and its curve would take 18 runs to say that
 // removing it could not change the program by more than 1%.

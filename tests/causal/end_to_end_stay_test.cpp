@@ -59,8 +59,9 @@ TEST(EndToEndStay, TheLocationWithTheMostRunsComesFirstThenTheLatest) {
   add_pairs(runs, "b.c:20", 1, clock);
   add_pairs(runs, "c.c:30", 1, clock);
   add_pairs(runs, "d.c:40", 9, clock);  // has its curve
-  EXPECT_EQ(end_to_end_locations_to_continue(runs).to_continue,
-            (std::vector<std::string>{"a.c:10", "c.c:30", "b.c:20"}));
+  const auto choice = end_to_end_locations_to_continue(runs);
+  EXPECT_EQ(choice.to_continue, (std::vector<std::string>{"a.c:10", "c.c:30", "b.c:20"}));
+  EXPECT_EQ(choice.with_curve, std::vector<std::string>{"d.c:40"});  // a new draw leaves it out
 }
 
 TEST(EndToEndStay, ABaselineWithoutItsSpedUpRunIsStillShort) {
