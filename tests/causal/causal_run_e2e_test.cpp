@@ -69,6 +69,15 @@ Run causal_run(const std::string& name, const std::string& options, const std::s
   return r;
 }
 
+// causal-run --append: more runs into `dir`, beside the ones there.
+Run append_run(const std::string& dir, const std::string& options, const std::string& program) {
+  Run r;
+  r.dir = dir;
+  r.status = run_command(kEnv + kRun + " -o " + dir + " --append " + options + " -- " + program,
+                         r.output);
+  return r;
+}
+
 // The experiment records of every process in `dir`, in the order they began.
 std::vector<cprof::format::ExperimentRecord> experiments_in(const std::string& dir) {
   std::vector<cprof::format::ExperimentRecord> out;
@@ -80,6 +89,14 @@ std::vector<cprof::format::ExperimentRecord> experiments_in(const std::string& d
   }
   std::sort(out.begin(), out.end(), [](const auto& x, const auto& y) { return x.time_ns < y.time_ns; });
   return out;
+}
+
+// The pair of runs `more` appended after the `earlier` experiments of its directory: not
+// on `location`.
+void expect_appended_pair_avoids(const Run& more, size_t earlier, const std::string& location) {
+  const auto all = experiments_in(more.dir);
+  ASSERT_EQ(all.size(), earlier + 2) << more.output;
+  for (size_t i = earlier; i < all.size(); ++i) EXPECT_NE(all[i].location, location) << more.output;
 }
 
 // Both lines in one run: their experiments interleave, so they share whatever else runs
@@ -334,11 +351,7 @@ TEST(CausalRun, AutomaticEndToEndPairsStayOnALocationUntilItHasACurve) {
             std::string::npos)
       << r.output;
 
-  struct Run more;  // "struct": inside a TEST, Run alone is testing::Test::Run
-  more.dir = r.dir;
-  more.status = run_command(
-      kEnv + kRun + " -o " + r.dir + " --append --end-to-end -n 2 --seed 8 -- " + program,
-      more.output);
+  const auto more = append_run(r.dir, "--end-to-end -n 2 --seed 8", program);
   ASSERT_EQ(more.status, 0) << more.output;
   const auto all = experiments_in(r.dir);
   ASSERT_EQ(all.size(), 8u) << more.output;
@@ -363,19 +376,13 @@ TEST(CausalRun, AutomaticEndToEndDrawsOtherCodeOnceALocationHasItsCurve) {
   const auto first = experiments_in(r.dir);
   ASSERT_EQ(first.size(), 6u) << r.output;
   const std::string done = first.front().location;  // its 3 pairs: the curve at 50%
-  struct Run more;  // "struct": inside a TEST, Run alone is testing::Test::Run
-  more.status = run_command(kEnv + kRun + " -o " + r.dir +
-                                " --append --end-to-end -n 2 --fixed-speedup 50 -- " + program,
-                            more.output);
+  const auto more = append_run(r.dir, "--end-to-end -n 2 --fixed-speedup 50", program);
   ASSERT_EQ(more.status, 0) << more.output;
   EXPECT_NE(more.output.find("the next pair draws a new location, leaving out the 1 measured "
                              "already"),
             std::string::npos)
       << more.output;
-  const auto all = experiments_in(r.dir);
-  ASSERT_EQ(all.size(), 8u) << more.output;
-  EXPECT_NE(all[6].location, done) << more.output;
-  EXPECT_NE(all[7].location, done) << more.output;
+  expect_appended_pair_avoids(more, 6, done);
 }
 
 // ... but not on code that hardly runs: the proportional draw lands there now and then
@@ -386,9 +393,7 @@ TEST(CausalRun, AutomaticEndToEndDoesNotStayOnCodeThatHardlyRuns) {
   const std::string start_up = serial_line("START_UP_LINE");
   const auto r = causal_run("end-to-end-rare", "--end-to-end -n 2 --line " + start_up, program);
   ASSERT_EQ(r.status, 0) << r.output;
-  struct Run more;  // "struct": inside a TEST, Run alone is testing::Test::Run
-  more.status = run_command(
-      kEnv + kRun + " -o " + r.dir + " --append --end-to-end -n 2 -- " + program, more.output);
+  const auto more = append_run(r.dir, "--end-to-end -n 2", program);
   ASSERT_EQ(more.status, 0) << more.output;
   // Its share: 0.0%, or a few tenths where a sample happened to land in it.
   EXPECT_TRUE(std::regex_search(
@@ -396,10 +401,7 @@ TEST(CausalRun, AutomaticEndToEndDoesNotStayOnCodeThatHardlyRuns) {
                                          "too little to change the program by more than that; "
                                          "the next pair draws a new location")))
       << more.output;
-  const auto all = experiments_in(r.dir);
-  ASSERT_EQ(all.size(), 4u) << more.output;
-  EXPECT_NE(all[2].location, start_up) << more.output;
-  EXPECT_NE(all[3].location, start_up) << more.output;
+  expect_appended_pair_avoids(more, 2, start_up);
 }
 
 // A run of minutes went silent until its end. causal-run now says what the experiments so
