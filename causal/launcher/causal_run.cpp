@@ -600,11 +600,16 @@ void summarize(const Options& o, const RunFiles& files, const std::set<std::stri
         if (count_where) where.add(r);
       },
       rank);
-  // --append: the runs already there are evidence the report merges with these.
+  // --append: the runs already there are evidence the report merges with these (their
+  // samples passed over undecoded; a file that cannot be read is the report's to say).
   for (const auto& file : before) {
     if (rank >= 0 && cprof::sampler::rank_of_results_file(file) != rank) continue;
-    cprof::format::read_results_file(file,
-                                     [&](cprof::format::Record&& r) { seen.count_earlier(r); });
+    try {
+      cprof::format::read_results_file(
+          file, [&](cprof::format::Record&& r) { seen.count_earlier(r); },
+          [](const cprof::format::SampleView&) {});
+    } catch (const cprof::format::FormatError&) {
+    }
   }
   const ScopeHints hints = count_where ? scope_hints(where, scope) : ScopeHints{};
   if (!o.quiet) {

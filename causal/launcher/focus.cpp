@@ -27,13 +27,18 @@ std::vector<format::ExperimentRecord> experiments_in(const std::string& dir,
     if (before.count(file) != 0) continue;
     if (rank >= 0 && sampler::rank_of_results_file(file) != rank) continue;
     std::vector<format::ExperimentRecord> of_file;  // one process (an exec'd image: its own)
-    // Samples are most of a file, and undecoded here: a live look costs little.
-    format::read_results_file(
-        file,
-        [&](format::Record&& r) {
-          if (auto* e = std::get_if<format::ExperimentRecord>(&r)) of_file.push_back(std::move(*e));
-        },
-        [](const format::SampleView&) {});
+    // Samples are most of a file, and undecoded here: a live look costs little. A file
+    // that cannot be read (just created, or damaged) is left out: the report says why.
+    try {
+      format::read_results_file(
+          file,
+          [&](format::Record&& r) {
+            if (auto* e = std::get_if<format::ExperimentRecord>(&r)) of_file.push_back(std::move(*e));
+          },
+          [](const format::SampleView&) {});
+    } catch (const format::FormatError&) {
+      continue;
+    }
     drop_idle_tail(of_file);  // as the report does (causal/idle_tail.h)
     records.insert(records.end(), std::make_move_iterator(of_file.begin()),
                    std::make_move_iterator(of_file.end()));
@@ -86,12 +91,7 @@ FocusStep next_focus(const std::string& dir, const std::set<std::string>& before
 }
 
 std::string evidence_so_far(const std::string& dir, const std::set<std::string>& before) {
-  std::vector<format::ExperimentRecord> records;
-  try {
-    records = experiments_in(dir, before);
-  } catch (const format::FormatError&) {
-    return "";  // a file being created: the next look reads it
-  }
+  const auto records = experiments_in(dir, before);
   if (records.empty()) return "";
   std::set<std::string> locations;
   for (const auto& r : records) locations.insert(r.location);

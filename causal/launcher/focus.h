@@ -27,8 +27,8 @@ FocusStep next_focus(const std::string& dir, const std::set<std::string>& before
                      std::vector<std::string>& focus, unsigned done, unsigned runs);
 
 // While a run goes on: "12 experiments so far on 5 locations, 1 with the minimum evidence (1 with
-// an effect)", from the experiments `dir`'s files not in `before` hold so far; "" when
-// they hold none yet or a file cannot be read yet (just created).
+// an effect)", from the experiments `dir`'s files not in `before` hold so far (a file
+// that cannot be read yet, just created, is left out); "" when they hold none yet.
 std::string evidence_so_far(const std::string& dir, const std::set<std::string>& before);
 
 struct EndToEndStep {

@@ -78,14 +78,18 @@ Run append_run(const std::string& dir, const std::string& options, const std::st
   return r;
 }
 
-// The experiment records of every process in `dir`, in the order they began.
+// The experiment records of every process in `dir` (a file that cannot be read holds
+// none), in the order they began.
 std::vector<cprof::format::ExperimentRecord> experiments_in(const std::string& dir) {
   std::vector<cprof::format::ExperimentRecord> out;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     if (entry.path().extension() != ".cprof") continue;
-    cprof::format::read_results_file(entry.path(), [&](cprof::format::Record&& record) {
-      if (auto* e = std::get_if<cprof::format::ExperimentRecord>(&record)) out.push_back(*e);
-    });
+    try {
+      cprof::format::read_results_file(entry.path(), [&](cprof::format::Record&& record) {
+        if (auto* e = std::get_if<cprof::format::ExperimentRecord>(&record)) out.push_back(*e);
+      });
+    } catch (const cprof::format::FormatError&) {
+    }
   }
   std::sort(out.begin(), out.end(), [](const auto& x, const auto& y) { return x.time_ns < y.time_ns; });
   return out;
@@ -402,6 +406,26 @@ TEST(CausalRun, AutomaticEndToEndDoesNotStayOnCodeThatHardlyRuns) {
                                          "the next pair draws a new location")))
       << more.output;
   expect_appended_pair_avoids(more, 2, start_up);
+}
+
+// With --append, causal-run reads the runs already in the directory (the stay, the notes).
+// A file there that cannot be read (the first bytes of one, as a crash in its first moment
+// leaves it) is the report's to name; causal-run runs as asked.
+TEST(CausalRun, AppendingBesideAFileThatCannotBeReadStillRuns) {
+  const std::string program = kPrograms + "/causal_serial_no_progress 1500";
+  const auto r = causal_run("end-to-end-damaged", "--end-to-end -n 2", program);
+  ASSERT_EQ(r.status, 0) << r.output;
+  std::string whole;
+  for (const auto& entry : std::filesystem::directory_iterator(r.dir)) {
+    std::ifstream in(entry.path(), std::ios::binary);
+    whole.assign(std::istreambuf_iterator<char>(in), {});
+    break;
+  }
+  ASSERT_GT(whole.size(), 16u);
+  { std::ofstream(r.dir + "/cut.vm.1.cprof", std::ios::binary) << whole.substr(0, 12); }
+  const auto more = append_run(r.dir, "--end-to-end -n 2", program);
+  EXPECT_EQ(more.status, 0) << more.output;
+  EXPECT_EQ(experiments_in(r.dir).size(), 4u) << more.output;
 }
 
 // A run of minutes went silent until its end. causal-run now says what the experiments so
