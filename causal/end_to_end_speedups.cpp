@@ -9,10 +9,7 @@ EndToEndSpeedups::EndToEndSpeedups(const std::vector<double>& levels, uint64_t s
     if (s > 0) levels_.push_back(s);
   }
   if (levels_.empty() && !levels.empty()) levels_.push_back(0);  // the user asked for 0 only
-  if (levels_.empty()) {
-    std::string ignored;
-    levels_ = parse_speedups(kFewSpeedups, ignored).value_or(std::vector<double>{0.5});
-  }
+  if (levels_.empty()) levels_ = few_speedups();
 }
 
 double EndToEndSpeedups::next() {

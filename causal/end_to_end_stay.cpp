@@ -32,8 +32,14 @@ EndToEndChoice end_to_end_locations_to_continue(std::span<const format::Experime
     if (meets_minimum_evidence(curve)) complete.insert(curve.location);
   }
   EndToEndChoice choice;
+  uint64_t latest_ns = 0;
   std::vector<std::pair<std::string, Runs>> short_of;
   for (const auto& [location, runs] : runs_of) {
+    choice.runs[location] = runs.count;
+    if (choice.latest.empty() || runs.latest_ns > latest_ns) {
+      choice.latest = location;
+      latest_ns = runs.latest_ns;
+    }
     // A location with no baseline, or no sped-up run, has no curve at all: short of it.
     if (complete.count(location) != 0) {
       choice.with_curve.push_back(location);

@@ -8,6 +8,7 @@
 // next pair draw a new one.
 // Pure: records in, names out.
 
+#include <map>
 #include <span>
 #include <string>
 #include <utility>
@@ -31,6 +32,8 @@ struct EndToEndChoice {
   std::vector<std::pair<std::string, double>> too_little;
   // With the minimum evidence: a new draw leaves these out, and the too-little ones.
   std::vector<std::string> with_curve;
+  std::map<std::string, size_t> runs;  // end-to-end runs per location
+  std::string latest;                  // the location of the latest run
 };
 
 EndToEndChoice end_to_end_locations_to_continue(std::span<const format::ExperimentRecord> records);

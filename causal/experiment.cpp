@@ -15,6 +15,11 @@ std::vector<double> default_speedups() {
   return v;
 }
 
+std::vector<double> few_speedups() {
+  std::string ignored;
+  return parse_speedups(kFewSpeedups, ignored).value_or(std::vector<double>{0.5});
+}
+
 std::optional<std::vector<double>> parse_speedups(std::string_view text, std::string& error) {
   std::vector<double> out;
   size_t pos = 0;
@@ -39,8 +44,7 @@ SpeedupSchedule::SpeedupSchedule(const ExperimentConfig& config)
     : speedups_(config.speedups.empty() ? default_speedups() : config.speedups),
       fixed_(config.fixed_speedup),
       baseline_share_(config.baseline_share) {
-  std::string ignored;
-  if (config.speedups.empty()) first_ = parse_speedups(kFewSpeedups, ignored).value_or(first_);
+  if (config.speedups.empty()) first_ = few_speedups();
 }
 
 double SpeedupSchedule::next(Rng& rng, uint32_t location) {
@@ -67,14 +71,14 @@ double SpeedupSchedule::next(Rng& rng, uint32_t location) {
   // draw (21 default levels spread evenly over 3; no extra number, so a seed's stream of
   // locations stays what it was).
   d.at_first.resize(first_.size());
-  std::vector<size_t> short_of;
-  for (size_t i = 0; i < first_.size(); ++i) {
-    if (d.at_first[i] < kMinExperimentsPerPoint) short_of.push_back(i);
-  }
-  if (!short_of.empty()) {
-    const size_t i = short_of[pick % short_of.size()];
-    ++d.at_first[i];
-    return first_[i];
+  const auto short_of = static_cast<size_t>(std::count_if(
+      d.at_first.begin(), d.at_first.end(), [](uint32_t n) { return n < kMinExperimentsPerPoint; }));
+  for (size_t i = 0, nth = short_of == 0 ? 0 : pick % short_of; i < first_.size(); ++i) {
+    if (d.at_first[i] >= kMinExperimentsPerPoint) continue;
+    if (nth-- == 0) {
+      ++d.at_first[i];
+      return first_[i];
+    }
   }
   const double speedup = speedups_[pick];
   for (size_t i = 0; i < first_.size(); ++i) d.at_first[i] += first_[i] == speedup ? 1 : 0;

@@ -68,6 +68,8 @@ std::vector<double> default_speedups();
 // that focuses over several runs, and the pairs of an end-to-end run. Three levels each
 // gather their experiments sooner than twenty.
 inline constexpr const char* kFewSpeedups = "25,50,75";
+// kFewSpeedups as fractions.
+std::vector<double> few_speedups();
 // Parses --speedups: comma-separated percentages in [0, 100] ("0,10,25.5"). On error
 // returns nullopt and sets `error` to a one-line message.
 std::optional<std::vector<double>> parse_speedups(std::string_view text, std::string& error);

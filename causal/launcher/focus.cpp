@@ -109,13 +109,10 @@ EndToEndStep next_end_to_end_pair(const std::string& dir, const std::vector<Loca
   const auto records = experiments_in(dir, {}, rank);
   const auto named = by_name(all);
   EndToEndStep step;
-  std::map<std::string, size_t> runs_of;
-  for (const auto& r : records) {
-    if (r.mode == format::ExperimentMode::end_to_end) ++runs_of[r.location];
-  }
   // A location of a library or an exec'd image the executable's list lacks cannot be
   // named to the runtime: the next one short of the evidence, or a draw.
-  const EndToEndChoice choice = end_to_end_locations_to_continue(records);
+  EndToEndChoice choice = end_to_end_locations_to_continue(records);
+  auto& runs_of = choice.runs;
   for (const auto& name : choice.to_continue) {
     if (auto it = named.find(name); it != named.end()) {
       step.location = name;
@@ -135,14 +132,8 @@ EndToEndStep next_end_to_end_pair(const std::string& dir, const std::vector<Loca
     leaving_out = fmt::format(", leaving out the {} measured already", measured.size());
   }
   // The last pair's location, when it ran too little to stay on: said once, after it.
-  const format::ExperimentRecord* latest = nullptr;
-  for (const auto& r : records) {
-    if (r.mode == format::ExperimentMode::end_to_end &&
-        (latest == nullptr || r.time_ns > latest->time_ns))
-      latest = &r;
-  }
   for (const auto& [name, share] : choice.too_little) {
-    if (latest == nullptr || name != latest->location || !step.location.empty()) continue;
+    if (name != choice.latest || !step.location.empty()) continue;
     step.said = fmt::format(
         "{} was on the stack for {:.1f}% of its runs' time, too little to change the program "
         "by more than that; the next pair draws a new location{}",
