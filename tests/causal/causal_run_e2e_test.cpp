@@ -262,9 +262,11 @@ TEST(CausalRun, EndToEndPairsGoThroughFewSpeedupsAndSayTheRunsACurveNeeds) {
             std::string::npos)
       << r.output;
 
+  // Runs of ~0.3 s: a serial line's prediction sits at its delay bound, and one pair of
+  // 40 ms runs (a CI run: 43% against a bound of 30%) was called noise instead.
   const auto fixed =
       causal_run("end-to-end-fixed", "--end-to-end -n 2 --fixed-speedup 50 --line " + a,
-                 kPrograms + "/causal_serial_no_progress 200");
+                 kPrograms + "/causal_serial_no_progress 1500");
   ASSERT_EQ(fixed.status, 0) << fixed.output;
   EXPECT_NE(fixed.output.find("a curve needs 6 runs of its location (3 pairs of a baseline and a "
                               "sped-up run at its speedup)"),
@@ -272,8 +274,13 @@ TEST(CausalRun, EndToEndPairsGoThroughFewSpeedupsAndSayTheRunsACurveNeeds) {
       << fixed.output;
   std::string text;
   ASSERT_EQ(run_command(kReport + " -q " + fixed.dir, text), 0) << text;
-  EXPECT_NE(text.find("(more runs before relying on it: end to end, each run is one experiment)"),
-            std::string::npos)
+  EXPECT_EQ(text.find("run longer before relying on it"), std::string::npos) << text;
+  // The weak verdict says what end to end needs; a pair that still lands past the bound is
+  // called noise, which says why instead.
+  EXPECT_TRUE(
+      text.find("(more runs before relying on it: end to end, each run is one experiment)") !=
+          std::string::npos ||
+      text.find("run-to-run noise") != std::string::npos)
       << text;
 }
 
