@@ -189,8 +189,10 @@ int run_causal_report(int argc, char** argv) {
       ->check(cprof::cli::whole_number_in(0, 1000000000, "rows (0 for all)"));
   app.add_option("--by", by_name,
                  "rows of the text table: the flat profile by function or line, or "
-                 "the time per thread, process, rank or module (library)")
-      ->check(cprof::cli::one_of({"function", "line", "thread", "process", "rank", "module"}))
+                 "the time per thread, process, rank or module (library), or (wall clock) where "
+                 "threads waited off CPU, by call and caller")
+      ->check(
+          cprof::cli::one_of({"function", "line", "thread", "process", "rank", "module", "wait"}))
       ->default_str("function");
   app.add_option("--view", view_name,
                  "text and json: flat (default) or tree (the top-down call tree)")
@@ -243,7 +245,8 @@ int run_causal_report(int argc, char** argv) {
   const RowKind by =
       std::map<std::string, RowKind>{{"function", RowKind::function}, {"line", RowKind::line},
                                      {"thread", RowKind::thread},     {"process", RowKind::process},
-                                     {"rank", RowKind::rank},         {"module", RowKind::module}}
+                                     {"rank", RowKind::rank},         {"module", RowKind::module},
+                                     {"wait", RowKind::wait}}
           .at(by_name);
   const View view = view_name == "tree" ? View::tree : View::flat;
   const ClockChoice clock = clock_name == "cpu"    ? ClockChoice::cpu
@@ -290,6 +293,11 @@ int run_causal_report(int argc, char** argv) {
     if (!base) return exit_code;
   }
 
+  if (by == RowKind::wait && report.waits.processes == 0) {
+    return fail(kBadInput,
+                "--by wait needs wall-clock samples beside the CPU-clock ones, and no process "
+                "in these results has them: sample with sample-run --clock wall");
+  }
   RenderOptions options{.by = by, .view = view};
   if (!source_file.empty()) {
     const auto matches = match_source_files(report, source_file);

@@ -87,6 +87,7 @@ Report build_report(LoadResult loaded, SymbolSource& source, const BuildOptions&
   r.modules = build_module_view(r.flat, r.symbols.table);
   r.unnamed_modules = find_unnamed_modules(r.modules);
   name_debug_packages(r.unnamed_modules, options.dpkg_info);
+  r.waits = build_wait_view(r.processes, r.symbols);
   if (options.breakdown) r.breakdown = build_breakdown(r.processes, r.symbols);
   r.counters = build_counter_profile(r.processes, r.symbols);
   r.causal = build_causal_model(r.processes, &r.symbols);

@@ -18,6 +18,7 @@
 #include "report/profile/module_view.h"
 #include "report/profile/sampling_coverage.h"
 #include "report/profile/unnamed_code.h"
+#include "report/profile/wait_view.h"
 #include "report/symbols/debug_package.h"
 #include "report/symbols/symbol_table.h"
 
@@ -36,6 +37,7 @@ struct Report {
   std::vector<UnnamedCode> unnamed_code;   // parallel to processes: samples in code of no file
   std::vector<ModuleRow> modules;          // self time by module (--by module, json, html)
   std::vector<UnnamedModule> unnamed_modules;  // modules whose samples mostly have no names
+  WaitView waits;  // time off CPU by call, for processes sampled on both clocks (--by wait)
   CpuAccount cpu;  // recorded CPU time against the samples', and what no sample covers
   std::vector<std::string> warnings;  // load and symbolization warnings, in order
   size_t files_found = 0;

@@ -51,11 +51,4 @@ bool SourceScope::includes(const std::string& file) const {
                      [&](const std::string& p) { return scope_pattern_matches(p, file); });
 }
 
-bool is_system_source(std::string_view file) {
-  static constexpr std::string_view kPrefixes[] = {"/usr/include/", "/usr/lib/", "/usr/local/include/",
-                                                   "/usr/src/", "../", "<built-in>"};
-  return file.empty() || std::any_of(std::begin(kPrefixes), std::end(kPrefixes),
-                                     [&](std::string_view p) { return file.substr(0, p.size()) == p; });
-}
-
 }  // namespace cprof::causal

@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "common/system_paths.h"
+
 namespace cprof::causal {
 
 // "a,b" and repeated options -> {"a", "b"}; empty items dropped.
@@ -41,9 +43,7 @@ class SourceScope {
   std::vector<std::string> patterns_;
 };
 
-// A system header or library source: /usr/include, /usr/lib (the compiler's own
-// headers), /usr/local/include, /usr/src, and the relative paths glibc and libstdc++ are
-// built with ("../sysdeps/...").
-bool is_system_source(std::string_view file);
+// A system header or library source: common/system_paths.h.
+using cprof::is_system_source;
 
 }  // namespace cprof::causal

@@ -237,6 +237,31 @@ void threads(std::string& out, const Report& r, const RenderOptions& o) {
   out += "</tbody></table>\n";
 }
 
+// Where threads waited off CPU (profile/wait_view.h): the rows that stand out, for processes
+// sampled on both clocks.
+void waits(std::string& out, const Report& r, const RenderOptions& o) {
+  const WaitView& w = r.waits;
+  if (w.processes == 0) return;
+  const size_t shown_rows = w.rows_standing_out();
+  const size_t n = rows_shown(shown_rows, o.top);
+  out += fmt::format(
+      "<h2>Waits</h2><p class=\"note\">off CPU (wall-clock time less CPU time) by the call a "
+      "thread waited in and the code that made it: {} of {} of wall-clock time; top {} of {} "
+      "that stand out from the sampling noise</p>\n",
+      human_duration(w.off_cpu_ns()), human_duration(w.wall.time_ns), n, shown_rows);
+  html_table_head(out, {"off CPU", "±95%", "wall", "CPU", "<call", "<called from"}, "waits");
+  for (size_t i = 0; i < n; ++i) {
+    const auto& row = w.rows[i];
+    out += fmt::format(
+        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"name\">{}</td><td "
+        "class=\"name\">{}</td></tr>\n",
+        human_duration(static_cast<uint64_t>(row.off_cpu_ns())), human_duration(row.half_width_ns),
+        human_duration(row.wall.time_ns), human_duration(row.cpu.time_ns),
+        esc(wait_call_name(r.symbols.table, row)), esc(wait_caller_label(r, row)));
+  }
+  out += "</tbody></table>\n";
+}
+
 void modules(std::string& out, const Report& r, const RenderOptions& o) {
   const auto& rows = r.modules;
   if (rows.empty()) return;
@@ -429,6 +454,7 @@ std::string render_html(const Report& r, const RenderOptions& o) {
   icicle(out, r);
   flat_table(out, r, o, true);
   threads(out, r, o);
+  waits(out, r, o);
   modules(out, r, o);
   ranks(out, r);
   counters(out, r, o);

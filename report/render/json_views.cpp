@@ -127,6 +127,53 @@ void tree(JsonWriter& j, const Report& r) {
 
 }  // namespace
 
+namespace {
+
+// Where threads waited off CPU (profile/wait_view.h): every (call, caller) row, the
+// ones that stand out first.
+void waits(JsonWriter& j, const Report& r, const RenderOptions& o) {
+  const WaitView& w = r.waits;
+  const auto& table = r.symbols.table;
+  j.key("waits").begin_object();
+  j.field("processes", static_cast<uint64_t>(w.processes))
+      .field("threads", static_cast<uint64_t>(w.threads))
+      .field("wall_ns", w.wall.time_ns)
+      .field("cpu_ns", w.cpu.time_ns)
+      .field("off_cpu_ns", w.off_cpu_ns());
+  j.key("calls").begin_array();
+  for (size_t i = 0; i < o.rows(w.rows.size()); ++i) {
+    const auto& row = w.rows[i];
+    j.begin_object(true)
+        .field("call", wait_call_name(table, row))
+        .field("symbol", table.functions[row.call].name)
+        .field("module", table.functions[row.call].module)
+        .field("own_code", row.own_code);
+    if (row.has_caller) {
+      const auto& line = table.lines[row.caller_line];
+      j.key("called_from")
+          .begin_object(true)
+          .field("function", table.functions[row.caller].name)
+          .field("file", line.file)
+          .field("line", line.line)
+          .end_object();
+    } else {
+      j.key("called_from").null();
+    }
+    j.field("off_cpu_ns", row.off_cpu_ns())
+        .field("off_cpu_half_width_ns", row.half_width_ns)
+        .field("stands_out", row.stands_out)
+        .field("wall_samples", row.wall.samples)
+        .field("wall_ns", row.wall.time_ns)
+        .field("cpu_samples", row.cpu.samples)
+        .field("cpu_ns", row.cpu.time_ns)
+        .end_object();
+  }
+  j.end_array();
+  j.end_object();
+}
+
+}  // namespace
+
 void json_process_metrics(JsonWriter& j, const ProcessMetrics& m) {
   j.key("metrics")
       .begin_object(true)
@@ -250,6 +297,7 @@ void json_profile_views(JsonWriter& j, const Report& r, const RenderOptions& o) 
   j.end_array();
   j.end_object();
   unsampled(j, r);
+  waits(j, r, o);
   counters(j, r, o);
   if (r.tree) tree(j, r);
 }

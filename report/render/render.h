@@ -23,9 +23,9 @@
 
 namespace cprof::report {
 
-// The rows of the text table: the flat profile by function or line, or the time per
-// thread, process or rank.
-enum class RowKind { function, line, thread, process, rank, module };
+// The rows of the text table: the flat profile by function or line, the time per
+// thread, process, rank or module, or where threads waited (wall clock).
+enum class RowKind { function, line, thread, process, rank, module, wait };
 enum class View { flat, tree };
 
 struct RenderOptions {

@@ -235,6 +235,7 @@ void table(std::string& out, const Report& r, const RenderOptions& o) {
                                    by_line ? "lines" : "functions", r.flat.fraction(left_out)));
   }
   if (const auto f = unsampled_footer(r); !f.empty()) add_line(out, o.width, f);
+  if (const auto w = waits_summary_line(r); !w.empty()) add_wrapped(out, o.width, w);
 }
 
 }  // namespace

@@ -254,6 +254,9 @@ void text_breakdown(std::string& out, const Report& r, const RenderOptions& o) {
     case RowKind::rank:
       ranks_table(out, r, o);
       break;
+    case RowKind::wait:
+      waits_table(out, r, o);
+      break;
     default:
       break;
   }

@@ -12,6 +12,13 @@ namespace cprof::report {
 void text_call_tree(std::string& out, const Report& r, const RenderOptions& o);
 void text_breakdown(std::string& out, const Report& r, const RenderOptions& o);
 void text_counters(std::string& out, const Report& r, const RenderOptions& o);
+// text_waits.cpp: the --by wait table, and the line a wall-clock profile's function
+// table ends with ("" when no wait stands out).
+void waits_table(std::string& out, const Report& r, const RenderOptions& o);
+std::string waits_summary_line(const Report& r);
+// "read_message (waiters.cpp:31)": the code that made a wait's call, its name shortened
+// to keep the label within `width`; "-" when there is none.
+std::string wait_caller_label(const Report& r, const WaitRow& row, size_t width = SIZE_MAX);
 
 // 1234 -> "1.23k", 12345678 -> "12.3M": counts in a narrow column.
 std::string short_count(uint64_t n);

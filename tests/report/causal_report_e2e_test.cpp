@@ -192,7 +192,7 @@ TEST(CausalReport, OptionErrorsAreInOurWords) {
   const std::pair<std::string, std::string> cases[] = {
       {"--by lines /nonexistent",
        "causal-report: --by: 'lines' is not one of function, line, thread, process, rank, "
-       "module (did you mean line?) (see --help)\n"},
+       "module, wait (did you mean line?) (see --help)\n"},
       {"--top -1 /nonexistent",
        "causal-report: --top: '-1' is not a whole number; give rows (0 for all), 0 to "
        "1000000000 (see --help)\n"},

@@ -870,6 +870,59 @@ TEST(SampleRun, WallClockKeepsASleepThatTheProcessEndsIn) {
   EXPECT_TRUE(named) << run.output;
 }
 
+#ifdef CAUSAL_REPORT
+// The off-CPU time of `--by wait`'s row whose call matches `call` and whose caller is
+// `caller` (regexes), in ms, or -1 when no row has them.
+double off_cpu_ms(const std::string& table, const std::string& call, const std::string& caller) {
+  std::smatch m;
+  const std::regex row("\\n *([0-9.]+) (ns|µs|ms|s) +[^\\n]*  " + call + " +" + caller + " \\(");
+  if (!std::regex_search(table, m, row)) return -1;
+  const double v = std::stod(m[1].str());
+  const std::string unit = m[2].str();
+  return unit == "s" ? v * 1000 : unit == "ms" ? v : unit == "µs" ? v / 1000 : v / 1e6;
+}
+#endif
+
+// Where threads waited: with both clocks, the report names each wait by the call the
+// program made (not glibc's futex internals) and the program's code that made it, with
+// the time off CPU there. waiters blocks 400 ms of main's CPU in a condition variable and
+// in read(), then 200 ms of the consumer's in std::thread::join. Without wall-clock
+// samples the view is refused in one line.
+TEST(SampleRun, WallClockNamesEachWaitByItsCallAndCaller) {
+#ifndef CAUSAL_REPORT
+  GTEST_SKIP() << "causal-report is not built";
+#else
+  const std::string report = CAUSAL_REPORT;
+  const SampledRun run = sample("waits", "--clock wall -f 500", kPrograms + "/waiters");
+  ASSERT_EQ(run.status, 0) << run.output;
+  std::string text;
+  ASSERT_EQ(run_command(report + " -q --by wait " + run.dir, text), 0) << text;
+  // At least the CPU time the other thread spent meanwhile (less a few samples' worth);
+  // at most what a loaded machine could stretch it to.
+  const double cond = off_cpu_ms(text, "pthread_cond_wait", "await_item");
+  EXPECT_GT(cond, 330) << text;
+  EXPECT_LT(cond, 5000) << text;
+  const double read = off_cpu_ms(text, "read", "read_message");  // not __GI___libc_read
+  EXPECT_GT(read, 330) << text;
+  EXPECT_LT(read, 5000) << text;
+  const double join = off_cpu_ms(text, "std::thread::join\\(\\)", "main");
+  EXPECT_GT(join, 150) << text;
+  EXPECT_LT(join, 5000) << text;
+  EXPECT_EQ(text.find("futex"), std::string::npos) << text;
+  // The function table points to the view.
+  ASSERT_EQ(run_command(report + " -q " + run.dir, text), 0) << text;
+  EXPECT_NE(text.find("Off CPU: "), std::string::npos) << text;
+  EXPECT_NE(text.find("--by wait lists"), std::string::npos) << text;
+
+  const SampledRun cpu = sample("waits-cpu", "-f 500", kPrograms + "/waiters");
+  ASSERT_EQ(cpu.status, 0) << cpu.output;
+  EXPECT_EQ(run_command(report + " -q --by wait " + cpu.dir, text), 2) << text;
+  EXPECT_NE(text.find("--by wait needs wall-clock samples beside the CPU-clock ones"),
+            std::string::npos)
+      << text;
+#endif
+}
+
 // A sleeping call the program leaves by siglongjmp from its own handler never returns
 // through the interposer; the samples taken after the jump tell the exit path that the
 // thread no longer sleeps, so no stale 300 ms "sleep" is written under it.
