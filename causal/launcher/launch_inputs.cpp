@@ -8,10 +8,13 @@
 #include <filesystem>
 #include <fstream>
 
+#include "causal/runtime/exec_resolve.h"
+
 namespace cprof::causal {
 
 // --resolve-only OUT: the runtime of an exec'd program asks for its locations. Writes
-// OUT atomically (a temporary file renamed) and prints the error line, if any, on stderr.
+// OUT atomically (a temporary file renamed); prints on stderr the resolution's notes, each
+// on a line of its own after kResolveNotePrefix, and the error line, if any, last.
 int write_resolved_locations(const std::string& program, const Selection& selection,
                              const std::string& out_path) {
   LocationResolver resolver(program, selection);
@@ -19,6 +22,7 @@ int write_resolved_locations(const std::string& program, const Selection& select
   std::vector<std::string> notes;
   std::string err = resolver.check_debug_info(notes);
   if (err.empty()) err = resolver.resolve(locations, notes);
+  for (const auto& note : notes) fmt::print(stderr, "{}{}\n", kResolveNotePrefix, note);
   if (!err.empty()) {
     fmt::print(stderr, "{}\n", err);
     return 1;

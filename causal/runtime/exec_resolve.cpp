@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <string_view>
 
 #include "sampler/runtime/real.h"
 
@@ -72,7 +73,8 @@ int intermediate_main(void* p) {
 }  // namespace
 
 std::string resolve_locations_for(const std::string& resolver, const std::vector<std::string>& args,
-                                  const std::string& executable, const std::string& out_path) {
+                                  const std::string& executable, const std::string& out_path,
+                                  std::vector<std::string>& notes) {
   std::vector<std::string> argv_s = {resolver, "--resolve-only", out_path};
   argv_s.insert(argv_s.end(), args.begin(), args.end());
   argv_s.insert(argv_s.end(), {"--", executable});
@@ -126,8 +128,13 @@ std::string resolve_locations_for(const std::string& resolver, const std::vector
   {
     std::ifstream in(err_path);
     std::string line;
+    const std::string_view note = kResolveNotePrefix;
     while (std::getline(in, line)) {
-      if (!line.empty()) error_line = line;
+      if (line.starts_with(note)) {
+        notes.push_back(line.substr(note.size()));
+      } else if (!line.empty()) {
+        error_line = line;
+      }
     }
   }
   unlink(err_path.c_str());

@@ -14,10 +14,17 @@
 
 namespace cprof::causal {
 
+// How `causal-run --resolve-only` marks a line of its stderr as a note of the resolution
+// ("--line x.c:12 stands for the function f", "... has no debug information; left out"),
+// not its error.
+inline constexpr const char* kResolveNotePrefix = "note: ";
+
 // Runs `resolver --resolve-only OUT_PATH ARGS... -- EXECUTABLE` with LD_PRELOAD and the
 // CPROF_ variables removed from its environment, and waits for it. Returns "" when it
 // wrote OUT_PATH, else one line saying why not (its own error line when it printed one).
+// `notes` gets the notes it printed, either way.
 std::string resolve_locations_for(const std::string& resolver, const std::vector<std::string>& args,
-                                  const std::string& executable, const std::string& out_path);
+                                  const std::string& executable, const std::string& out_path,
+                                  std::vector<std::string>& notes);
 
 }  // namespace cprof::causal

@@ -123,7 +123,16 @@ bool CausalRuntime::resolve_exec_locations() {
       return false;
     }
     ::close(fd);
-    error = resolve_locations_for(settings_.resolver, settings_.selection_args, resolve_for_, path);
+    std::vector<std::string> notes;
+    error = resolve_locations_for(settings_.resolver, settings_.selection_args, resolve_for_, path,
+                                  notes);
+    // What causal-run says of the first image, said of this one in its results (naming
+    // it where the note does not).
+    for (const auto& note : notes) {
+      queue_message(format::MessageLevel::info, note.find(resolve_for_) != std::string::npos
+                                                    ? note
+                                                    : "in " + resolve_for_ + ": " + note);
+    }
     if (error.empty()) {
       ok = load_locations_file(path, error);
       if (!cache.store_locations(path)) std::remove(path);

@@ -793,6 +793,23 @@ TEST(CausalRun, AnExecutableWithoutDebugInformationOutsideTheScopeIsFine) {
       << both.output;
 }
 
+// What causal-run says of the program's image it says of an image the program execs,
+// in that process's results: there, that it has no debug information and is left out.
+// Before, the resolver run for the exec'd image printed its notes nowhere.
+TEST(CausalRun, AnExecdImagesNotesReachItsResults) {
+  const auto r = causal_run(
+      "exec-notes", "--binary-scope 'MAIN,%libcausal_work%' --mode function --seed 8",
+      kPrograms + "/causal_exec_wrapper " + kPrograms + "/causal_lib_user_no_debug 3000");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const std::string json = report_json(r.dir);
+  EXPECT_TRUE(std::regex_search(
+      json, std::regex("causal_lib_user_no_debug has no debug information: rebuild it with -g "
+                       "\\(e.g. -O2 -g\\); left out")))
+      << json.substr(0, json.find("\"profile\""));
+  EXPECT_NE(json.find("\"location\": \"lib_work\""), std::string::npos)
+      << json.substr(json.find("\"causal\""));
+}
+
 // Automatic selection in the default scope when all the work runs in a library, on a
 // thread the library starts (no frame of the program's own code, as in python, whose
 // main tail-calls into libpython): no experiment can start, and the end-of-run line says
