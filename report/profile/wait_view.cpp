@@ -68,9 +68,24 @@ WaitRow classify(std::span<const SymbolFrame> frames, SystemFrames& system,
   size_t i = 0;
   while (i < frames.size() && system.in_library(frames[i].function)) ++i;
   if (i == frames.size()) {  // a thread that never enters the program: the innermost library
-    const std::string& module = table.functions[frames[0].function].module;
+    const auto module_of = [&](size_t k) -> const std::string& {
+      return table.functions[frames[k].function].module;
+    };
     i = 0;
-    while (i < frames.size() && table.functions[frames[i].function].module == module) ++i;
+    while (i < frames.size() && module_of(i) == module_of(0)) ++i;
+    // Only the code that started the thread (libc's start_thread) outside it: the thread
+    // is that library's own (liblzma's worker computing), as the program's would be.
+    bool started_here = true;
+    for (size_t k = i; k < frames.size(); ++k)
+      started_here = started_here && module_of(k) == module_of(frames.size() - 1);
+    if (i < frames.size() && started_here) {
+      row.own_code = true;
+      row.call = frames[0].function;
+      row.has_caller = true;
+      row.caller = frames[0].function;
+      row.caller_line = frames[0].line;
+      return row;
+    }
   }
   row.call = frames[i - 1].function;
   if (i < frames.size()) caller(i);

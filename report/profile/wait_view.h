@@ -11,7 +11,9 @@
 // library the thread stopped in (libc's futex wait ... pthread_cond_wait), continued
 // through the libraries that called it (libstdc++'s condition_variable::wait) up to the
 // program's own code, whose frame is the caller. A thread a library started and that never
-// enters the program's code (a worker of liblzma) keeps the run of the innermost library.
+// enters the program's code (a worker of liblzma) keeps the run of the innermost library:
+// where it waits in libc, the call is libc's and the caller liblzma's; where the whole
+// stack is liblzma's but for the frames that started the thread, it is liblzma's own code.
 // A stack whose innermost frame is the program's own code is off CPU there for want of a
 // CPU (more runnable threads than cores) or for a page fault.
 
@@ -28,7 +30,9 @@ namespace cprof::report {
 struct WaitRow {
   // The library function the program called, or for own code, the function running.
   FunctionId call = 0;
-  bool own_code = false;  // the stack's innermost frame is the program's own code
+  // The stack's innermost frame is the program's own code (or, in a thread a library
+  // started, that library's).
+  bool own_code = false;
   // The frame that made the call: the nearest of the program's own code outwards, or the
   // next frame when the stack has none. has_caller false: the call is the outermost frame.
   bool has_caller = false;

@@ -36,7 +36,10 @@ void map_library(ProcessWriter& w, uint32_t id, const std::string& path, uint64_
 // main computes (own code, as much wall as CPU time); a consumer waits in
 // pthread_cond_wait through a template inlined from a system header; a thread liblzma
 // started reads without entering the program's code.
-void write_waits(const std::filesystem::path& dir, const std::string& clock = "cpu+wall") {
+// With `lzma_computes`, liblzma's thread also computes in its own code for 30 ms, off CPU
+// for 10 ms of it.
+void write_waits(const std::filesystem::path& dir, const std::string& clock = "cpu+wall",
+                 bool lzma_computes = false) {
   ProcessWriter w(dir / "app.host.10.cprof", 10, -1, clock);
   map_library(w, 1, "/lib/x86_64-linux-gnu/libc.so.6", kLibc);
   map_library(w, 2, "/usr/lib/x86_64-linux-gnu/liblzma.so.5", kLzma);
@@ -53,6 +56,11 @@ void write_waits(const std::filesystem::path& dir, const std::string& clock = "c
   for (int i = 0; i < 100; ++i) w.sample(2, waiting, SampleClock::wall);
   for (int i = 0; i < 2; ++i) w.sample(2, waiting, SampleClock::cpu);
   for (int i = 0; i < 40; ++i) w.sample(3, reading, SampleClock::wall);
+  const std::vector<uint64_t> encoding = {kLzma + 0x6110, kLzma + 0x6010, kLibc + 0x5310};
+  for (int i = 0; lzma_computes && i < 30; ++i) {
+    w.sample(3, encoding, SampleClock::wall);
+    if (i < 20) w.sample(3, encoding, SampleClock::cpu);
+  }
   w.close();
 }
 
@@ -76,6 +84,7 @@ Report report(const std::filesystem::path& dir, ClockChoice clock = ClockChoice:
   s.add(0x5200, 0x5300, {{.function = "__GI___libc_read", .file = "read.c", .line = 26}});
   s.add(0x5300, 0x5400, {{.function = "start_thread", .file = "pthread_create.c", .line = 442}});
   s.add(0x6000, 0x6100, {{.function = "worker_start", .file = "stream_encoder_mt.c", .line = 400}});
+  s.add(0x6100, 0x6200, {{.function = "lz_encode", .file = "lz_encoder.c", .line = 190}});
   return build_report(load_results(find_results_files(dir), {.clock = clock}), s);
 }
 
@@ -129,6 +138,26 @@ TEST(ReportWaits, EachWaitIsTheCallIntoALibraryAndTheProgramsCodeThatMadeIt) {
   EXPECT_EQ(caller_of(r, w.rows[2]), "work /src/app.cpp:10");
   EXPECT_EQ(w.rows[2].off_cpu_ns(), 0);
   EXPECT_FALSE(w.rows[2].stands_out);
+}
+
+// A thread liblzma started, computing in liblzma's code and preempted there: that is the
+// library's own code, not a call named after liblzma's thread function that would read
+// as a wait; its waits in libc stay calls made by liblzma.
+TEST(ReportWaits, AThreadALibraryStartedRunsItsOwnCode) {
+  TempDir dir;
+  write_waits(dir.path(), "cpu+wall", true);
+  const Report r = report(dir.path());
+  const WaitRow* reading = row_of(r, "read");
+  ASSERT_NE(reading, nullptr);
+  EXPECT_EQ(caller_of(r, *reading), "worker_start stream_encoder_mt.c:400");
+  EXPECT_EQ(reading->off_cpu_ns(), 40 * kMs);
+  const WaitRow* encoding = nullptr;
+  for (const auto& row : r.waits.rows) {
+    if (row.own_code && caller_of(r, row) == "lz_encode lz_encoder.c:190") encoding = &row;
+  }
+  ASSERT_NE(encoding, nullptr);
+  EXPECT_EQ(encoding->off_cpu_ns(), 10 * kMs);
+  EXPECT_EQ(row_of(r, "worker_start"), nullptr);
 }
 
 TEST(ReportWaits, TheViewIsTheSameWhicheverClockTheProfileShows) {
