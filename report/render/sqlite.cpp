@@ -66,6 +66,12 @@ CREATE TABLE metrics (
   cpu_frequency_khz INTEGER);
 CREATE TABLE messages (
   process_id INTEGER REFERENCES processes(id), time_ns INTEGER, level TEXT, text TEXT);
+-- Where threads waited off CPU, by call and caller (profile/wait_view.h).
+CREATE TABLE waits (
+  call TEXT, function_id INTEGER REFERENCES functions(id), own_code INTEGER,
+  caller_function_id INTEGER REFERENCES functions(id), caller_line_id INTEGER REFERENCES lines(id),
+  off_cpu_ns INTEGER, off_cpu_half_width_ns INTEGER, stands_out INTEGER,
+  wall_samples INTEGER, wall_ns INTEGER, cpu_samples INTEGER, cpu_ns INTEGER);
 -- Self time per function: the innermost inline frame of each stack's first location.
 CREATE VIEW function_self AS
   SELECT f.id AS function_id, f.name AS function, SUM(s.count) AS samples, SUM(s.time_ns) AS time_ns
@@ -199,6 +205,15 @@ std::string write_sqlite(const Report& r, const std::string& path) {
     }
     thread_base += p.threads.size();
     stack_base += p.stacks.size();
+  }
+  auto* waits = db.prepare("INSERT INTO waits VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
+  for (const auto& w : r.waits.rows) {
+    const auto caller = [&](uint32_t id) {
+      return w.has_caller ? std::optional<int64_t>(id) : std::nullopt;
+    };
+    db.row(waits, wait_call_name(table, w), w.call, w.own_code ? 1 : 0, caller(w.caller),
+           caller(w.caller_line), w.off_cpu_ns(), w.half_width_ns, w.stands_out ? 1 : 0,
+           w.wall.samples, w.wall.time_ns, w.cpu.samples, w.cpu.time_ns);
   }
   write_sqlite_causal(db, r);  // experiments, progress, regions (sqlite_causal.cpp)
   write_sqlite_gpu(db, r);     // kernels, copies, GPU devices (sqlite_gpu.cpp)

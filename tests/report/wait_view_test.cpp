@@ -7,6 +7,7 @@
 #include "report/report.h"
 #include "tests/report/fake_symbols.h"
 #include "tests/report/results_fixture.h"
+#include "tests/report/tool_shell.h"
 
 namespace cprof::report {
 namespace {
@@ -220,6 +221,25 @@ TEST(ReportWaits, TextJsonAndHtmlShowTheCallsAndCallers) {
                       "(app.cpp:22)</td>"),
             std::string::npos)
       << html;
+}
+
+TEST(ReportWaits, SqliteHasEveryRowWithItsFunctionsAndLines) {
+  TempDir dir;
+  write_waits(dir.path());
+  const auto db = dir.path() / "profile.db";
+  ASSERT_EQ(write_sqlite(report(dir.path()), db.string()), "");
+  if (!testing::have_tool("sqlite3")) GTEST_SKIP() << "sqlite3 not installed: database not queried";
+  const auto q = [&](const std::string& sql) {
+    return testing::run_shell("sqlite3 " + db.string() + " \"" + sql + "\" 2>&1").out;
+  };
+  EXPECT_EQ(
+      q("SELECT w.call, f.name, c.name, l.file, l.line, w.off_cpu_ns, w.stands_out FROM waits w "
+        "JOIN functions f ON f.id = w.function_id "
+        "LEFT JOIN functions c ON c.id = w.caller_function_id "
+        "LEFT JOIN lines l ON l.id = w.caller_line_id"),
+      "pthread_cond_wait|pthread_cond_wait@@GLIBC_2.3.2|consumer|/src/app.cpp|22|98000000|1\n"
+      "read|__GI___libc_read|worker_start|stream_encoder_mt.c|400|40000000|1\n"
+      "(its own code)|work|work|/src/app.cpp|10|0|0\n");
 }
 
 TEST(ReportWaits, GlibcsInternalNamesBecomeThePublicOnes) {
