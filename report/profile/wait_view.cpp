@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <span>
 #include <tuple>
 
@@ -165,11 +166,16 @@ WaitView build_wait_view(const std::vector<ProcessProfile>& processes,
       const double w = static_cast<double>(c.weight_ns);
       variance[r] += w * w / static_cast<double>(c.samples);
     };
+    std::set<std::pair<size_t, uint32_t>> row_threads;  // this process's (row, thread)
     for (const auto& c : wall) {
       add(c, &WaitRow::wall, view.wall);
       if (c.thread < thread_seen.size() && !thread_seen[c.thread]) {
         thread_seen[c.thread] = true;
         ++view.threads;
+      }
+      if (c.samples > 0 && !process.stacks.frames(c.stack).empty() &&
+          row_threads.emplace(row_of(c.stack), c.thread).second) {
+        ++view.rows[row_of(c.stack)].threads;
       }
     }
     for (const auto& c : cpu) add(c, &WaitRow::cpu, view.cpu);

@@ -39,6 +39,7 @@ struct WaitRow {
   FunctionId caller = 0;
   LineId caller_line = 0;
   Measure wall;  // wall-clock samples with this (call, caller)
+  size_t threads = 0;  // the threads those samples are of
   Measure cpu;   // CPU-clock samples with it
   // Wall less CPU: negative where the CPU samples came out ahead by chance.
   int64_t off_cpu_ns() const {

@@ -249,14 +249,15 @@ void waits(std::string& out, const Report& r, const RenderOptions& o) {
       "thread waited in and the code that made it: {} of {} of wall-clock time; top {} of {} "
       "that stand out from the sampling noise</p>\n",
       human_duration(w.off_cpu_ns()), human_duration(w.wall.time_ns), n, shown_rows);
-  html_table_head(out, {"off CPU", "±95%", "wall", "CPU", "<call", "<called from"}, "waits");
+  html_table_head(out, {"off CPU", "±95%", "wall", "CPU", "threads", "<call", "<called from"},
+                  "waits");
   for (size_t i = 0; i < n; ++i) {
     const auto& row = w.rows[i];
     out += fmt::format(
-        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"name\">{}</td><td "
+        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"name\">{}</td><td "
         "class=\"name\">{}</td></tr>\n",
         human_duration(static_cast<uint64_t>(row.off_cpu_ns())), human_duration(row.half_width_ns),
-        human_duration(row.wall.time_ns), human_duration(row.cpu.time_ns),
+        human_duration(row.wall.time_ns), human_duration(row.cpu.time_ns), row.threads,
         esc(wait_call_name(r.symbols.table, row)), esc(wait_caller_label(r, row)));
   }
   out += "</tbody></table>\n";

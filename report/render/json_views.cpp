@@ -162,6 +162,7 @@ void waits(JsonWriter& j, const Report& r, const RenderOptions& o) {
     j.field("off_cpu_ns", row.off_cpu_ns())
         .field("off_cpu_half_width_ns", row.half_width_ns)
         .field("stands_out", row.stands_out)
+        .field("threads", static_cast<uint64_t>(row.threads))
         .field("wall_samples", row.wall.samples)
         .field("wall_ns", row.wall.time_ns)
         .field("cpu_samples", row.cpu.samples)

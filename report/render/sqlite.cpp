@@ -71,7 +71,7 @@ CREATE TABLE waits (
   call TEXT, function_id INTEGER REFERENCES functions(id), own_code INTEGER,
   caller_function_id INTEGER REFERENCES functions(id), caller_line_id INTEGER REFERENCES lines(id),
   off_cpu_ns INTEGER, off_cpu_half_width_ns INTEGER, stands_out INTEGER,
-  wall_samples INTEGER, wall_ns INTEGER, cpu_samples INTEGER, cpu_ns INTEGER);
+  threads INTEGER, wall_samples INTEGER, wall_ns INTEGER, cpu_samples INTEGER, cpu_ns INTEGER);
 -- Self time per function: the innermost inline frame of each stack's first location.
 CREATE VIEW function_self AS
   SELECT f.id AS function_id, f.name AS function, SUM(s.count) AS samples, SUM(s.time_ns) AS time_ns
@@ -206,13 +206,13 @@ std::string write_sqlite(const Report& r, const std::string& path) {
     thread_base += p.threads.size();
     stack_base += p.stacks.size();
   }
-  auto* waits = db.prepare("INSERT INTO waits VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
+  auto* waits = db.prepare("INSERT INTO waits VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)");
   for (const auto& w : r.waits.rows) {
     const auto caller = [&](uint32_t id) {
       return w.has_caller ? std::optional<int64_t>(id) : std::nullopt;
     };
     db.row(waits, wait_call_name(table, w), w.call, w.own_code ? 1 : 0, caller(w.caller),
-           caller(w.caller_line), w.off_cpu_ns(), w.half_width_ns, w.stands_out ? 1 : 0,
+           caller(w.caller_line), w.off_cpu_ns(), w.half_width_ns, w.stands_out ? 1 : 0, w.threads,
            w.wall.samples, w.wall.time_ns, w.cpu.samples, w.cpu.time_ns);
   }
   write_sqlite_causal(db, r);  // experiments, progress, regions (sqlite_causal.cpp)

@@ -39,20 +39,26 @@ void waits_table(std::string& out, const Report& r, const RenderOptions& o) {
                   human_duration(w.wall.time_ns), percent_of_wall(w, w.off_cpu_ns())));
   const size_t shown_rows = w.rows_standing_out();
   const size_t n = o.rows(shown_rows);
-  // Fixed columns take 40; the call and its caller share the rest.
-  constexpr size_t kFixed = 40;
+  // Fixed columns take 48; the call and its caller share the rest.
+  constexpr size_t kFixed = 48;
   const size_t rest = o.width > kFixed + 40 ? o.width - kFixed - 2 : 40;
-  const size_t call_width = std::min<size_t>(24, rest / 2);
+  // The call column as wide as the widest call shown (at most 22): the callers, which
+  // carry a file and line, get the rest.
+  size_t call_width = 4;
+  for (size_t i = 0; i < n; ++i) {
+    call_width = std::max(call_width, wait_call_name(r.symbols.table, w.rows[i]).size());
+  }
+  call_width = std::min<size_t>({call_width, 22, rest / 2});
   add_line(out, o.width,
-           fmt::format("{:>9} {:>8} {:>9} {:>9}  {:<{}}  {}", "off CPU", "±95%", "wall", "CPU",
-                       "call", call_width, "called from"));
+           fmt::format("{:>9} {:>8} {:>9} {:>9} {:>7}  {:<{}}  {}", "off CPU", "±95%", "wall",
+                       "CPU", "threads", "call", call_width, "called from"));
   for (size_t i = 0; i < n; ++i) {
     const auto& row = w.rows[i];
     add_line(out, o.width,
-             fmt::format("{:>9} {:>8} {:>9} {:>9}  {:<{}}  {}",
+             fmt::format("{:>9} {:>8} {:>9} {:>9} {:>7}  {:<{}}  {}",
                          human_duration(static_cast<uint64_t>(row.off_cpu_ns())),
                          human_duration(row.half_width_ns), human_duration(row.wall.time_ns),
-                         human_duration(row.cpu.time_ns),
+                         human_duration(row.cpu.time_ns), row.threads,
                          compact_function_name(wait_call_name(r.symbols.table, row), call_width),
                          call_width, wait_caller_label(r, row, rest - call_width)));
   }

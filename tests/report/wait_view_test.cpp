@@ -123,6 +123,7 @@ TEST(ReportWaits, EachWaitIsTheCallIntoALibraryAndTheProgramsCodeThatMadeIt) {
   EXPECT_EQ(w.rows[0].off_cpu_ns(), 98 * kMs);
   EXPECT_EQ(w.rows[0].wall.samples, 100u);
   EXPECT_EQ(w.rows[0].cpu.samples, 2u);
+  EXPECT_EQ(w.rows[0].threads, 1u);
   // 1.96 · 1 ms · sqrt(100 + 2)
   EXPECT_NEAR(static_cast<double>(w.rows[0].half_width_ns), 1.96 * kMs * std::sqrt(102.0), 1e3);
   EXPECT_TRUE(w.rows[0].stands_out);
@@ -191,7 +192,7 @@ TEST(ReportWaits, TextJsonAndHtmlShowTheCallsAndCallers) {
   const std::string table = render_text(r, {.by = RowKind::wait});
   EXPECT_NE(table.find("138 ms off CPU of 190 ms of wall-clock time (72.6%)"), std::string::npos)
       << table;
-  EXPECT_NE(table.find("pthread_cond_wait         consumer (app.cpp:22)"), std::string::npos)
+  EXPECT_NE(table.find("  1  pthread_cond_wait  consumer (app.cpp:22)"), std::string::npos)
       << table;
   EXPECT_NE(table.find("not shown: 1 call and caller whose off-CPU time is within the sampling "
                        "noise"),
