@@ -61,9 +61,11 @@ WaitRow classify(std::span<const SymbolFrame> frames, SystemFrames& system,
     row.caller_line = frames[j].line;
   };
   if (!system.in_library(frames[0].function)) {
+    // Keyed by the own line, as shown: a system header's function inlined there (a
+    // vector's operator[]) is part of that line's own code, not a row of its own.
     row.own_code = true;
-    row.call = frames[0].function;
     caller(0);
+    row.call = row.caller;
     return row;
   }
   size_t i = 0;

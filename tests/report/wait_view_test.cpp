@@ -74,6 +74,7 @@ Report report(const std::filesystem::path& dir, ClockChoice clock = ClockChoice:
           .file = "/usr/include/c++/12/condition_variable",
           .line = 102},
          {.function = "consumer", .file = "/src/app.cpp", .line = 22}});
+  s.add(0x1200, 0x1280, {{.function = "consumer", .file = "/src/app.cpp", .line = 22}});
   s.add(0x3000, 0x3100, {{.function = "main", .file = "/src/app.cpp", .line = 30}});
   s.add(0x5000, 0x5100,
         {{.function = "__futex_abstimed_wait_common64",
@@ -160,6 +161,32 @@ TEST(ReportWaits, AThreadALibraryStartedRunsItsOwnCode) {
   ASSERT_NE(encoding, nullptr);
   EXPECT_EQ(encoding->off_cpu_ns(), 10 * kMs);
   EXPECT_EQ(row_of(r, "worker_start"), nullptr);
+}
+
+// Own code whose innermost frame is a system header's function inlined into it (here the
+// template inlined at consumer's line 22) is that line's own code: one row with the
+// line's code outside the template, not two rows that read the same.
+TEST(ReportWaits, OwnCodeIsOneRowPerOwnLineWhateverHeaderCodeIsInlinedThere) {
+  TempDir dir;
+  {
+    ProcessWriter w(dir.path() / "app.host.10.cprof", 10, -1, "cpu+wall");
+    w.thread(1, "main");
+    for (int i = 0; i < 10; ++i) {
+      w.sample(1, {0x1190, 0x3010}, SampleClock::wall);  // the template inlined at line 22
+      w.sample(1, {0x1210, 0x3010}, SampleClock::wall);  // line 22's own code
+      w.sample(1, {0x1110, 0x3010}, SampleClock::wall);  // line 20
+    }
+    w.close();
+  }
+  const Report r = report(dir.path());
+  std::vector<std::string> rows;
+  for (const auto& row : r.waits.rows) rows.push_back(caller_of(r, row));
+  std::sort(rows.begin(), rows.end());
+  EXPECT_EQ(rows,
+            (std::vector<std::string>{"consumer /src/app.cpp:20", "consumer /src/app.cpp:22"}));
+  for (const auto& row : r.waits.rows) {
+    EXPECT_EQ(row.wall.samples, caller_of(r, row).ends_with(":22") ? 20u : 10u);
+  }
 }
 
 TEST(ReportWaits, TheViewIsTheSameWhicheverClockTheProfileShows) {
