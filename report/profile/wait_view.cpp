@@ -52,22 +52,26 @@ RowKey key_of(const WaitRow& r) {
 WaitRow classify(std::span<const SymbolFrame> frames, SystemFrames& system,
                  const SymbolTable& table) {
   WaitRow row;
-  const auto caller = [&](size_t from) {
+  // The nearest own frame from `from` outwards, or frames[from] when there is none.
+  const auto nearest_own = [&](size_t from) -> const SymbolFrame& {
     size_t j = from;
     while (j < frames.size() && !system.own(frames[j])) ++j;
-    if (j == frames.size()) j = from;  // no own code outwards: the next frame
-    row.has_caller = true;
-    row.caller = frames[j].function;
-    row.caller_line = frames[j].line;
+    return frames[j == frames.size() ? from : j];
   };
-  if (!system.in_library(frames[0].function)) {
-    // Keyed by the own line, as shown: a system header's function inlined there (a
-    // vector's operator[]) is part of that line's own code, not a row of its own.
+  const auto caller = [&](const SymbolFrame& f) {
+    row.has_caller = true;
+    row.caller = f.function;
+    row.caller_line = f.line;
+  };
+  // Keyed by the own line, as shown: a system header's function inlined there (a
+  // vector's operator[]) is part of that line's own code, not a row of its own.
+  const auto own_code = [&](const SymbolFrame& f) {
     row.own_code = true;
-    caller(0);
-    row.call = row.caller;
+    row.call = f.function;
+    caller(f);
     return row;
-  }
+  };
+  if (!system.in_library(frames[0].function)) return own_code(nearest_own(0));
   size_t i = 0;
   while (i < frames.size() && system.in_library(frames[i].function)) ++i;
   if (i == frames.size()) {  // a thread that never enters the program: the innermost library
@@ -78,20 +82,17 @@ WaitRow classify(std::span<const SymbolFrame> frames, SystemFrames& system,
     while (i < frames.size() && module_of(i) == module_of(0)) ++i;
     // Only the code that started the thread (libc's start_thread) outside it: the thread
     // is that library's own (liblzma's worker computing), as the program's would be.
-    bool started_here = true;
-    for (size_t k = i; k < frames.size(); ++k)
-      started_here = started_here && module_of(k) == module_of(frames.size() - 1);
-    if (i < frames.size() && started_here) {
-      row.own_code = true;
-      row.call = frames[0].function;
-      row.has_caller = true;
-      row.caller = frames[0].function;
-      row.caller_line = frames[0].line;
-      return row;
+    const std::string& starter = module_of(frames.size() - 1);
+    const auto in_starter = [&](const SymbolFrame& f) {
+      return table.functions[f.function].module == starter;
+    };
+    if (i < frames.size() &&
+        std::all_of(frames.begin() + static_cast<std::ptrdiff_t>(i), frames.end(), in_starter)) {
+      return own_code(frames[0]);
     }
   }
   row.call = frames[i - 1].function;
-  if (i < frames.size()) caller(i);
+  if (i < frames.size()) caller(nearest_own(i));
   return row;
 }
 
@@ -158,8 +159,10 @@ WaitView build_wait_view(const std::vector<ProcessProfile>& processes,
       row_of_stack[stack] = static_cast<int64_t>(it->second);
       return it->second;
     };
+    // Adds a count to its row; returns the row, or kNone for a count without frames.
+    constexpr size_t kNone = SIZE_MAX;
     const auto add = [&](const StackCount& c, Measure WaitRow::*clock, Measure& total) {
-      if (c.samples == 0 || process.stacks.frames(c.stack).empty()) return;
+      if (c.samples == 0 || process.stacks.frames(c.stack).empty()) return kNone;
       const size_t r = row_of(c.stack);
       (view.rows[r].*clock).samples += c.samples;
       (view.rows[r].*clock).time_ns += c.weight_ns;
@@ -167,18 +170,16 @@ WaitView build_wait_view(const std::vector<ProcessProfile>& processes,
       total.time_ns += c.weight_ns;
       const double w = static_cast<double>(c.weight_ns);
       variance[r] += w * w / static_cast<double>(c.samples);
+      return r;
     };
     std::set<std::pair<size_t, uint32_t>> row_threads;  // this process's (row, thread)
     for (const auto& c : wall) {
-      add(c, &WaitRow::wall, view.wall);
+      const size_t r = add(c, &WaitRow::wall, view.wall);
       if (c.thread < thread_seen.size() && !thread_seen[c.thread]) {
         thread_seen[c.thread] = true;
         ++view.threads;
       }
-      if (c.samples > 0 && !process.stacks.frames(c.stack).empty() &&
-          row_threads.emplace(row_of(c.stack), c.thread).second) {
-        ++view.rows[row_of(c.stack)].threads;
-      }
+      if (r != kNone && row_threads.emplace(r, c.thread).second) ++view.rows[r].threads;
     }
     for (const auto& c : cpu) add(c, &WaitRow::cpu, view.cpu);
   }
