@@ -15,14 +15,19 @@
 # step, (T0 - Ts) / T0, the median over REPEATS pairs of runs made back to back.
 #
 #   experiments/mpi/validate.sh [BUILD_DIR] [OUT_DIR]
-# Environment: RANKS="2 4", STEPS (steps of each causal run, default 4000), TIMED_STEPS (of
-# each timed run, default 200), CELLS (1500000: steps of ~35 ms on the straggler at 11 ns a
-# cell, so a step holds many samples of the line), REPEATS (3 pairs of timed runs),
-# EXPERIMENT_MS (1000: about 25 steps, each experiment's count of visits within 4% of its
-# rate; at 400 ms, 10 visits, the count alone moved an experiment by 10%). About 15
-# minutes per rank count with the defaults; run on a quiet
-# machine with at least as many cores as ranks (four ranks on two cores time-share, and a
-# paused rank hands its core to another: docs/causal.md says what that does).
+# Environment: RANKS="2 4", STEP_MS (30: CELLS is chosen so that one step takes about
+# that long on the straggler, measured by a short run before each rank count; a step
+# must hold many samples of the line at the 1 ms sampling period: with steps of 6 ms the
+# straggler alone at 75% came out 8 points above the truth, with 25 ms within 1; the same
+# CELLS gave steps of 33 ms on this VM one day and 6.4 ms on another), CELLS (sets the
+# cells per rank instead), RUN_S (120: seconds of each causal run, from which its steps
+# follow; STEPS sets them instead), TIMED_S (1.5: seconds of each timed run; TIMED_STEPS
+# instead), REPEATS (7 pairs of timed runs: 6 or more give the actual drop a 95%
+# interval), EXPERIMENT_MS (1000: about 30 steps, each experiment's count of visits
+# within 4% of its rate; at 400 ms, 10 visits, the count alone moved an experiment by
+# 10%). About 15 minutes per rank count with the defaults; run on a quiet machine with at
+# least as many cores as ranks (four ranks on two cores time-share, and a paused rank
+# hands its core to another: docs/causal.md says what that does).
 set -euo pipefail
 build=$(realpath "${1:-build}")
 out=$(realpath -m "${2:-experiments/mpi/out}")
@@ -33,13 +38,42 @@ halo="$build/test-programs/mpi_halo"
 [[ -x $halo ]] || { echo "validate: $halo not built (ninja -C $build mpi_halo)" >&2; exit 1; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 mpirun() { command mpirun --oversubscribe --mca btl_vader_single_copy_mechanism none "$@"; }
-work_line="halo.cpp:$(grep -n 'the work line' "$source_file" | cut -d: -f1)"
+# The knobs cut compute_cells' loop, its statement and its loop control: GCC puts about a
+# tenth of the loop's samples (the increment and the compare) on the `for` line above the
+# statement, so the location both tools speed up is the two lines (FILE:FIRST-LAST, one
+# location); with the statement's line alone every prediction came out at nine tenths of
+# the cut. Coz takes one line: the statement's.
+work_stmt=$(grep -n 'the work line' "$source_file" | cut -d: -f1)
+sed -n "$((work_stmt - 1))p" "$source_file" | grep -q 'for (' ||
+  { echo "validate: the line above halo.cpp:$work_stmt is not the work loop's for" >&2; exit 1; }
+work_line="halo.cpp:$((work_stmt - 1))-$work_stmt"
 side_line="halo.cpp:$(grep -n 'the side line' "$source_file" | cut -d: -f1)"
-steps=${STEPS:-4000}
-timed_steps=${TIMED_STEPS:-200}
-cells=${CELLS:-1500000}
-repeats=${REPEATS:-3}
+step_ms=${STEP_MS:-30}
+run_s=${RUN_S:-120}
+timed_s=${TIMED_S:-1.5}
+repeats=${REPEATS:-7}
 experiment_ms=${EXPERIMENT_MS:-1000}
+
+# sizes RANKS STRAGGLER: sets cells (CELLS, or the count that makes a straggler step last
+# STEP_MS), steps and timed_steps (STEPS and TIMED_STEPS, or RUN_S and TIMED_S of steps)
+# from a 20-step run of 1,500,000 cells per rank.
+sizes() {
+  local probe_s step_s
+  cells=1500000 timed_steps=20
+  probe_s=$(timed "$1" "$2")
+  [[ -n $probe_s ]] || { echo "validate: the 20-step probe run printed no time" >&2; exit 1; }
+  step_s=$(awk -v t="$probe_s" 'BEGIN { print t / 20 }')
+  if [[ -n ${CELLS:-} ]]; then
+    cells=$CELLS
+    step_s=$(awk -v s="$step_s" -v c="$cells" 'BEGIN { print s * c / 1500000 }')
+  else
+    cells=$(awk -v s="$step_s" -v ms="$step_ms" 'BEGIN { printf "%d", 1500000 * ms / 1000 / s }')
+    step_s=$(awk -v ms="$step_ms" 'BEGIN { print ms / 1000 }')
+  fi
+  steps=${STEPS:-$(awk -v r="$run_s" -v s="$step_s" 'BEGIN { printf "%d", r / s }')}
+  timed_steps=${TIMED_STEPS:-$(awk -v r="$timed_s" -v s="$step_s" 'BEGIN { printf "%d", r / s }')}
+  echo "# $1 ranks: $cells cells per rank (a 20-step probe of 1500000: $probe_s s), causal runs of $steps steps, timed runs of $timed_steps"
+}
 
 # Seconds of one timed run of the job with the environment "$@".
 timed() {
@@ -49,22 +83,29 @@ timed() {
     sed -n 's/.* steps in \([0-9.]*\) s.*/\1/p'
 }
 
-# "T0 Ts ACTUAL%": REPEATS pairs of an unmodified run and one with the environment "$@",
-# each pair back to back (this VM's speed drifts by tens of percent over minutes, so a T0
-# measured once at the start is no baseline for runs made minutes later); the medians of
-# T0 and Ts, and the median of the pairs' drops (T0 - Ts) / T0.
+# "T0 Ts ACTUAL% LOW% HIGH%": REPEATS pairs of an unmodified run and one with the
+# environment "$@", each pair back to back (this VM's speed drifts by tens of percent over
+# minutes, so a T0 measured once at the start is no baseline for runs made minutes later);
+# the medians of T0 and Ts, the median of the pairs' drops (T0 - Ts) / T0 and its
+# distribution-free 95% interval (order statistics: experiments/causal/predict.py actual;
+# NA under 6 pairs).
 actual() {
-  local ranks=$1 straggler=$2
+  local ranks=$1 straggler=$2 pairs
   shift 2
+  pairs=$(mktemp)
   for _ in $(seq "$repeats"); do
     echo "$(timed "$ranks" "$straggler") $(timed "$ranks" "$straggler" "$@")"
-  done | awk '
+  done >"$pairs"
+  read -r drop low high _ <<<"$(python3 "$here/../causal/predict.py" actual "$pairs")"
+  awk -v drop="$drop" -v low="$low" -v high="$high" '
     function median(a, n,   i, j, t) {
       for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
       return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
     }
-    { t0[NR] = $1; ts[NR] = $2; d[NR] = 100 * ($1 - $2) / $1 }
-    END { printf "%.3f %.3f %.1f\n", median(t0, NR), median(ts, NR), median(d, NR) }'
+    function pct(x) { return x == "NA" ? "NA" : sprintf("%.1f", 100 * x) }
+    { t0[NR] = $1; ts[NR] = $2 }
+    END { printf "%.3f %.3f %s %s %s\n", median(t0, NR), median(ts, NR), pct(drop), pct(low), pct(high) }' "$pairs"
+  rm -f "$pairs"
 }
 
 # The prediction at speedup S (fraction) for LOCATION in the report's JSON.
@@ -118,11 +159,14 @@ steal_ticks() { awk '/^cpu / {print $9}' /proc/stat; }
 steal_at_start=$(steal_ticks)
 table="$out/validation.txt"
 {
-  echo "# $(date -u +%FT%TZ) $(uname -n) $(nproc) CPUs; causal steps $steps, timed steps $timed_steps, cells $cells, repeats $repeats"
-  printf '%-5s %-9s %-22s %6s %8s %8s %26s %8s\n' ranks speedup case T0_s Ts_s actual% "predicted% (95% interval)" coz%
+  echo "# $(date -u +%FT%TZ) $(uname -n) $(nproc) CPUs; repeats $repeats, experiments of $experiment_ms ms"
+  printf '%-5s %-9s %-22s %6s %8s %24s %26s %8s\n' ranks speedup case T0_s Ts_s "actual% (95% interval)" \
+    "predicted% (95% interval)" coz%
 } >"$table"
+errors=$(mktemp)
 for ranks in ${RANKS:-2 4}; do
   straggler=$((ranks - 1))
+  sizes "$ranks" "$straggler" >>"$table"
   dir="$out/causal-$ranks"
   rm -rf "$dir"
   # One causal-run per rank, in lockstep; long enough for about 20 experiments per speedup.
@@ -141,7 +185,7 @@ for ranks in ${RANKS:-2 4}; do
   rm -rf "$coz_dir" && mkdir -p "$coz_dir"
   if command -v coz >/dev/null && [[ -x $halo-coz ]]; then
     (cd "$coz_dir" && mpirun -np "$ranks" sh -c \
-      'coz run --fixed-line '"$source_file:${work_line#halo.cpp:}"' -o profile.$OMPI_COMM_WORLD_RANK.coz --- "$@"' \
+      'coz run --fixed-line '"$source_file:$work_stmt"' -o profile.$OMPI_COMM_WORLD_RANK.coz --- "$@"' \
       coz "$halo-coz" "$steps" "$cells" "$straggler" 100 >/dev/null 2>&1 || true)
   fi
   for s in 25 50 75; do
@@ -156,15 +200,26 @@ for ranks in ${RANKS:-2 4}; do
           ;;
         side) var=HALO_CUT_SIDE line=$side_line ;;
       esac
-      read -r t0 ts act <<<"$(actual "$ranks" "$straggler" "$var=$s")"
+      read -r t0 ts act act_low act_high <<<"$(actual "$ranks" "$straggler" "$var=$s")"
       pred=$(predicted "$json" "${location:-$line}" "$f")
       coz=-
       [[ $case != side && -f $coz_dir/profile.0.coz ]] &&
-        coz=$(coz_predicted "$coz_dir/profile.0.coz" "${line#halo.cpp:}" "$f")
-      printf '%-5s %-9s %-22s %6s %8s %8s %26s %8s\n' "$ranks" "$s%" "$case ($line)" "$t0" "$ts" \
-        "$act" "$pred" "$coz" >>"$table"
+        coz=$(coz_predicted "$coz_dir/profile.0.coz" "$work_stmt" "$f")
+      act_text=$act
+      [[ $act_low != NA ]] && act_text="$act ($act_low to $act_high)"
+      printf '%-5s %-9s %-22s %6s %8s %24s %26s %8s\n' "$ranks" "$s%" "$case ($line)" "$t0" "$ts" \
+        "$act_text" "$pred" "$coz" >>"$table"
+      [[ $case != side && $pred != - ]] && echo "$act ${pred%% *} $coz" >>"$errors"
     done
   done
 done
+# The work line's rows (the side line's true effect is within the timed runs' spread):
+# predicted - actual, in points, against the target of 5.
+awk '{ e = $2 - $1; n++; s += (e < 0 ? -e : e); if (e <= 5 && e >= -5) k++
+       if ($3 != "-") { c = $3 - $1; nc++; sc += (c < 0 ? -c : c) }
+       l = l sprintf("%s%+.1f", n > 1 ? ", " : "", e) }
+     END { if (n) printf "# work line: predicted - actual %s points; %d of %d within 5; mean |error| %.1f (Coz %s)\n",
+                   l, k, n, s / n, nc ? sprintf("%.1f over %d", sc / nc, nc) : "-" }' "$errors" >>"$table"
+rm -f "$errors"
 echo "# steal (CPU time this VM's vCPUs waited for the host): $(( ($(steal_ticks) - steal_at_start) / $(getconf CLK_TCK) )) s over the run" >>"$table"
 cat "$table"

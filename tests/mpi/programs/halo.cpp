@@ -41,15 +41,19 @@ double percent_kept(const char* name) {
 // The per-cell update: a few dependent floating-point operations the compiler cannot
 // fold, so its cost is proportional to the count. The whole update is one statement on
 // one line, with no inlined call (vector::operator[] would put the index's division on
-// stl_vector.h's line), so that the line holds nearly all of the loop's time: the knobs
-// cut the loop, and validate.sh speeds up the line.
+// stl_vector.h's line), so that this line and the `for` line above it (the loop control,
+// about a tenth of the samples) hold all of the loop's time: the knobs cut the loop, and
+// validate.sh speeds up the two lines. Every cell is drawn towards 1 to 8,
+// never 0: a cell drawn towards 0 decays into a subnormal double after ~700,000 updates
+// (about 200 steps of 30 ms) and stays at the smallest one, and subnormal arithmetic made
+// every later step ~2x slower, so long runs and short ones timed different programs.
 __attribute__((noinline)) double compute_cells(std::vector<double>& cells, long count) {
   double sum = 0;
   double* const d = cells.data();
   const size_t n = cells.size();
   const auto m = static_cast<size_t>(count);
   for (size_t i = 0; i < m; ++i) {
-    sum += d[i % n] = d[i % n] * 0.999 + 0.001 * static_cast<double>(i & 7);  // the work line
+    sum += d[i % n] = d[i % n] * 0.999 + 0.001 * static_cast<double>((i & 7) + 1);  // the work line
   }
   return sum;
 }
