@@ -38,8 +38,12 @@
 # first and shortest experiment, CPROF_CAUSAL_DURATION_MS; default: the runtime's, 100 ms
 # since session 13; the figures of sessions 2-12 used 250), ITEMS (progress
 # visits per run, default: each program's own, ~1.5 s of CPU), CEXP_SCALE (multiplies each
-# program's default ITEMS), CEXP_UNIT
-# (iterations per work unit), TOOL_RUNS (processes per tool and S, default 1: their
+# program's default ITEMS), UNIT_MS (default 0.36: the CPU time of one work unit; a
+# 600-unit run of cexp-serial before the rest sets CEXP_UNIT, the iterations per unit,
+# so that the programs keep the timing they were designed with, a round of forkjoin
+# 0.72 ms against the 1 ms sampling period, whatever the machine's speed: the same
+# 500,000 iterations took 0.36 ms on this VM one day and 0.18 ms on another),
+# CEXP_UNIT (sets the iterations per unit instead), TOOL_RUNS (processes per tool and S, default 1: their
 # experiments are merged, so a row no longer rests on one process, whose experiments vary
 # less than processes do), COZ (default coz; COZ=none leaves Coz out), CAUSAL_ARGS (more
 # causal-run options, e.g. "-f 4000"), KEEP=1 keeps the temp dir.
@@ -50,6 +54,13 @@ find_build_tools "${1:-}" causal-run causal-report
 shift
 speedups=(${SPEEDUPS:-0.25 0.5 0.75})
 pairs=${PAIRS:-15}
+if [[ -z ${CEXP_UNIT:-} ]]; then
+  # cexp-serial runs 3 units per item (hot 2, cold 1): 200 items are 600 units.
+  probe_cpu=$(kv cpu_s "$(CEXP_UNIT=500000 "$BIN/cexp-serial" 0 200)")
+  export CEXP_UNIT
+  CEXP_UNIT=$(awk -v c="$probe_cpu" -v ms="${UNIT_MS:-0.36}" 'BEGIN { printf "%d", 500000 * ms / (1000 * c / 600) }')
+  echo "accuracy.sh: 600 units of 500000 iterations took $probe_cpu s of CPU: CEXP_UNIT=$CEXP_UNIT for units of ${UNIT_MS:-0.36} ms" >&2
+fi
 phys_scale=$(awk -v a="${PHYS_SCALE:-0.3}" -v b="${CEXP_SCALE:-1}" 'BEGIN { print a * b }')
 tool_runs=${TOOL_RUNS:-1}
 if [[ -n ${DURATION_MS:-} ]]; then export CPROF_CAUSAL_DURATION_MS=$DURATION_MS; else unset CPROF_CAUSAL_DURATION_MS; fi
