@@ -79,8 +79,12 @@ sizes() {
 timed() {
   local ranks=$1 straggler=$2
   shift 2
-  env "$@" mpirun -np "$ranks" "$halo" "$timed_steps" "$cells" "$straggler" 100 |
-    sed -n 's/.* steps in \([0-9.]*\) s.*/\1/p'
+  # A subshell that exports the knob, not `env`: env would run the mpirun binary, not the
+  # function above with its options (--oversubscribe: four ranks on two cores).
+  (
+    [[ $# -gt 0 ]] && export "$@"
+    mpirun -np "$ranks" "$halo" "$timed_steps" "$cells" "$straggler" 100
+  ) | sed -n 's/.* steps in \([0-9.]*\) s.*/\1/p'
 }
 
 # "T0 Ts ACTUAL% LOW% HIGH%": REPEATS pairs of an unmodified run and one with the
