@@ -17,9 +17,9 @@
 #   experiments/mpi/validate.sh [BUILD_DIR] [OUT_DIR]
 # Environment: RANKS="2 4", STEP_MS (30: CELLS is chosen so that one step takes about
 # that long on the straggler, measured by a short run before each rank count; a step
-# must hold many samples of the line at the 1 ms sampling period: with steps of 6 ms the
-# straggler alone at 75% came out 8 points above the truth, with 25 ms within 1; the same
-# CELLS gave steps of 33 ms on this VM one day and 6.4 ms on another), CELLS (sets the
+# must hold many samples of the line at the 1 ms sampling period (docs/causal.md, MPI
+# "Limits"), and the same CELLS gave steps of 33 ms on this VM one day and 6.4 ms on
+# another), CELLS (sets the
 # cells per rank instead), RUN_S (120: seconds of each causal run, from which its steps
 # follow; STEPS sets them instead), TIMED_S (1.5: seconds of each timed run; TIMED_STEPS
 # instead), REPEATS (7 pairs of timed runs: 6 or more give the actual drop a 95%
