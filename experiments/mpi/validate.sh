@@ -56,23 +56,20 @@ experiment_ms=${EXPERIMENT_MS:-1000}
 
 # sizes RANKS STRAGGLER: sets cells (CELLS, or the count that makes a straggler step last
 # STEP_MS), steps and timed_steps (STEPS and TIMED_STEPS, or RUN_S and TIMED_S of steps)
-# from a 20-step run of 1,500,000 cells per rank.
+# from a 20-step probe run of probe_cells per rank.
+probe_cells=1500000
 sizes() {
   local probe_s step_s
-  cells=1500000 timed_steps=20
+  cells=$probe_cells timed_steps=20  # what timed() runs
   probe_s=$(timed "$1" "$2")
   [[ -n $probe_s ]] || { echo "validate: the 20-step probe run printed no time" >&2; exit 1; }
-  step_s=$(awk -v t="$probe_s" 'BEGIN { print t / 20 }')
-  if [[ -n ${CELLS:-} ]]; then
-    cells=$CELLS
-    step_s=$(awk -v s="$step_s" -v c="$cells" 'BEGIN { print s * c / 1500000 }')
-  else
-    cells=$(awk -v s="$step_s" -v ms="$step_ms" 'BEGIN { printf "%d", 1500000 * ms / 1000 / s }')
-    step_s=$(awk -v ms="$step_ms" 'BEGIN { print ms / 1000 }')
-  fi
+  cells=${CELLS:-$(awk -v t="$probe_s" -v c="$probe_cells" -v ms="$step_ms" \
+    'BEGIN { printf "%d", c * ms / 1000 / (t / 20) }')}
+  # One step's seconds at those cells: time per cell is what the probe measured.
+  step_s=$(awk -v t="$probe_s" -v c="$probe_cells" -v n="$cells" 'BEGIN { print t / 20 * n / c }')
   steps=${STEPS:-$(awk -v r="$run_s" -v s="$step_s" 'BEGIN { printf "%d", r / s }')}
   timed_steps=${TIMED_STEPS:-$(awk -v r="$timed_s" -v s="$step_s" 'BEGIN { printf "%d", r / s }')}
-  echo "# $1 ranks: $cells cells per rank (a 20-step probe of 1500000: $probe_s s), causal runs of $steps steps, timed runs of $timed_steps"
+  echo "# $1 ranks: $cells cells per rank (a 20-step probe of $probe_cells: $probe_s s), causal runs of $steps steps, timed runs of $timed_steps"
 }
 
 # Seconds of one timed run of the job with the environment "$@".

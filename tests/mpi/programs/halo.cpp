@@ -43,10 +43,10 @@ double percent_kept(const char* name) {
 // one line, with no inlined call (vector::operator[] would put the index's division on
 // stl_vector.h's line), so that this line and the `for` line above it (the loop control,
 // about a tenth of the samples) hold all of the loop's time: the knobs cut the loop, and
-// validate.sh speeds up the two lines. Every cell is drawn towards 1 to 8,
-// never 0: a cell drawn towards 0 decays into a subnormal double after ~700,000 updates
-// (about 200 steps of 30 ms) and stays at the smallest one, and subnormal arithmetic made
-// every later step ~2x slower, so long runs and short ones timed different programs.
+// validate.sh speeds up the two lines. Every cell is drawn towards 1 to 8, never 0: a
+// cell drawn towards 0 decays into a subnormal double after ~700,000 updates (about 200
+// steps of 30 ms) and stays at the smallest one, and subnormal arithmetic made every
+// later step ~2x slower, so long runs and short ones timed different programs.
 __attribute__((noinline)) double compute_cells(std::vector<double>& cells, long count) {
   double sum = 0;
   double* const d = cells.data();
