@@ -410,11 +410,18 @@ TEST_P(SampleRunExec, TheExecedImageIsProfiled) {
   const std::string how = GetParam();
   const SampledRun run = sample("fork-exec-" + how, "-f 1000",
                                 kPrograms + "/fork_exec " + kPrograms + "/exec_target " + how);
-  EXPECT_EQ(run.status, 7) << run.output;
-  ASSERT_EQ(run.processes.size(), 3u) << run.output;
+  std::string seen = run.output;  // and what each file held, for a failure to explain itself
+  for (const auto& p : run.processes) {
+    seen += p.process.executable + " pid " + std::to_string(p.process.pid) + ": " +
+            std::to_string(p.samples.size()) + " samples, issues:";
+    for (const auto& issue : p.summary.issues) seen += " " + issue.message;
+    seen += "\n";
+  }
+  EXPECT_EQ(run.status, 7) << seen;
+  ASSERT_EQ(run.processes.size(), 3u) << seen;
   const LoadedProcess* target = process_running(run, "/exec_target");
-  ASSERT_NE(target, nullptr);
-  EXPECT_GT(target->total_samples("target_work"), 100u);
+  ASSERT_NE(target, nullptr) << seen;
+  EXPECT_GT(target->total_samples("target_work"), 100u) << seen;
 }
 
 INSTANTIATE_TEST_SUITE_P(How, SampleRunExec, ::testing::Values("clearenv", "syscall", "fexecve"));
