@@ -5,12 +5,16 @@
 namespace cprof::causal {
 namespace {
 
-// local := max(local, value). Lock-free; safe against the thread's own signal handler.
-void raise_to(std::atomic<uint64_t>& a, uint64_t value) {
+// a := max(a, value); returns a's value before. Lock-free; safe against the thread's own
+// signal handler.
+uint64_t raise_to(std::atomic<uint64_t>& a, uint64_t value) {
   uint64_t cur = a.load(std::memory_order_relaxed);
   while (cur < value && !a.compare_exchange_weak(cur, value, std::memory_order_acq_rel)) {
   }
+  return cur;
 }
+
+uintptr_t id_of(const ThreadDelay& thread) { return reinterpret_cast<uintptr_t>(&thread); }
 
 // RAII guard for ThreadDelay::paying: a nested pay() on the same thread (a signal that
 // interrupts a payment) sees it set and does nothing.
@@ -34,6 +38,7 @@ uint64_t DelayAccounting::begin_experiment(double speedup, uint64_t period_ns) {
   const double d = std::max(0.0, speedup) * static_cast<double>(period_ns);
   const uint64_t start = global().load(std::memory_order_acquire);
   delay_per_sample_.store(static_cast<uint64_t>(std::llround(d)), std::memory_order_relaxed);
+  period_ns_.store(period_ns, std::memory_order_relaxed);
   selected_samples_.store(0, std::memory_order_relaxed);
   start_global_.store(start, std::memory_order_relaxed);
   epoch_.fetch_add(1, std::memory_order_release);
@@ -47,7 +52,7 @@ uint64_t DelayAccounting::end_experiment() {
   return global().load(std::memory_order_acquire);
 }
 
-void DelayAccounting::raise_global_to(uint64_t value) { raise_to(global(), value); }
+uint64_t DelayAccounting::raise_global_to(uint64_t value) { return raise_to(global(), value); }
 
 void DelayAccounting::sync_epoch(ThreadDelay& thread) const {
   const uint64_t epoch = epoch_.load(std::memory_order_acquire);
@@ -56,6 +61,8 @@ void DelayAccounting::sync_epoch(ThreadDelay& thread) const {
   // count as it was when this experiment began.
   raise_to(thread.local_ns, start_global_.load(std::memory_order_relaxed));
   thread.overslept_ns.store(0, std::memory_order_relaxed);
+  thread.experiment_samples.store(0, std::memory_order_relaxed);
+  thread.experiment_selected.store(0, std::memory_order_relaxed);
   thread.epoch.store(epoch, std::memory_order_relaxed);
 }
 
@@ -64,19 +71,48 @@ uint64_t DelayAccounting::on_sample_in_selected(ThreadDelay& thread, double spee
   // Waiting for the GPU is not running the selected code, even when the runtime spins.
   if (!active() || in_device_wait(thread)) return 0;
   const double d_real = std::max(0.0, speedup) * static_cast<double>(period_ns);
-  const auto d = static_cast<uint64_t>(std::llround(d_real));
-  sync_epoch(thread);
-  const uint64_t local = thread.local_ns.fetch_add(d, std::memory_order_acq_rel) + d;
-  raise_global_to(local);
-  thread.selected_samples.fetch_add(1, std::memory_order_relaxed);
-  selected_samples_.fetch_add(1, std::memory_order_relaxed);
-  return d;
+  return insert(thread, static_cast<uint64_t>(std::llround(d_real)), period_ns);
 }
 
 uint64_t DelayAccounting::on_sample_in_selected(ThreadDelay& thread) {
-  if (!active()) return 0;
-  // speedup * period is precomputed: pass it as speedup 1 of a period of that length.
-  return on_sample_in_selected(thread, 1.0, delay_per_sample_.load(std::memory_order_relaxed));
+  if (!active() || in_device_wait(thread)) return 0;
+  return insert(thread, delay_per_sample_.load(std::memory_order_relaxed),
+                period_ns_.load(std::memory_order_relaxed));
+}
+
+void DelayAccounting::on_sample(ThreadDelay& thread) {
+  if (!active()) return;
+  sync_epoch(thread);
+  thread.experiment_samples.fetch_add(1, std::memory_order_relaxed);
+}
+
+uint64_t DelayAccounting::insert(ThreadDelay& thread, uint64_t d, uint64_t period_ns) {
+  sync_epoch(thread);
+  const uint64_t local = thread.local_ns.fetch_add(d, std::memory_order_acq_rel) + d;
+  const uint64_t before = raise_global_to(local);
+  // Split by time only where the location fills its thread's periods: 90% of its samples
+  // in this experiment (a caller that counts no samples: all of them).
+  const uint32_t selected = thread.experiment_selected.fetch_add(1, std::memory_order_relaxed) + 1;
+  const uint32_t samples =
+      std::max(selected, thread.experiment_samples.load(std::memory_order_relaxed));
+  if (timed() && before < local && uint64_t{selected} * 10 >= uint64_t{samples} * 9) {
+    // The span its period covers: the last P of its running time, its last block (when
+    // that falls in it) a hole.
+    SelectedSampleLog::Span span;
+    span.end_ns = clock_.now_ns();
+    span.start_ns = span.end_ns > period_ns ? span.end_ns - period_ns : 0;
+    const uint64_t woke = thread.running_since_ns;
+    if (woke > span.start_ns && thread.blocked_at_ns < woke) {
+      span.hole_lo_ns = thread.blocked_at_ns;
+      span.hole_hi_ns = woke;
+      const uint64_t gap = woke - thread.blocked_at_ns;
+      span.start_ns = span.start_ns > gap ? span.start_ns - gap : 0;
+    }
+    log_.record(span, before, local, id_of(thread));
+  }
+  thread.selected_samples.fetch_add(1, std::memory_order_relaxed);
+  selected_samples_.fetch_add(1, std::memory_order_relaxed);
+  return d;
 }
 
 uint64_t DelayAccounting::owed(const ThreadDelay& thread) const {
@@ -96,6 +132,7 @@ uint64_t DelayAccounting::pay(ThreadDelay& thread) {
     return 0;
   }
   sync_epoch(thread);
+  if (timed() && thread.wake_pending.load(std::memory_order_acquire)) settle_wake(thread);
   uint64_t debt = owed(thread);
   if (debt == 0) return 0;
   // What it overslept before pays first (delays.h, "Oversleeping").
@@ -125,7 +162,49 @@ uint64_t DelayAccounting::before_block(ThreadDelay& thread) {
   pay(thread);
   const uint64_t g = global_ns();
   thread.global_at_block_ns = g;
+  if (timed()) thread.blocked_at_ns = clock_.now_ns();
   return g;
+}
+
+uint64_t DelayAccounting::after_self_wake(ThreadDelay& thread) {
+  if (in_runtime_wait(thread)) return 0;
+  if (timed()) {
+    thread.wake_pending.store(false, std::memory_order_relaxed);
+    thread.running_since_ns = clock_.now_ns();
+  }
+  return pay(thread);
+}
+
+uint64_t DelayAccounting::credit(ThreadDelay& thread, uint64_t amount, uint64_t global) {
+  // local := min(local + credit, global): a debt the thread had before it blocked stays
+  // owed, and a credit never puts it ahead of the global count (which would make every
+  // other thread pause for nothing).
+  uint64_t cur = thread.local_ns.load(std::memory_order_relaxed);
+  uint64_t next = 0;
+  do {
+    if (cur >= global || amount == 0) return 0;
+    next = std::min(cur + amount, global);
+  } while (!thread.local_ns.compare_exchange_weak(cur, next, std::memory_order_acq_rel));
+  thread.credited_ns.fetch_add(next - cur, std::memory_order_relaxed);
+  return next - cur;
+}
+
+void DelayAccounting::settle_wake(ThreadDelay& thread) {
+  const uint64_t now = clock_.now_ns();
+  const uint64_t global = global_ns();
+  if (thread.wake_epoch != epoch_.load(std::memory_order_acquire)) {
+    thread.wake_pending.store(false, std::memory_order_relaxed);
+    return;
+  }
+  const uint64_t blocked_part =
+      log_.share_of(thread.wake_settled_global_ns, global, thread.wake_blocked_from_ns,
+                    thread.woken_at_ns, id_of(thread));
+  thread.wake_settled_global_ns = std::max(thread.wake_settled_global_ns, global);
+  credit(thread, blocked_part, global);
+  // Later samples' periods begin after the wake-up: nothing more to settle.
+  if (now > thread.woken_at_ns + period_ns_.load(std::memory_order_relaxed)) {
+    thread.wake_pending.store(false, std::memory_order_relaxed);
+  }
 }
 
 uint64_t DelayAccounting::after_woken_by_other(ThreadDelay& thread, uint64_t global_at_block) {
@@ -134,19 +213,24 @@ uint64_t DelayAccounting::after_woken_by_other(ThreadDelay& thread, uint64_t glo
   if (in_device_wait(thread) || in_runtime_wait(thread)) return 0;
   sync_epoch(thread);
   const uint64_t global = global_ns();
-  if (global <= global_at_block) return 0;
-  const uint64_t credit = global - global_at_block;
-  // local := min(local + credit, global): a debt the thread had before it blocked stays
-  // owed, and a credit never puts it ahead of the global count (which would make every
-  // other thread pause for nothing).
-  uint64_t cur = thread.local_ns.load(std::memory_order_relaxed);
-  uint64_t next = 0;
-  do {
-    if (cur >= global) return 0;
-    next = std::min(cur + credit, global);
-  } while (!thread.local_ns.compare_exchange_weak(cur, next, std::memory_order_acq_rel));
-  thread.credited_ns.fetch_add(next - cur, std::memory_order_relaxed);
-  return next - cur;
+  uint64_t inserted = global > global_at_block ? global - global_at_block : 0;
+  if (timed()) {
+    // The samples whose periods reach back before the block: the thread ran through
+    // that part of them and owes it.
+    inserted -= log_.share_of(global_at_block, global, thread.running_since_ns,
+                              thread.blocked_at_ns, id_of(thread));
+    // And the samples still to come whose periods reach back into the block are
+    // credited for that part, at the thread's next payments (settle_wake).
+    const uint64_t now = clock_.now_ns();
+    thread.wake_pending.store(false, std::memory_order_relaxed);
+    thread.wake_blocked_from_ns = thread.blocked_at_ns;
+    thread.woken_at_ns = now;
+    thread.wake_settled_global_ns = global;
+    thread.wake_epoch = epoch_.load(std::memory_order_acquire);
+    thread.running_since_ns = now;
+    thread.wake_pending.store(true, std::memory_order_release);
+  }
+  return credit(thread, inserted, global);
 }
 
 void DelayAccounting::device_wait_begin(ThreadDelay& thread) {

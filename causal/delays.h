@@ -25,6 +25,17 @@
 // thread that wakes by itself (a sleep, an I/O wait, a timeout) was not held back by
 // anyone and pays them.
 //
+// Periods: a selected sample's delay stands for its thread's last period P, inserted at
+// once at its end. Given a Clock, the accounting logs the time span of each selected
+// sample of a thread that spends its periods in the location (selected_sample_log.h) and
+// splits the delay of a sample whose span a block or a wake-up falls in: a thread woken
+// by another is credited only the part of each such sample's span during which it was
+// blocked, and owes the part it ran through, before its block or after its wake-up. A
+// thread that runs other code too is sampled in the location at random instants, and
+// what the other threads do at those instants is the better evidence: its samples count
+// whole, at their instant, as they all do without a Clock (docs/causal.md, "Delays
+// stand for a period").
+//
 // Signal-safety contract (the sampling signal handler and the interposed blocking calls
 // use this class):
 //   - on_sample_in_selected(), owed(), pay(), before_block(), before_wake_other(),
@@ -46,6 +57,7 @@
 #include <cstdint>
 
 #include "causal/clock.h"
+#include "causal/selected_sample_log.h"
 
 namespace cprof::causal {
 
@@ -77,11 +89,30 @@ struct ThreadDelay {
   std::atomic<uint32_t> peer_waits{0};
   // The host's imported total (import_job_count) when the outermost peer wait began.
   uint64_t imported_at_peer_wait_ns = 0;
+  // Times, with a Clock (delays.h, "Periods"); owner-written. Since when the thread runs
+  // (it started or last woke) and when it last blocked.
+  uint64_t running_since_ns = 0;
+  uint64_t blocked_at_ns = 0;
+  // Woken by another thread: samples taken after the wake-up whose periods reach back
+  // into the block [wake_blocked_from_ns, woken_at_ns] are credited for that part when
+  // the thread next pays, until a period has passed. The global count up to which that is
+  // settled, and the experiment it belongs to. Set last by the owner (release), read by
+  // its own pay() (and so by its handler).
+  std::atomic<bool> wake_pending{false};
+  uint64_t wake_blocked_from_ns = 0;
+  uint64_t woken_at_ns = 0;
+  uint64_t wake_settled_global_ns = 0;
+  uint64_t wake_epoch = 0;
+  // The thread's samples in the running experiment (on_sample), and those in the selected
+  // location: whether the location fills its thread's periods ("Periods" above).
+  std::atomic<uint32_t> experiment_samples{0};
+  std::atomic<uint32_t> experiment_selected{0};
 };
 
 class DelayAccounting {
  public:
-  explicit DelayAccounting(Sleeper sleeper) : sleeper_(sleeper) {}
+  // With a clock, delays are split at blocks and wake-ups by time ("Periods" above).
+  explicit DelayAccounting(Sleeper sleeper, Clock clock = {}) : sleeper_(sleeper), clock_(clock) {}
   DelayAccounting(const DelayAccounting&) = delete;
   DelayAccounting& operator=(const DelayAccounting&) = delete;
 
@@ -102,6 +133,11 @@ class DelayAccounting {
   uint64_t on_sample_in_selected(ThreadDelay& thread, double speedup, uint64_t period_ns);
   // Same, with the running experiment's own speedup and period.
   uint64_t on_sample_in_selected(ThreadDelay& thread);
+
+  // Every sample the thread counts in an experiment, selected or not (before
+  // on_sample_in_selected): the share of its samples in the location decides whether its
+  // selected samples are split by time ("Periods" above).
+  void on_sample(ThreadDelay& thread);
 
   // What the thread owes: global - local, or 0 when it is not behind.
   uint64_t owed(const ThreadDelay& thread) const;
@@ -127,9 +163,7 @@ class DelayAccounting {
     return after_woken_by_other(thread, thread.global_at_block_ns);
   }
   // The thread woke by itself (timeout, sleep, I/O): nobody paid for it; it pays now.
-  uint64_t after_self_wake(ThreadDelay& thread) {
-    return in_runtime_wait(thread) ? 0 : pay(thread);
-  }
+  uint64_t after_self_wake(ThreadDelay& thread);
 
   // Waiting for a device (a GPU synchronize or signal wait: docs/causal.md "Waiting for
   // the GPU"). begin: the thread blocks (before_block: it pays what it owes first). end:
@@ -211,6 +245,7 @@ class DelayAccounting {
   void thread_started(ThreadDelay& thread) {
     thread.epoch.store(epoch_.load(std::memory_order_acquire), std::memory_order_relaxed);
     thread.local_ns.store(global_ns(), std::memory_order_relaxed);
+    if (timed()) thread.running_since_ns = clock_.now_ns();
   }
 
   uint64_t global_ns() const { return global().load(std::memory_order_acquire); }
@@ -218,7 +253,15 @@ class DelayAccounting {
   uint64_t selected_samples() const { return selected_samples_.load(std::memory_order_relaxed); }
 
  private:
-  void raise_global_to(uint64_t value);
+  // Returns the global count before (unchanged when it was at `value` or above).
+  uint64_t raise_global_to(uint64_t value);
+  uint64_t insert(ThreadDelay& thread, uint64_t delay_ns, uint64_t period_ns);
+  bool timed() const { return clock_.now != nullptr; }
+  // Credits the samples that came after the thread's wake-up for the part of their
+  // periods it spent blocked (ThreadDelay::wake_pending). Inside pay()'s guard.
+  void settle_wake(ThreadDelay& thread);
+  // local := min(local + credit, global); returns what was credited.
+  static uint64_t credit(ThreadDelay& thread, uint64_t amount, uint64_t global);
   // A thread still counting in an earlier experiment is forgiven that experiment's debt.
   void sync_epoch(ThreadDelay& thread) const;
 
@@ -228,6 +271,9 @@ class DelayAccounting {
   std::atomic<uint64_t> start_global_{0};
 
   Sleeper sleeper_;
+  Clock clock_;
+  SelectedSampleLog log_;
+  std::atomic<uint64_t> period_ns_{0};  // the running experiment's sampling period
   std::atomic<uint64_t>& global() const {
     std::atomic<uint64_t>* shared = shared_global_.load(std::memory_order_acquire);
     return shared != nullptr ? *shared : own_global_;

@@ -32,6 +32,7 @@ SampleOutcome causal_sample(const SampleStep& step, ThreadDelay& thread,
       if (step.tally != nullptr) step.tally->add(l->id);
     }
   }
+  step.delays.on_sample(thread);
   if (step.selected != nullptr && stack_hits(*step.selected, stack)) {
     step.delays.on_sample_in_selected(thread);
   }

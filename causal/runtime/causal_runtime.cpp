@@ -37,7 +37,9 @@ CausalThread* CausalRuntime::current_thread() {
 }
 
 CausalRuntime::CausalRuntime(CausalSettings settings, std::vector<std::string> problems)
-    : settings_(std::move(settings)), problems_(std::move(problems)), delays_(real_sleeper()) {}
+    : settings_(std::move(settings)),
+      problems_(std::move(problems)),
+      delays_(real_sleeper(), settings_.whole_samples ? Clock{} : monotonic_clock()) {}
 
 CausalRuntime* CausalRuntime::start() {
   std::vector<std::string> problems;

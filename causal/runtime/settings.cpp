@@ -94,6 +94,7 @@ CausalSettings causal_settings_from_environment(std::vector<std::string>& proble
   if (const char* v = get(env::kJob)) s.job = v;
   if (auto n = number(env::kOnlyRank, problems)) s.only_rank = static_cast<int64_t>(*n);
   if (const char* v = get(env::kHostPerRank)) s.host_per_rank = std::string_view(v) == "1";
+  if (const char* v = get(env::kWholeSamples)) s.whole_samples = std::string_view(v) == "1";
   if (const char* v = get(env::kVisitCounter)) {
     if (const auto kind = visit_counter_named(v)) {
       s.visit_counter = *kind;

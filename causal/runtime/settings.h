@@ -62,6 +62,9 @@ inline constexpr const char* kOnlyRank = "CPROF_CAUSAL_ONLY_RANK";
 // "1": each rank acts as if alone on its host (its own shared page; the MPI wrappers
 // exchange the delay counts at collectives as across hosts). For tests on one machine.
 inline constexpr const char* kHostPerRank = CPROF_HOST_PER_RANK_ENV;
+// "1": every selected sample's delay counts whole at its instant, as before delays were
+// split at blocks and wake-ups by time (delays.h, "Periods"). For side-by-side figures.
+inline constexpr const char* kWholeSamples = "CPROF_CAUSAL_WHOLE_SAMPLES";
 }  // namespace env
 
 // The info message an automatic run's process leaves when none of its samples had a frame
@@ -106,6 +109,7 @@ struct CausalSettings {
   std::string job;  // CPROF_CAUSAL_JOB: "" outside an MPI job
   int64_t only_rank = -1;  // CPROF_CAUSAL_ONLY_RANK: -1, every rank's samples count
   bool host_per_rank = false;  // CPROF_CAUSAL_HOST_PER_RANK=1
+  bool whole_samples = false;  // CPROF_CAUSAL_WHOLE_SAMPLES=1
 };
 
 // Reads the CPROF_CAUSAL_* variables; problems (bad values) are described in `problems`

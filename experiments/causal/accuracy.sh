@@ -46,7 +46,9 @@
 # CEXP_UNIT (sets the iterations per unit instead), TOOL_RUNS (processes per tool and S, default 1: their
 # experiments are merged, so a row no longer rests on one process, whose experiments vary
 # less than processes do), COZ (default coz; COZ=none leaves Coz out), CAUSAL_ARGS (more
-# causal-run options, e.g. "-f 4000"), KEEP=1 keeps the temp dir.
+# causal-run options, e.g. "-f 4000"), KEEP=1 keeps the temp dir, VERSUS (variables, e.g.
+# "CPROF_CAUSAL_WHOLE_SAMPLES=1": the second column is causal-run again with them set,
+# run interleaved with the first, instead of Coz: a change to the method, side by side).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../../bench/sampler/common.sh"
@@ -66,7 +68,12 @@ tool_runs=${TOOL_RUNS:-1}
 if [[ -n ${DURATION_MS:-} ]]; then export CPROF_CAUSAL_DURATION_MS=$DURATION_MS; else unset CPROF_CAUSAL_DURATION_MS; fi
 coz_bin=${COZ:-coz}
 have_coz=1
-if [[ $coz_bin == none ]] || ! command -v "$coz_bin" >/dev/null; then
+versus=(${VERSUS:-})
+if ((${#versus[@]} > 0)); then
+  have_coz=0
+  export SECOND="vs"
+  echo "accuracy.sh: the second column is causal-run with ${versus[*]}" >&2
+elif [[ $coz_bin == none ]] || ! command -v "$coz_bin" >/dev/null; then
   echo "accuracy.sh: coz not found (COZ=$coz_bin); the Coz column is left empty" >&2
   have_coz=0
 fi
@@ -103,6 +110,10 @@ for p in "${programs[@]}"; do
       # Every run of one S goes into one results directory / profile: the report merges them.
       "$BIN/causal-run" ${CAUSAL_ARGS:-} --append --line "$loc" --fixed-speedup "$pc" -o "$tmp/ours-$p-$s" -- "$prog" "${items[@]}" \
         >"$tmp/ours-$p-$s.out" 2>"$tmp/ours-$p-$s.err" || echo "  causal-run failed: $(tail -1 "$tmp/ours-$p-$s.err")" >&2
+      if ((${#versus[@]} > 0)); then
+        env "${versus[@]}" "$BIN/causal-run" ${CAUSAL_ARGS:-} --append --line "$loc" --fixed-speedup "$pc" -o "$tmp/vs-$p-$s" -- "$prog" "${items[@]}" \
+          >"$tmp/vs-$p-$s.out" 2>"$tmp/vs-$p-$s.err" || echo "  causal-run (${versus[*]}) failed: $(tail -1 "$tmp/vs-$p-$s.err")" >&2
+      fi
       if ((have_coz)); then
         (cd "$tmp" && "$coz_bin" run --fixed-line "$loc" --fixed-speedup "$pc" -o "$tmp/coz-$p-$s.run.coz" \
           --- "$prog-coz" "${items[@]}" >"$tmp/coz-$p-$s.out" 2>"$tmp/coz-$p-$s.err") ||
@@ -146,6 +157,10 @@ for p in "${programs[@]}"; do
     coz=NA cexps=0
     if ((have_coz)) && [[ -f $tmp/coz-$p-$s.coz && -f $tmp/coz-$p-0.coz ]]; then
       read -r coz _ _ cexps cbexps <<<"$(python3 "$here/predict.py" coz "$tmp/coz-$p-0.coz" "$tmp/coz-$p-$s.coz" "$s")"
+      cexps="$cexps+$cbexps"
+    elif ((${#versus[@]} > 0)); then
+      read -r coz _ _ cexps cbexps <<<"$(python3 "$here/predict.py" ours "$tmp/vs-$p-$s" "$s" \
+        "$BIN/causal-report" 2>/dev/null || echo NA NA NA 0 0)"
       cexps="$cexps+$cbexps"
     fi
     read -r actual alo ahi _ <<<"$(python3 "$here/predict.py" actual "$tmp/phys-$p-$s.pairs")"

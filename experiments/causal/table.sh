@@ -10,9 +10,11 @@
 # the actual's noise alone; "agree" counts the rows whose difference is within the two
 # intervals' joint width (the half-widths on the sides that face each other, combined as
 # independent errors: sqrt(a^2 + b^2)). A row that does not agree is a bias, not noise.
+# SECOND names the second column (default coz; accuracy.sh's VERSUS sets "vs").
 set -euo pipefail
-printf "%-17s %5s | %8s %17s %4s %7s %7s | %8s %7s %7s | %8s %17s\n" program S ours "95% CI" held exps err coz exps err actual "actual's 95% CI"
-cat "$@" | awk '
+second=${SECOND:-coz}
+printf "%-17s %5s | %8s %17s %4s %7s %7s | %8s %7s %7s | %8s %17s\n" program S ours "95% CI" held exps err "$second" exps err actual "actual's 95% CI"
+cat "$@" | awk -v second="$second" '
   function pc(v) { return v == "NA" ? "NA" : sprintf("%.1f", v * 100) }
   function ci(a, b) { return (a == "NA" || b == "NA") ? "NA" : sprintf("[%.1f, %.1f]", a * 100, b * 100) }
   function err(v, t) { return v == "NA" ? "NA" : sprintf("%+.1f", (v - t) * 100) }
@@ -40,7 +42,7 @@ cat "$@" | awk '
   END {
     print ""
     printf "MAE causal-run: %s points over %d rows (%s over the %d rows without openmp-llvm)\n", no ? sprintf("%.2f", so / no) : "NA", no, no2 ? sprintf("%.2f", so2 / no2) : "NA", no2
-    printf "MAE coz:        %s points over %d rows (%s over the %d rows without openmp-llvm)\n", nc ? sprintf("%.2f", sc / nc) : "NA", nc, nc2 ? sprintf("%.2f", sc2 / nc2) : "NA", nc2
+    printf "MAE %-12s%s points over %d rows (%s over the %d rows without openmp-llvm)\n", second ":", nc ? sprintf("%.2f", sc / nc) : "NA", nc, nc2 ? sprintf("%.2f", sc2 / nc2) : "NA", nc2
     if (na) printf "actual:         its own 95%% interval (pairs of physical runs) is %.1f points wide on average over %d rows\n", aw / na, na
     printf "coverage:       the 95%% intervals held the actual speedup in %d of %d rows (%s); target >= 90%%\n", kh, nh, nh ? sprintf("%.0f%%", 100 * kh / nh) : "NA"
     if (ng) printf "agree:          ours and the actual differ by less than their joint 95%% width in %d of %d rows%s\n", kg, ng, kg < ng ? "; not:" disagree : ""
