@@ -77,17 +77,23 @@ class DelayPeriods : public ::testing::Test {
     for (auto* t : {&a, &b}) delays.thread_started(*t);
     delays.begin_experiment(0.5, kP);
   }
+
+  // b blocks at `block_us`, a's sample in the location at `sample_us` inserts 500 us, a
+  // wakes b at `wake_us`: what b is credited.
+  uint64_t credit_for_b(uint64_t block_us, uint64_t sample_us, uint64_t wake_us) {
+    time.now = block_us * kUs;
+    delays.before_block(b);
+    time.now = sample_us * kUs;
+    delays.on_sample_in_selected(a);
+    time.now = wake_us * kUs;
+    return delays.after_woken_by_other(b);
+  }
 };
 
 // b ran 600 us of a's 1 ms period, then blocked; a's sample at the period's end inserts
 // 500 us. b owes the 300 us of it it ran through, and is credited the other 200 us.
 TEST_F(DelayPeriods, AThreadThatBlockedWithinASamplesPeriodOwesThePartItRan) {
-  time.now = 600 * kUs;
-  delays.before_block(b);
-  time.now = 1000 * kUs;
-  delays.on_sample_in_selected(a);
-  time.now = 1100 * kUs;
-  EXPECT_EQ(delays.after_woken_by_other(b), 200 * kUs);
+  EXPECT_EQ(credit_for_b(600, 1000, 1100), 200 * kUs);
   EXPECT_EQ(delays.owed(b), 300 * kUs);
 }
 
@@ -127,12 +133,7 @@ TEST(SelectedSampleLog, AHoleInASpanIsNobodysTime) {
 // not across its period: its samples count whole.
 TEST_F(DelayPeriods, SamplesOfAThreadThatRunsOtherCodeTooCountWhole) {
   for (int i = 0; i < 3; ++i) delays.on_sample(a);
-  time.now = 600 * kUs;
-  delays.before_block(b);
-  time.now = 1000 * kUs;
-  delays.on_sample_in_selected(a);  // 1 of its 3 samples
-  time.now = 1100 * kUs;
-  EXPECT_EQ(delays.after_woken_by_other(b), 500 * kUs);
+  EXPECT_EQ(credit_for_b(600, 1000, 1100), 500 * kUs);  // the sample is 1 of its 3
   EXPECT_EQ(delays.owed(b), 0u);
 }
 
@@ -184,12 +185,8 @@ TEST_F(DelayPeriods, AThreadThatWokeByItselfOwesSamplesWhole) {
 // A sample whose period ended before the block, its delay counted after it (the global
 // count read late), is owed whole; one that lies wholly inside the block is credited.
 TEST_F(DelayPeriods, SamplesWhollyInsideTheBlockAreCreditedWhole) {
-  time.now = 100 * kUs;
-  delays.before_block(b);
-  time.now = 1200 * kUs;
-  delays.on_sample_in_selected(a);  // its period [200 us, 1200 us]: b blocked all of it
-  time.now = 1300 * kUs;
-  EXPECT_EQ(delays.after_woken_by_other(b), 500 * kUs);
+  // a's sample at 1.2 ms stands for [200 us, 1.2 ms]: b blocked all of it.
+  EXPECT_EQ(credit_for_b(100, 1200, 1300), 500 * kUs);
   EXPECT_EQ(delays.owed(b), 0u);
 }
 
