@@ -38,12 +38,16 @@
 //
 // Signal-safety contract (the sampling signal handler and the interposed blocking calls
 // use this class):
-//   - on_sample_in_selected(), owed(), pay(), before_block(), before_wake_other(),
-//     after_woken_by_other(), after_self_wake(), device_wait_begin(), device_wait_end(),
-//     in_device_wait(), runtime_wait_begin(), runtime_wait_end(), in_runtime_wait(),
-//     global_ns(), and every ThreadDelay
-//     member are async-signal-safe and lock-free: atomics only, no allocation, no locks,
-//     no stdio. The only system calls are the injected Sleeper's (nanosleep).
+//   - on_sample(), on_sample_in_selected(), owed(), pay(), before_block(),
+//     before_wake_other(), after_woken_by_other(), after_self_wake(), device_wait_begin(),
+//     device_wait_end(), in_device_wait(), runtime_wait_begin(), runtime_wait_end(),
+//     in_runtime_wait(), global_ns(), and every ThreadDelay member are async-signal-safe
+//     and lock-free: atomics only, no allocation, no locks, no stdio. The only system
+//     calls are the injected Sleeper's (nanosleep) and Clock's (clock_gettime).
+//   - The wake-up fields of a ThreadDelay (wake_pending and the ones it publishes) are
+//     written by after_woken_by_other() in the owner's normal context, wake_pending
+//     cleared first and set last, and read by pay() under its guard: a handler that
+//     arrives in between settles the previous wake-up or none.
 //   - They may interrupt each other on the same thread (a signal arriving while an
 //     interposed call pays): pay() is guarded per thread, so a handler that interrupts a
 //     payment does not pay the same debt twice; it returns 0 and the interrupted payment
