@@ -13,6 +13,10 @@ uint64_t overlap(uint64_t a_lo, uint64_t a_hi, uint64_t b_lo, uint64_t b_hi) {
 }  // namespace
 
 void SelectedSampleLog::record(const Span& span, uint64_t from, uint64_t to, uintptr_t owner) {
+  uint64_t highest = highest_to_.load(std::memory_order_relaxed);
+  while (highest < to &&
+         !highest_to_.compare_exchange_weak(highest, to, std::memory_order_acq_rel)) {
+  }
   const uint64_t claim = claims_.fetch_add(1, std::memory_order_relaxed);
   Entry& e = entries_[claim % kEntries];
   e.sequence.store(2 * claim + 1, std::memory_order_relaxed);
@@ -30,6 +34,7 @@ void SelectedSampleLog::record(const Span& span, uint64_t from, uint64_t to, uin
 uint64_t SelectedSampleLog::share_of(uint64_t g_from, uint64_t g_to, uint64_t t_lo, uint64_t t_hi,
                                      uintptr_t self) const {
   if (g_to <= g_from || t_hi <= t_lo) return 0;
+  if (g_from >= highest_to_.load(std::memory_order_acquire)) return 0;
   uint64_t total = 0;
   for (const Entry& e : entries_) {
     const uint64_t before = e.sequence.load(std::memory_order_acquire);

@@ -63,6 +63,10 @@ class SelectedSampleLog {
     std::atomic<uintptr_t> owner{0};
   };
   std::atomic<uint64_t> claims_{0};
+  // The highest `to` recorded, raised before an entry is published: a range of the global
+  // count above it holds no entry, and share_of() answers without reading the ring (a
+  // thread that pays often after a wake-up, or one whose samples are never split).
+  std::atomic<uint64_t> highest_to_{0};
   Entry entries_[kEntries];
 };
 

@@ -91,6 +91,19 @@ if [[ -n ${ROWS_OUT:-} ]]; then : >"$ROWS_OUT"; fi  # a copy of the rows, for ac
 
 echo "accuracy.sh: programs ${programs[*]}; S = ${speedups[*]}; $pairs pairs of physical runs per S;" \
   "CPROF_CAUSAL_DURATION_MS=${CPROF_CAUSAL_DURATION_MS:-default}; load: $(cut -d' ' -f1-3 /proc/loadavg)"
+# One causal-run of program $p at $s into $tmp/NAME-$p-$s, with the variables given after
+# NAME set. Every run of one S goes into one results directory: the report merges them.
+causal_run() {
+  local name=$1 base="$tmp/$1-$p-$s"
+  shift
+  env "$@" "$BIN/causal-run" ${CAUSAL_ARGS:-} --append --line "$loc" --fixed-speedup "$pc" -o "$base" -- "$prog" "${items[@]}" \
+    >"$base.out" 2>"$base.err" || echo "  causal-run${*:+ ($*)} failed: $(tail -1 "$base.err")" >&2
+}
+# causal-report's prediction from $tmp/NAME-$p-$s: point, 95% interval, experiments of S
+# and of the baseline (NA when the run failed: its error is above).
+prediction_of() {
+  python3 "$here/predict.py" ours "$tmp/$1-$p-$s" "$s" "$BIN/causal-report" 2>/dev/null || echo NA NA NA 0 0
+}
 for p in "${programs[@]}"; do
   # The -passive variant: the same program, its OpenMP runtime told not to spin.
   if [[ $p == *-passive ]]; then export OMP_WAIT_POLICY=passive; else unset OMP_WAIT_POLICY; fi
@@ -107,13 +120,8 @@ for p in "${programs[@]}"; do
   for s in "${speedups[@]}"; do
     pc=$(awk -v s="$s" 'BEGIN { printf "%d", s * 100 + 0.5 }')
     for ((t = 1; t <= tool_runs; t++)); do
-      # Every run of one S goes into one results directory / profile: the report merges them.
-      "$BIN/causal-run" ${CAUSAL_ARGS:-} --append --line "$loc" --fixed-speedup "$pc" -o "$tmp/ours-$p-$s" -- "$prog" "${items[@]}" \
-        >"$tmp/ours-$p-$s.out" 2>"$tmp/ours-$p-$s.err" || echo "  causal-run failed: $(tail -1 "$tmp/ours-$p-$s.err")" >&2
-      if ((${#versus[@]} > 0)); then
-        env "${versus[@]}" "$BIN/causal-run" ${CAUSAL_ARGS:-} --append --line "$loc" --fixed-speedup "$pc" -o "$tmp/vs-$p-$s" -- "$prog" "${items[@]}" \
-          >"$tmp/vs-$p-$s.out" 2>"$tmp/vs-$p-$s.err" || echo "  causal-run (${versus[*]}) failed: $(tail -1 "$tmp/vs-$p-$s.err")" >&2
-      fi
+      causal_run ours
+      if ((${#versus[@]} > 0)); then causal_run vs "${versus[@]}"; fi
       if ((have_coz)); then
         (cd "$tmp" && "$coz_bin" run --fixed-line "$loc" --fixed-speedup "$pc" -o "$tmp/coz-$p-$s.run.coz" \
           --- "$prog-coz" "${items[@]}" >"$tmp/coz-$p-$s.out" 2>"$tmp/coz-$p-$s.err") ||
@@ -152,15 +160,13 @@ for p in "${programs[@]}"; do
   echo "  physical runs done" >&2
   for s in "${speedups[@]}"; do
     # A run that failed (its error is above) leaves an NA row, not a shifted one.
-    read -r ours lo hi exps bexps <<<"$(python3 "$here/predict.py" ours "$tmp/ours-$p-$s" "$s" \
-      "$BIN/causal-report" 2>/dev/null || echo NA NA NA 0 0)"
+    read -r ours lo hi exps bexps <<<"$(prediction_of ours)"
     coz=NA cexps=0
     if ((have_coz)) && [[ -f $tmp/coz-$p-$s.coz && -f $tmp/coz-$p-0.coz ]]; then
       read -r coz _ _ cexps cbexps <<<"$(python3 "$here/predict.py" coz "$tmp/coz-$p-0.coz" "$tmp/coz-$p-$s.coz" "$s")"
       cexps="$cexps+$cbexps"
     elif ((${#versus[@]} > 0)); then
-      read -r coz _ _ cexps cbexps <<<"$(python3 "$here/predict.py" ours "$tmp/vs-$p-$s" "$s" \
-        "$BIN/causal-report" 2>/dev/null || echo NA NA NA 0 0)"
+      read -r coz _ _ cexps cbexps <<<"$(prediction_of vs)"
       cexps="$cexps+$cbexps"
     fi
     read -r actual alo ahi _ <<<"$(python3 "$here/predict.py" actual "$tmp/phys-$p-$s.pairs")"
