@@ -20,6 +20,7 @@
 #include "format/reader.h"
 #include "format/utf8.h"
 #include "format/writer.h"
+#include "sampler/launcher/run_processes.h"
 #include "sampler/runtime/process_identity.h"
 #include "sampler/runtime/terminating_signals.h"
 
@@ -77,8 +78,9 @@ bool running(int64_t pid) {
          (stat[paren + 2] != 'Z' && stat[paren + 2] != 'X');
 }
 
-// A file without a process record yet is taken for a process that just started, for as
-// long as it is this young (the runtime writes the record within a flush, 50 ms).
+// Where /proc cannot tell the run's processes: a file without a process record yet is
+// taken for a process that just started, for as long as it is this young (the runtime
+// writes the record within a flush, 50 ms).
 bool just_created(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return false;
@@ -131,6 +133,12 @@ Writers wait_for_writers(const std::string& dir, const std::set<std::string>& be
       if (it->second.host != host || !running(it->second.pid)) continue;
       w.files.insert(path);
       live.insert(it->second);
+    }
+    // Processes of the run with no record of theirs yet, perhaps no file: a forked child
+    // not yet past its fork handler. Where /proc says nothing, young files stand for them.
+    if (const auto others = processes_of_run(dir, rank)) {
+      for (const int64_t pid : *others) live.insert(ProcessId{host, pid});
+      starting = 0;
     }
     w.running = live.size() + starting;
     if (w.running == 0 || std::chrono::steady_clock::now() >= deadline) return w;

@@ -22,7 +22,7 @@ std::set<std::string> results_files_in(const std::string& dir);
 
 // Processes that still write new results files of DIR after the program's own process
 // ended: children it left running (its process record names this host and a pid that
-// still runs, not as a zombie).
+// still runs, not as a zombie; or, with no record yet, run_processes.h finds it).
 struct Writers {
   size_t running = 0;           // distinct processes
   std::set<std::string> files;  // their files, still growing

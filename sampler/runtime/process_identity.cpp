@@ -29,6 +29,20 @@ int64_t rank_value(const char* v) {
   return *end == '\0' && r >= 0 ? r : -1;
 }
 
+// The identity read from /proc/<which>/ ("self" or a pid), but the rank.
+ProcessIdentity identity_from_proc(const std::string& which) {
+  ProcessIdentity id;
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) == 0) id.hostname = host;
+  char exe[4096] = {};
+  const ssize_t n = readlink(("/proc/" + which + "/exe").c_str(), exe, sizeof exe - 1);
+  if (n > 0) id.executable.assign(exe, static_cast<size_t>(n));
+  id.command_line = proc_strings("/proc/" + which + "/cmdline");
+  return id;
+}
+
+}  // namespace
+
 // The NUL-separated strings of a /proc file (cmdline, environ).
 std::vector<std::string> proc_strings(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -44,23 +58,20 @@ std::vector<std::string> proc_strings(const std::string& path) {
   return out;
 }
 
-// The identity read from /proc/<which>/ ("self" or a pid), but the rank.
-ProcessIdentity identity_from_proc(const std::string& which) {
-  ProcessIdentity id;
-  char host[256] = {};
-  if (gethostname(host, sizeof host - 1) == 0) id.hostname = host;
-  char exe[4096] = {};
-  const ssize_t n = readlink(("/proc/" + which + "/exe").c_str(), exe, sizeof exe - 1);
-  if (n > 0) id.executable.assign(exe, static_cast<size_t>(n));
-  id.command_line = proc_strings("/proc/" + which + "/cmdline");
-  return id;
-}
-
-}  // namespace
-
 int64_t rank_from_environment() {
   for (const char* name : kRankVariables) {
     if (const int64_t r = rank_value(std::getenv(name)); r >= 0) return r;
+  }
+  return -1;
+}
+
+int64_t rank_in_environment(const std::vector<std::string>& environment) {
+  for (const char* name : kRankVariables) {
+    const std::string prefix = std::string(name) + "=";
+    for (const auto& v : environment) {
+      if (!v.starts_with(prefix)) continue;
+      if (const int64_t r = rank_value(v.c_str() + prefix.size()); r >= 0) return r;
+    }
   }
   return -1;
 }
@@ -84,18 +95,7 @@ ProcessIdentity process_identity_of(int64_t pid) {
   id.pid = pid;
   // " (deleted)": the file was replaced or removed since; the name is still the one it ran.
   if (id.executable.ends_with(" (deleted)")) id.executable.resize(id.executable.size() - 10);
-  const auto environment = proc_strings("/proc/" + which + "/environ");
-  for (const char* name : kRankVariables) {
-    const std::string prefix = std::string(name) + "=";
-    for (const auto& v : environment) {
-      if (v.starts_with(prefix)) {
-        if (const int64_t r = rank_value(v.c_str() + prefix.size()); r >= 0) {
-          id.rank = r;
-          return id;
-        }
-      }
-    }
-  }
+  id.rank = rank_in_environment(proc_strings("/proc/" + which + "/environ"));
   return id;
 }
 

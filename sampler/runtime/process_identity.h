@@ -27,6 +27,10 @@ ProcessIdentity process_identity_of(int64_t pid);
 
 // Reads the rank variables of MPI launchers and Slurm; -1 when none is set.
 int64_t rank_from_environment();
+// The same, from another process's environment ("NAME=VALUE" strings).
+int64_t rank_in_environment(const std::vector<std::string>& environment);
+// The NUL-separated strings of a /proc file (cmdline, environ); empty when unreadable.
+std::vector<std::string> proc_strings(const std::string& path);
 // The job's rank count from the same launchers' variables; -1 when none is set.
 int64_t job_size_from_environment();
 
