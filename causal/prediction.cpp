@@ -36,6 +36,14 @@ void resample(std::span<const Observation> from, std::vector<Observation>& to, R
   for (auto& o : to) o = from[rng.below(from.size())];
 }
 
+uint32_t distinct_runs(std::span<const Observation> baseline, std::span<const Observation> group) {
+  std::set<uint32_t> runs;
+  for (const auto* side : {&baseline, &group}) {
+    for (const auto& o : *side) runs.insert(o.run);
+  }
+  return static_cast<uint32_t>(runs.size());
+}
+
 // The two-stage bootstrap's draws: the runs that hold the baseline's or the group's
 // experiments, each run's own experiments apart.
 struct RunGroups {
@@ -156,6 +164,7 @@ std::vector<PredictionPoint> predict_curve(std::span<const Observation> experime
       }
       if (known && duration > 0) p.delay_share = delay / duration;
     }
+    if (options.metric != Metric::end_to_end) p.runs = distinct_runs(baseline, group);
     if (baseline.size() >= 2 && group.size() >= 2 && options.bootstrap_samples > 0) {
       stats.clear();
       // End to end each run is one experiment: the runs are what is drawn already.

@@ -86,6 +86,11 @@ struct PredictionPoint {
   // than the baselines in real time, which delays cannot cause (docs/causal.md,
   // "Predictions"): the tightest bound on what the method can measure.
   double delay_share = std::numeric_limits<double>::quiet_NaN();
+  // The runs (processes) the point's and its baseline's experiments came from. Below
+  // kMinRunsToResample the interval counts the spread between the experiments of one or
+  // two runs, not the drift between runs (docs/causal.md, "Experiments from several runs:
+  // runs first"). 0 end to end, where each run is one experiment and runs are what is drawn.
+  uint32_t runs = 0;
 };
 
 // End to end, a sped-up run and the baseline run just before it of the same location

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <tuple>
 
@@ -374,6 +375,33 @@ std::string causal_verdict(const causal::LocationPrediction& p, const causal::Pr
   }
   return headline(p.location, pt.speedup, pt.program_speedup, pt.ci_low, pt.ci_high, weak) +
          beyond_delays_note(pt) + weak_suffix(weak, p);
+}
+
+std::string few_runs_note(const CausalModel& m) {
+  size_t with_interval = 0, few = 0;
+  uint32_t fewest = UINT32_MAX, most = 0;  // runs, among the few-run intervals
+  for (const auto& p : m.predictions) {
+    const auto* best = best_point(p);
+    if (best == nullptr || best->runs == 0 || !std::isfinite(best->ci_low)) continue;
+    ++with_interval;
+    if (best->runs >= causal::kMinRunsToResample) continue;
+    ++few;
+    fewest = std::min(fewest, best->runs);
+    most = std::max(most, best->runs);
+  }
+  if (few == 0) return "";
+  const std::string which = few == with_interval
+                                ? "the intervals"
+                                : fmt::format("{} of the {} intervals", few, with_interval);
+  return fmt::format(
+      "{} come from {}: they count the spread between {} experiments, not the drift between "
+      "runs, which on a shared or virtual machine is often larger; with {} or more runs "
+      "(causal-run -n RUNS, or --append) intervals resample whole runs first",
+      which,
+      most == 1     ? "one run"
+      : fewest == 2 ? "two runs"
+                    : "one or two runs",
+      most == 1 ? "its" : "their", causal::kMinRunsToResample);
 }
 
 std::string causal_verdict(const CausalCurve& c, const causal::PredictionPoint& pt) {

@@ -131,6 +131,11 @@ const char* curve_status_name(CurveStatus s);
 // Why the headline is not a finding ("" for a prediction): "run-to-run noise: ...", "too
 // little evidence ...".
 std::string status_reason(const causal::LocationPrediction& p);
+// Intervals that count the spread within one or two runs only: "" when every shown
+// prediction's interval rests on at least kMinRunsToResample runs (or on none: end to
+// end); else a sentence saying how many runs the intervals come from, what they leave
+// out (the drift between runs) and how to get intervals that count it (text, html).
+std::string few_runs_note(const CausalModel& m);
 // "speeding up foo.cpp:42 by 20% would speed up the program by about 9%"; below the
 // minimum evidence "too little evidence yet: speeding up ... about 9% (run longer before
 // relying on it)"; out of bounds "no prediction for foo.cpp:42: ... run-to-run noise ...".

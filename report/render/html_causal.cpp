@@ -174,6 +174,9 @@ void html_causal_section(std::string& out, const CausalModel& m) {
                       "sped-up experiments {}with progress yet; run longer.</p>\n",
                    m.without_prediction.empty() ? "" : "that reached it ");
   }
+  if (const std::string note = few_runs_note(m); !note.empty()) {
+    fmt::format_to(o, "<p class=\"note\" id=\"few-runs\">{}.</p>\n", html_escape(note));
+  }
   size_t index = 0;
   for (const auto& p : m.predictions) {
     const std::string point = p.progress_point.empty() ? "end to end" : p.progress_point;

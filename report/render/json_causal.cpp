@@ -25,6 +25,11 @@ void json_causal(JsonWriter& j, const Report& r) {
   j.field("experiments", static_cast<uint64_t>(m.experiments));
   j.field("end_to_end_runs", static_cast<uint64_t>(m.end_to_end_runs));
   j.field("idle_tail_experiments", static_cast<uint64_t>(m.idle_tail_experiments));
+  if (const std::string note = few_runs_note(m); note.empty()) {
+    j.key("intervals_note").null();
+  } else {
+    j.field("intervals_note", note);
+  }
   j.key("predictions").begin_array();
   for (const auto& p : m.predictions) {
     j.begin_object().field("location", p.location);
@@ -57,6 +62,7 @@ void json_causal(JsonWriter& j, const Report& r) {
           .field("ci_low", pt.ci_low)
           .field("ci_high", pt.ci_high)
           .field("experiments", pt.experiments)
+          .field("runs", pt.runs)
           .field("phase_fraction", p.phase.fraction)
           .field("program_speedup_phase_corrected", p.corrected(pt.program_speedup))
           .field("ci_low_phase_corrected", p.corrected(pt.ci_low))

@@ -64,6 +64,9 @@ void text_causal(std::string& out, const Report& r) {
         }
       }
       for (const auto& v : verdicts) fmt::format_to(o, "  {}\n", v);
+      if (const std::string note = few_runs_note(m); !note.empty()) {
+        fmt::format_to(o, "  ({})\n", note);
+      }
     }
     for (const auto& n : m.without_prediction) {
       fmt::format_to(o, "  no prediction for {} ({}): {}\n", n.location,

@@ -148,6 +148,9 @@ TEST(Prediction, ExperimentsFromSeveralRunsAreResampledRunByRun) {
   EXPECT_GT(a[1].ci_high - a[1].ci_low, 2 * (b[1].ci_high - b[1].ci_low));
   EXPECT_LT(a[1].ci_low, a[1].program_speedup);
   EXPECT_GT(a[1].ci_high, a[1].program_speedup);
+  // Each point says how many runs its interval rests on (the report's few-runs note).
+  EXPECT_EQ(a[1].runs, 4u);
+  EXPECT_EQ(b[1].runs, 1u);
 }
 
 TEST(Prediction, TwoRunsAreTooFewToResampleByRun) {

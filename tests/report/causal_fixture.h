@@ -59,9 +59,9 @@ inline std::vector<format::ExperimentRecord> causal_fixture_experiments() {
   return out;
 }
 
-// results/app.host.300.cprof with the experiments above, their points and a region.
-inline void write_causal_results(const std::filesystem::path& dir) {
-  ProcessWriter w(dir / "app.host.300.cprof", 300);
+// results/app.host.PID.cprof with the experiments above, their points and a region.
+inline void write_causal_results(const std::filesystem::path& dir, int64_t pid = 300) {
+  ProcessWriter w(dir / ("app.host." + std::to_string(pid) + ".cprof"), pid);
   w.thread(1, "main");
   for (int i = 0; i < 4; ++i) w.sample(1, {0x1010, 0x3010}, 1'000'000, 1'200'000'000 + i * 1'000'000);
   w.add(format::ProgressPointRecord{.id = 1, .name = "ops", .source = format::ProgressPointSource::coz});
