@@ -468,6 +468,8 @@ void add_mpi_job(const Options& o, const std::string& program, int64_t rank,
 
 struct RunsDone {
   cprof::launch::ChildResult last;  // the last run's (a killed run ends the loop)
+  unsigned runs = 0;                // the runs started
+  int stopped_by = 0;               // a signal the launcher received ended the loop
   uint64_t cpu_ns = 0;              // of every run
   size_t speedup_levels = 1;        // end to end: how many speedups the sped-up runs take
 };
@@ -506,6 +508,12 @@ RunsDone run_program(const Options& o, const std::vector<std::string>& command,
     fmt::print(stderr, "{}: warning: {}\n", kTool, w);
   }
   for (unsigned r = 0; r < runs; ++r) {
+    // The user stopped the launcher (^C, kill) during a run the program ended normally,
+    // or between runs: no more runs.
+    if (cprof::launch::signal_received() != 0) {
+      done.stopped_by = cprof::launch::signal_received();
+      break;
+    }
     if (r > 0) input.rewind();
     cprof::launch::ChildEnvironment run_env = child_env;
     run_env.set.emplace_back(cenv::kSeed,
@@ -566,14 +574,20 @@ RunsDone run_program(const Options& o, const std::vector<std::string>& command,
       }
       done.last = cprof::launch::run_child(command, run_env, kTool);
     }
+    ++done.runs;
     done.cpu_ns += done.last.cpu_ns;
     if (done.last.term_signal != 0) break;
   }
+  if (done.runs < runs && done.stopped_by == 0) done.stopped_by = cprof::launch::signal_received();
+  if (done.stopped_by != 0 && !o.quiet) {
+    fmt::print(stderr, "{}: {} received: stopped after run {} of {}\n", kTool,
+               cprof::launch::signal_name(done.stopped_by), done.runs, runs);
+  }
   if (!focus_file.empty()) std::remove(focus_file.c_str());
-  if (focusing && !o.quiet) {
+  if (focusing && !o.quiet && done.runs > 0) {
     fmt::print(stderr, "{}: {}\n", kTool,
                cprof::causal::next_focus(files.results_dir, before, selected.locations, o.focus,
-                                         focus, runs, runs)
+                                         focus, done.runs, runs)
                    .said);
   }
   return done;

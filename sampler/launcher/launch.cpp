@@ -24,8 +24,10 @@ namespace cprof::launch {
 namespace {
 
 volatile sig_atomic_t g_child_pid = 0;
+volatile sig_atomic_t g_signal_received = 0;
 
 void forward_signal(int sig, siginfo_t* info, void* /*ucontext*/) {
+  g_signal_received = sig;
   const pid_t child = g_child_pid;
   if (child <= 0) return;
   // The terminal (^C, ^\, a hangup) signals the whole foreground process group, the
@@ -226,6 +228,8 @@ ChildResult run_child(const std::vector<std::string>& argv, const ChildEnvironme
   }
   return r;
 }
+
+int signal_received() { return g_signal_received; }
 
 void exit_like(const ChildResult& result) {
   if (result.term_signal != 0) {

@@ -51,6 +51,12 @@ struct ChildResult {
 ChildResult run_child(const std::vector<std::string>& argv, const ChildEnvironment& env,
                       const char* tool);
 
+// The last of SIGINT, SIGTERM, SIGHUP and SIGQUIT this launcher received since run_child
+// first set up their forwarding, or 0. A program may catch the signal and end normally: a
+// launcher that runs it several times must not take that for a run that ended by itself
+// and go on to the next (^C once stops causal-run -n 36).
+int signal_received();
+
 // Ends this process the way the child ended: same exit code, or the same signal
 // (so a shell sees "Killed" or "Segmentation fault" exactly as without the profiler).
 [[noreturn]] void exit_like(const ChildResult& result);

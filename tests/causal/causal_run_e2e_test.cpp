@@ -450,6 +450,34 @@ TEST(CausalRun, ALongRunSaysWhatItsExperimentsFoundAsItGoes) {
       << r.output;
 }
 
+// ^C (or a kill) once stops causal-run -n RUNS. The launcher forwards the signal to the
+// program, which may catch it and end normally (pbzip2 does): causal-run took that for a
+// run that had ended by itself and went on with the next, so one kill of a 36-run
+// automatic run on pbzip2 stopped one run of 36 (issue 20). The exit status stays the
+// program's, which decided what the signal meant.
+TEST(CausalRun, ASignalToTheLauncherStopsItsRuns) {
+  struct Run r;  // "struct": inside a TEST, Run alone is testing::Test::Run
+  r.dir = fresh_directory("stopped");
+  // The kill waits (bounded) for the first run's results file: the program has started,
+  // and the launcher forwards signals from then on.
+  r.status = run_command(
+      kEnv + kRun + " -o " + r.dir + " -n 4 --line " + serial_line("LINE_A") + " -- " + kPrograms +
+          "/causal_serial_stops_on_term 8000 2>&1 & launcher=$!; " + "for i in $(seq 200); do ls " +
+          r.dir + "/*.cprof >/dev/null 2>&1 && break; sleep 0.05; done; sleep 0.3; " +
+          "kill -TERM $launcher; wait $launcher",
+      r.output);
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("causal-run: SIGTERM received: stopped after run 1 of 4"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("run 2/4"), std::string::npos) << r.output;
+  size_t files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(r.dir)) {
+    files += entry.path().extension() == ".cprof";
+  }
+  EXPECT_EQ(files, 1u) << r.output;
+}
+
 // A --progress point counted by COUNTER ("" lets causal-run choose): a prediction from its
 // counts. Skips when that kind counts nothing on this machine.
 void check_counted_progress_point(const std::string& name, const std::string& counter) {

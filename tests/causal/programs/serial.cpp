@@ -6,6 +6,8 @@
 // and with the loop in two forked children that outlive the program (CPROF_FORK_CHILDREN).
 // START_MS: first a start-up of that much CPU time that reaches no progress point;
 // IDLE_MS: at the end, that long asleep, as a server idles before it is stopped.
+// Built with CPROF_STOP_ON_TERM, it catches SIGTERM and SIGINT, stops its loop and exits
+// 0, as a program that cleans up on ^C does.
 //   serial [ITERATIONS [START_MS [IDLE_MS]]]      (ITERATIONS "-": read from stdin)
 #include <unistd.h>
 
@@ -47,9 +49,11 @@ __attribute__((noinline)) void start_up(long ms) {
   }
 }
 
+volatile std::sig_atomic_t stop = 0;
+
 uint64_t loop(long iterations) {
   uint64_t sum = 0;
-  for (long i = 0; i < iterations; ++i) {
+  for (long i = 0; i < iterations && stop == 0; ++i) {
     sum += spin(2 * kUnit);  // LINE_A
     sum += spin(kUnit);      // LINE_B
 #ifndef CPROF_NO_PROGRESS
@@ -68,6 +72,10 @@ int main(int argc, char** argv) {
     std::printf("iterations from stdin: %ld\n", iterations);
   }
   if (argc > 2) start_up(std::atol(argv[2]));
+#ifdef CPROF_STOP_ON_TERM
+  std::signal(SIGTERM, [](int) { stop = 1; });
+  std::signal(SIGINT, [](int) { stop = 1; });
+#endif
 #ifdef CPROF_FORK_CHILDREN
   for (int child = 0; child < 2; ++child) {
     if (fork() == 0) {
