@@ -184,13 +184,24 @@ CausalModel build_causal_model(const std::vector<ProcessProfile>& processes,
   // predict_all sorts by name; stable_sort keeps that as the tie order. Ranked on the
   // corrected curves: a location that runs in a short phase gains the program less than
   // its experiments measured.
-  // Curves out of bounds are noise: after every other, whatever their impact.
-  std::stable_sort(m.predictions.begin(), m.predictions.end(), [](const auto& a, const auto& b) {
-    const bool a_noise = curve_status(a) == CurveStatus::out_of_bounds;
-    const bool b_noise = curve_status(b) == CurveStatus::out_of_bounds;
-    if (a_noise != b_noise) return b_noise;
-    return corrected_impact(a) > corrected_impact(b);
-  });
+  // Curves below the minimum evidence after those that meet it: their few experiments
+  // spread widest, so by impact alone they would top the ranking by chance. Curves out of
+  // bounds are noise: after every other, whatever their impact.
+  const auto rank_group = [](const CausalCurve& c) {
+    switch (curve_status(c)) {
+      case CurveStatus::prediction:
+        return 0;
+      case CurveStatus::weak_evidence:
+        return 1;
+      default:
+        return 2;
+    }
+  };
+  std::stable_sort(m.predictions.begin(), m.predictions.end(),
+                   [&rank_group](const auto& a, const auto& b) {
+                     if (rank_group(a) != rank_group(b)) return rank_group(a) < rank_group(b);
+                     return corrected_impact(a) > corrected_impact(b);
+                   });
   for (const auto& [name, s] : regions) {
     m.regions.push_back(CausalRegion{name, s.count(), s.mean(), s.stddev(),
                                      static_cast<uint64_t>(s.min()),
@@ -390,18 +401,20 @@ std::string few_runs_note(const CausalModel& m) {
     most = std::max(most, best->runs);
   }
   if (few == 0) return "";
+  const bool one = few == 1;
   const std::string which = few == with_interval
-                                ? "the intervals"
+                                ? (one ? "the interval" : "the intervals")
                                 : fmt::format("{} of the {} intervals", few, with_interval);
   return fmt::format(
-      "{} come from {}: they count the spread between {} experiments, not the drift between "
-      "runs, which on a shared or virtual machine is often larger; with {} or more runs "
+      "{} {} from {}: {} the spread between {} experiments, not the drift between runs, "
+      "which on a shared or virtual machine is often larger; with {} or more runs "
       "(causal-run -n RUNS, or --append) intervals resample whole runs first",
-      which,
+      which, one ? "comes" : "come",
       most == 1     ? "one run"
       : fewest == 2 ? "two runs"
                     : "one or two runs",
-      most == 1 ? "its" : "their", causal::kMinRunsToResample);
+      one ? "it counts" : "they count", most == 1 ? "that run's" : "those runs'",
+      causal::kMinRunsToResample);
 }
 
 std::string causal_verdict(const CausalCurve& c, const causal::PredictionPoint& pt) {

@@ -95,9 +95,10 @@ struct CausalModel {
   // Experiments after their process's last progress, left out (causal/idle_tail.h): not
   // in `experiments`.
   size_t idle_tail_experiments = 0;
-  // Ranked by phase-corrected impact (corrected_impact), highest first, the curves out of
-  // bounds (curve_status) after all the others; ties by location, then point. Every curve
-  // has a point at a non-zero speedup.
+  // Ranked by phase-corrected impact (corrected_impact), highest first: the curves that
+  // meet the minimum evidence, then those below it, then those out of bounds
+  // (curve_status); ties by location, then point. Every curve has a point at a non-zero
+  // speedup.
   std::vector<CausalCurve> predictions;
   std::vector<NoPrediction> without_prediction;              // by location, then point
   std::vector<format::ProgressPointRecord> progress_points;  // distinct by name

@@ -69,9 +69,9 @@ TEST(CausalFormats, RankedByImpactWithVerdictAndEvidence) {
 // not.
 TEST(CausalFormats, IntervalsFromOneRunSayWhatTheyLeaveOut) {
   const std::string note =
-      "(the intervals come from one run: they count the spread between its experiments, not "
-      "the drift between runs, which on a shared or virtual machine is often larger; with 3 or "
-      "more runs (causal-run -n RUNS, or --append) intervals resample whole runs first)";
+      "(the intervals come from one run: they count the spread between that run's experiments, "
+      "not the drift between runs, which on a shared or virtual machine is often larger; with 3 "
+      "or more runs (causal-run -n RUNS, or --append) intervals resample whole runs first)";
   TempDir one;
   const Report r = testing::causal_report(one.path());
   const std::string text = render_text(r, {});
