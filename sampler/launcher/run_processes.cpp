@@ -70,8 +70,9 @@ std::optional<std::set<int64_t>> processes_of_run(const std::string& dir, int64_
   if (ec) return std::nullopt;
   const std::string self_pid = std::to_string(::getpid());
   std::set<int64_t> pids;
-  for (const auto& entry : proc) {
-    const std::string pid = entry.path().filename().string();
+  // increment(ec): an error while listing ends the scan with what it found, no throw.
+  for (; !ec && proc != std::filesystem::directory_iterator(); proc.increment(ec)) {
+    const std::string pid = proc->path().filename().string();
     if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos) continue;
     if (pid == self_pid) continue;
     const auto stat = read_stat(pid);

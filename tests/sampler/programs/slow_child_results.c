@@ -26,14 +26,12 @@ static void hold_up_a_child(const char* path, int flags) {
 
 typedef int (*open_function)(const char*, int, ...);
 static open_function next_open;
-static open_function next_open64;
 
 /* Looked up at the first call (the sampler's constructor may run before this library's)
    and before main in any case: not first in a fork handler, where the loader's lock may
    be held. */
 __attribute__((constructor)) static void find_next(void) {
   if (next_open == NULL) next_open = (open_function)dlsym(RTLD_NEXT, "open");
-  if (next_open64 == NULL) next_open64 = (open_function)dlsym(RTLD_NEXT, "open64");
 }
 
 int open(const char* path, int flags, ...) {
@@ -49,15 +47,5 @@ int open(const char* path, int flags, ...) {
   return next_open(path, flags, mode);
 }
 
-int open64(const char* path, int flags, ...) {
-  mode_t mode = 0;
-  if (flags & (O_CREAT | O_TMPFILE)) {
-    va_list ap;
-    va_start(ap, flags);
-    mode = va_arg(ap, mode_t);
-    va_end(ap);
-  }
-  find_next();
-  hold_up_a_child(path, flags);
-  return next_open64(path, flags, mode);
-}
+/* On 64-bit Linux open64 is open: the same call, the same next definition. */
+int open64(const char* path, int flags, ...) __attribute__((alias("open")));
