@@ -14,29 +14,6 @@
 namespace cprof::launch {
 namespace {
 
-struct ProcStat {
-  char state = '?';
-  uint64_t start_ticks = 0;  // clock ticks after boot
-};
-
-// The state and start time of /proc/<which>/stat; nullopt when it cannot be read (the
-// process is gone).
-std::optional<ProcStat> read_stat(const std::string& which) {
-  std::ifstream in("/proc/" + which + "/stat");
-  std::string line;
-  if (!std::getline(in, line)) return std::nullopt;
-  const size_t paren = line.rfind(')');  // the name may hold spaces and parentheses
-  if (paren == std::string::npos) return std::nullopt;
-  std::istringstream fields(line.substr(paren + 1));
-  ProcStat stat;
-  fields >> stat.state;
-  std::string skipped;
-  for (int field = 4; field < 22 && fields >> skipped; ++field) {
-  }
-  if (!(fields >> stat.start_ticks)) return std::nullopt;
-  return stat;
-}
-
 std::string value_of(const std::vector<std::string>& environment, const std::string& name) {
   const std::string prefix = name + "=";
   for (const auto& v : environment) {
@@ -62,8 +39,24 @@ bool maps_library(const std::string& pid, const std::string& library) {
 
 }  // namespace
 
+std::optional<ProcStat> read_proc_stat(const std::string& which) {
+  std::ifstream in("/proc/" + which + "/stat");
+  std::string line;
+  if (!std::getline(in, line)) return std::nullopt;
+  const size_t paren = line.rfind(')');  // the name may hold spaces and parentheses
+  if (paren == std::string::npos) return std::nullopt;
+  std::istringstream fields(line.substr(paren + 1));
+  ProcStat stat;
+  fields >> stat.state;
+  std::string skipped;
+  for (int field = 4; field < 22 && fields >> skipped; ++field) {
+  }
+  if (!(fields >> stat.start_ticks)) return std::nullopt;
+  return stat;
+}
+
 std::optional<std::set<int64_t>> processes_of_run(const std::string& dir, int64_t rank) {
-  const auto self = read_stat("self");
+  const auto self = read_proc_stat("self");
   if (!self) return std::nullopt;
   std::error_code ec;
   std::filesystem::directory_iterator proc("/proc", ec);
@@ -75,9 +68,9 @@ std::optional<std::set<int64_t>> processes_of_run(const std::string& dir, int64_
     const std::string pid = proc->path().filename().string();
     if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos) continue;
     if (pid == self_pid) continue;
-    const auto stat = read_stat(pid);
+    const auto stat = read_proc_stat(pid);
     if (!stat || stat->start_ticks < self->start_ticks) continue;
-    if (stat->state == 'Z' || stat->state == 'X') continue;
+    if (stat->done()) continue;
     const auto environment = sampler::proc_strings("/proc/" + pid + "/environ");
     if (value_of(environment, sampler::env::kOutputDir) != dir) continue;
     if (rank >= 0 && sampler::rank_in_environment(environment) != rank) continue;

@@ -11,7 +11,6 @@
 #include <climits>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <optional>
 #include <thread>
@@ -70,12 +69,8 @@ std::string this_host() {
 bool running(int64_t pid) {
   if (pid <= 0 || pid > INT_MAX || pid == ::getpid()) return false;
   if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno != EPERM) return false;
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat;
-  if (!std::getline(in, stat)) return true;  // no /proc: the pid is all there is to go by
-  const size_t paren = stat.rfind(')');      // the name may hold spaces and parentheses
-  return paren == std::string::npos || paren + 2 >= stat.size() ||
-         (stat[paren + 2] != 'Z' && stat[paren + 2] != 'X');
+  const auto stat = read_proc_stat(std::to_string(pid));
+  return !stat || !stat->done();  // no /proc: the pid is all there is to go by
 }
 
 // Where /proc cannot tell the run's processes: a file without a process record yet is
