@@ -11,6 +11,8 @@ pkg_check_modules(LIBELF REQUIRED IMPORTED_TARGET libelf)
 # elfutils' debuginfod client: symbolize/ fetches debug files from DEBUGINFOD_URLS.
 pkg_check_modules(LIBDEBUGINFOD REQUIRED IMPORTED_TARGET libdebuginfod)
 pkg_check_modules(LIBUNWIND REQUIRED IMPORTED_TARGET libunwind)
+# causal-run: decoding the code a --progress point is patched into (launcher/patch_planner.h).
+pkg_check_modules(CAPSTONE REQUIRED IMPORTED_TARGET capstone)
 
 # libpfm4: its headers at build time; libpfm.so.4 is dlopen'ed when an event is named
 # (sampler/events/pfm_api.h), so it is not linked.

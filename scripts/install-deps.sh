@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config git
   libunwind-dev libdw-dev libelf-dev elfutils libpfm4-dev
+  libcapstone-dev  # causal-run: decodes the code a --progress counter is patched into
   libdebuginfod-dev debuginfod  # symbolize/: debug files from servers; tests: a local one
   libtbb-dev libfmt-dev libcli11-dev zlib1g-dev libzstd-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev

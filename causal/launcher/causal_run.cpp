@@ -25,6 +25,7 @@
 #include "causal/experiment_focus.h"
 #include "causal/experiment_timings.h"
 #include "causal/launcher/breakpoint_probe.h"
+#include "causal/launcher/patch_planner.h"
 #include "causal/launcher/cpu_wait_warnings.h"
 #include "causal/launcher/experiment_summary.h"
 #include "causal/launcher/focus.h"
@@ -282,6 +283,9 @@ struct Selected {
   std::string breakpoints;  // "NAME<TAB>HEXADDR" lines, the --progress places
   std::optional<cprof::causal::VisitCounter> visit_counter;
   double ns_per_visit = 0;  // what counting a visit cost in the probe
+  // The --progress points the kernel counts at one place at least (the others are counted
+  // in the program's code, at no cost worth a warning).
+  std::set<std::string> kernel_counted;
   // No image is the one the locations were resolved for: each resolves them itself (a
   // system program without debug information started to run the program).
   bool resolved_by_each_image = false;
@@ -292,7 +296,7 @@ struct Selected {
 // (exec_resolve.h), except where it is needed before the program starts.
 Selected select_locations(const std::string& program, const Options& o) {
   Selected out;
-  size_t counted_places = 0;  // the --progress lines' addresses
+  size_t kernel_places = 0;  // the --progress lines' addresses counted by the kernel
   // A program whose exec'd images resolve the selection: the error line, or the note.
   const auto fail_or_note = [&o](const std::string& err, const std::string& note) {
     if (!err.empty()) fail(1, err);
@@ -336,23 +340,52 @@ Selected select_locations(const std::string& program, const Options& o) {
                    "places); each is counted\n",
                    kTool, spec, addresses.size());
       }
+      size_t patched = 0;
+      std::string why_not_patched;
       for (const uint64_t address : addresses) {
-        out.breakpoints += fmt::format("{}\t{:x}{}\n", cprof::causal::breakpoint_point_name(spec),
-                                       address, library.empty() ? "" : "\t" + library);
-        if (o.selection.automatic() && o.selection.mode == "line")
+        // In the program's code where its first instructions can be moved (patch_plan.h):
+        // no trap per visit. Elsewhere a kernel counter, which also stands in where the
+        // runtime cannot patch.
+        uint64_t site = address;
+        std::string plan;
+        if (cprof::causal::progress_patching_allowed()) {
+          std::string why;
+          if (auto planned =
+                  cprof::causal::plan_patch(library.empty() ? program : library, address, why)) {
+            site = planned->site;
+            plan = cprof::causal::format_patch_plan(planned->plan);
+            ++patched;
+          } else if (why_not_patched.empty()) {
+            why_not_patched = fmt::format("at 0x{:x}: {}", address, why);
+          }
+        }
+        out.breakpoints += fmt::format("{}\t{:x}{}{}\n", cprof::causal::breakpoint_point_name(spec),
+                                       site, library.empty() && plan.empty() ? "" : "\t" + library,
+                                       plan.empty() ? "" : "\t" + plan);
+        if (plan.empty()) {
+          ++kernel_places;
+          out.kernel_counted.insert(cprof::causal::breakpoint_point_name(spec));
+        }
+        if (o.selection.automatic() && o.selection.mode == "line" && plan.empty())
           cprof::causal::leave_out_counted_line(out.locations, address, library, o.quiet);
       }
-      counted_places += addresses.size();
+      if (!o.quiet && cprof::causal::progress_patching_allowed()) {
+        fmt::print(stderr, "{}: {}\n", kTool,
+                   cprof::causal::patched_progress_note(spec, addresses.size(), patched,
+                                                        why_not_patched));
+      }
     }
   }
   if (!out.breakpoints.empty()) {
-    out.visit_counter = cprof::causal::choose_progress_counter(o.quiet, out.ns_per_visit);
+    out.visit_counter =
+        cprof::causal::choose_progress_counter(o.quiet, kernel_places == 0, out.ns_per_visit);
   }
   if (out.visit_counter == cprof::causal::VisitCounter::breakpoint &&
-      counted_places > cprof::causal::BreakpointPoints::kMaxBreakpoints) {
-    fail(1, fmt::format("--progress: {} places to count (copies of the lines included), and x86 "
-                        "has {} debug registers; count with uprobes instead ({}=uprobe)",
-                        counted_places, cprof::causal::BreakpointPoints::kMaxBreakpoints,
+      kernel_places > cprof::causal::BreakpointPoints::kMaxBreakpoints) {
+    fail(1, fmt::format("--progress: {} places for the kernel to count (copies of the lines "
+                        "included, those whose code can be patched left out), and x86 has {} "
+                        "debug registers; count with uprobes instead ({}=uprobe)",
+                        kernel_places, cprof::causal::BreakpointPoints::kMaxBreakpoints,
                         cprof::causal::env::kVisitCounter));
   }
   return out;
@@ -596,7 +629,7 @@ RunsDone run_program(const Options& o, const std::vector<std::string>& command,
 // What the runs gave, on stderr: the run summary, and why there is no experiment or
 // prediction where there is none.
 void summarize(const Options& o, const RunFiles& files, const std::set<std::string>& before,
-               const RunsDone& done, int64_t rank, double ns_per_visit) {
+               const RunsDone& done, int64_t rank, const Selected& selected) {
   // Children the program left running still write, experiments too: wait a little for
   // them (not with -q: nothing to sum up then but the warnings below).
   const auto writers = cprof::launch::wait_for_writers(
@@ -635,8 +668,9 @@ void summarize(const Options& o, const RunFiles& files, const std::set<std::stri
       if (visits == 0) {
         fmt::print(stderr, "{}: warning: {}\n", kTool, cprof::causal::no_visit_warning(point));
       }
-      if (const std::string w =
-              cprof::causal::counting_cost_warning(point, visits, ns_per_visit, done.cpu_ns);
+      if (const std::string w = cprof::causal::counting_cost_warning(
+              point, visits, selected.kernel_counted.count(point) ? selected.ns_per_visit : 0,
+              done.cpu_ns);
           !w.empty()) {
         fmt::print(stderr, "{}: warning: {}\n", kTool, w);
       }
@@ -736,7 +770,6 @@ int run(int argc, char** argv) {
       !err.empty()) {
     fail(1, err);
   }
-  if (o.progress.size() > 4) fail(1, "--progress: at most 4 points (x86 has four debug registers)");
   std::vector<double> speedups = cprof::causal::default_speedups();
   if (!o.speedups.empty()) {
     std::string speedup_error;
@@ -769,7 +802,7 @@ int run(int argc, char** argv) {
     std::error_code ignored;
     std::filesystem::remove_all(files.locations_cache, ignored);
   }
-  summarize(o, files, before, done, rank, selected.ns_per_visit);
+  summarize(o, files, before, done, rank, selected);
   cprof::launch::exit_like(done.last);
 }
 

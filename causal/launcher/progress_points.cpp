@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <string_view>
 
 #include "causal/launcher/breakpoint_probe.h"
 
@@ -15,7 +16,26 @@ constexpr const char* kLauncher = "causal-run";
 
 std::string breakpoint_point_name(const std::string& spec) { return spec + " (breakpoint)"; }
 
-std::optional<VisitCounter> choose_progress_counter(bool quiet, double& ns_per_visit) {
+bool progress_patching_allowed() {
+  const char* forced = std::getenv(env::kVisitCounter);
+  return forced == nullptr || forced[0] == '\0' || std::string_view(forced) == "patch";
+}
+
+std::string patched_progress_note(const std::string& spec, size_t places, size_t patched,
+                                  const std::string& why_not) {
+  if (patched == places) {
+    return fmt::format(
+        "--progress {}: counting its visits in the program's code (a counter patched in at the "
+        "line's first instructions: no trap into the kernel per visit)",
+        spec);
+  }
+  return fmt::format("--progress {}: {} of its {} places counted in the program's code; the "
+                     "kernel counts the others (the first, {}: its code cannot be moved)",
+                     spec, patched, places, why_not);
+}
+
+std::optional<VisitCounter> choose_progress_counter(bool quiet, bool all_patched,
+                                                    double& ns_per_visit) {
   VisitCounterChoice choice;
   const char* forced = std::getenv(env::kVisitCounter);
   if (const auto kind = visit_counter_named(forced != nullptr ? forced : ""); kind.has_value()) {
@@ -26,6 +46,11 @@ std::optional<VisitCounter> choose_progress_counter(bool quiet, double& ns_per_v
     choice.ns_per_visit = probe.ns_per_visit;
   } else {
     choice = choose_visit_counter();
+  }
+  if (all_patched) {
+    // Only a stand-in where the runtime cannot patch: its cost is not the run's.
+    ns_per_visit = 0;
+    return choice.kind;
   }
   if (!choice.kind) {
     std::string why = choice.why_not_breakpoint;

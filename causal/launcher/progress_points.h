@@ -21,8 +21,19 @@ std::string breakpoint_point_name(const std::string& spec);
 // hardware breakpoints and a warning when nothing counts. CPROF_CAUSAL_VISIT_COUNTER in
 // causal-run's environment picks the kind (tests use it to reach uprobes on machines
 // whose breakpoints count).
-// `ns_per_visit`: what counting one visit cost in the probe (0 when nothing counts).
-std::optional<VisitCounter> choose_progress_counter(bool quiet, double& ns_per_visit);
+// `ns_per_visit`: what counting one visit cost in the probe (0 when nothing counts, or
+// when `all_patched`: every place is counted in the program's code, and the kernel's
+// counter only stands in where the runtime cannot patch; nothing is printed then).
+std::optional<VisitCounter> choose_progress_counter(bool quiet, bool all_patched,
+                                                    double& ns_per_visit);
+
+// Whether --progress places may be counted in the program's code (causal/patch_plan.h):
+// unless CPROF_CAUSAL_VISIT_COUNTER names a kernel counter (breakpoint or uprobe).
+bool progress_patching_allowed();
+// The line saying how a --progress point's `places` are counted, `patched` of them in
+// the code; `why_not` names the first place left to the kernel and why.
+std::string patched_progress_note(const std::string& spec, size_t places, size_t patched,
+                                  const std::string& why_not);
 
 // A --progress point that counted nothing in the whole run (`point`: its record name).
 std::string no_visit_warning(const std::string& point);

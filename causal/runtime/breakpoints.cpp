@@ -1,5 +1,7 @@
 #include "causal/runtime/breakpoints.h"
 
+#include "causal/runtime/patched_counters.h"
+
 #include <unistd.h>
 
 #include <cerrno>
@@ -17,11 +19,25 @@ std::string hex(uint64_t value) {
 
 }  // namespace
 
-std::string BreakpointPoints::add(ProgressPoint* point, uint64_t address) {
+std::string BreakpointPoints::add(ProgressPoint* point, uint64_t address, const PatchPlan* plan,
+                                  std::string* patch_error) {
   std::lock_guard lock(mutex_);
   if (point == nullptr) return {};
+  if (plan != nullptr) {
+    std::string why;
+    if (std::atomic<uint64_t>* counter = patch_counter(address, *plan, why)) {
+      points_.push_back(point);
+      places_.push_back({address, {}, 0});
+      patched_.push_back(counter);
+      retired_.push_back(0);
+      reported_.push_back(0);
+      for (auto& t : threads_) t.fds.push_back(sampler::adopt_fd(-1));
+      return {};
+    }
+    if (patch_error != nullptr) *patch_error = why;
+  }
   const size_t most = kind_ == VisitCounter::breakpoint ? kMaxBreakpoints : kMaxUprobes;
-  if (points_.size() >= most) {
+  if (kernel_places_ >= most) {
     return "more than " + std::to_string(most) + " places to count (" + to_string(kind_) + "s)";
   }
   CodePlace place{address, {}, 0};
@@ -32,9 +48,17 @@ std::string BreakpointPoints::add(ProgressPoint* point, uint64_t address) {
   }
   points_.push_back(point);
   places_.push_back(std::move(place));
+  patched_.push_back(nullptr);
   retired_.push_back(0);
   reported_.push_back(0);
+  ++kernel_places_;
+  for (auto& t : threads_) t.fds.push_back(sampler::adopt_fd(-1));
   return {};
+}
+
+size_t BreakpointPoints::patched() const {
+  std::lock_guard lock(mutex_);
+  return points_.size() - kernel_places_;
 }
 
 std::string BreakpointPoints::arm(pid_t tid) {
@@ -42,7 +66,12 @@ std::string BreakpointPoints::arm(pid_t tid) {
   if (points_.empty()) return {};
   Thread t{tid, {}};
   std::string error;
-  for (const CodePlace& place : places_) {
+  for (size_t p = 0; p < places_.size(); ++p) {
+    const CodePlace& place = places_[p];
+    if (patched_[p] != nullptr) {  // counted in the code, by every thread
+      t.fds.push_back(sampler::adopt_fd(-1));
+      continue;
+    }
     const sampler::OwnedFd fd = sampler::adopt_fd(open_visit_counter(kind_, place, tid));
     if (fd.fd < 0 && error.empty()) {
       error = std::string(to_string(kind_)) + " at 0x" + hex(place.address) + ": " +
@@ -84,16 +113,26 @@ void BreakpointPoints::forget_all() {
   threads_.clear();
   retired_.assign(points_.size(), 0);
   reported_.assign(points_.size(), 0);
+  // The child's one thread: the counts so far were its parent's.
+  for (auto* counter : patched_) {
+    if (counter != nullptr) counter->store(0, std::memory_order_relaxed);
+  }
+}
+
+uint64_t BreakpointPoints::total(size_t place) const {
+  if (patched_[place] != nullptr) return patched_[place]->load(std::memory_order_relaxed);
+  uint64_t sum = retired_[place];
+  for (const auto& t : threads_) sum += read_count(t.fds[place]);
+  return sum;
 }
 
 void BreakpointPoints::sync() {
   std::lock_guard lock(mutex_);
   for (size_t p = 0; p < points_.size(); ++p) {
-    uint64_t total = retired_[p];
-    for (const auto& t : threads_) total += read_count(t.fds[p]);
-    if (total > reported_[p]) {
-      points_[p]->visit(total - reported_[p]);
-      reported_[p] = total;
+    const uint64_t now = total(p);
+    if (now > reported_[p]) {
+      points_[p]->visit(now - reported_[p]);
+      reported_[p] = now;
     }
   }
 }

@@ -1,8 +1,9 @@
 #pragma once
-// Progress points without a source change (--progress FILE:LINE): a counter of the
-// point's instruction per point and per thread (a hardware breakpoint or a uprobe,
-// causal/visit_counter.h), in counting mode, so every visit is counted exactly and none
-// costs a signal. The controller folds the counters into the points' visit counts
+// Progress points without a source change (--progress FILE:LINE): a counter patched into
+// the program's code where the launcher found the line's first instructions movable
+// (patched_counters.h), else a counter of the point's instruction per point and per
+// thread (a hardware breakpoint or a uprobe, causal/visit_counter.h), in counting mode, so
+// every visit is counted exactly and none costs a signal. The controller folds the counters into the points' visit counts
 // (sync()) before it reads them at an experiment's start and end. x86 has four debug
 // registers: at most four breakpoints per thread. A point may count at several places
 // (the copies of an inlined line), each a counter of its own.
@@ -11,11 +12,13 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <string>
 #include <vector>
 
+#include "causal/patch_plan.h"
 #include "causal/progress_registry.h"
 #include "causal/visit_counter.h"
 #include "sampler/runtime/owned_fds.h"
@@ -29,9 +32,13 @@ class BreakpointPoints {
 
   explicit BreakpointPoints(VisitCounter kind) : kind_(kind) {}
   // Counts executions of the instruction at `address` (run-time address) as visits of
-  // `point`; a point added at several addresses counts the sum. Returns "" or why it
-  // cannot be counted.
-  std::string add(ProgressPoint* point, uint64_t address);
+  // `point`; a point added at several addresses counts the sum. With a `plan`, by a
+  // counter patched into the code there, or where that fails by the kernel (`patch_error`
+  // then says why). Returns "" or why it cannot be counted.
+  std::string add(ProgressPoint* point, uint64_t address, const PatchPlan* plan = nullptr,
+                  std::string* patch_error = nullptr);
+  // How many places count with a patched counter.
+  size_t patched() const;
   bool empty() const { return points_.empty(); }
   // Opens the counters of thread `tid`. Returns "" or why they could not be opened.
   std::string arm(pid_t tid);
@@ -49,14 +56,18 @@ class BreakpointPoints {
  private:
   struct Thread {
     pid_t tid;
-    std::vector<sampler::OwnedFd> fds;  // one per point, -1 where it could not be opened
+    std::vector<sampler::OwnedFd> fds;  // one per place, -1 where none is opened
   };
+  // A place's visits so far: its patched counter, else its threads' kernel counters.
+  uint64_t total(size_t place) const;
   static uint64_t read_count(sampler::OwnedFd fd);
 
   const VisitCounter kind_;
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   std::vector<ProgressPoint*> points_;
   std::vector<CodePlace> places_;
+  std::vector<std::atomic<uint64_t>*> patched_;  // per place; nullptr: a kernel counter
+  size_t kernel_places_ = 0;
   std::vector<Thread> threads_;
   std::vector<uint64_t> retired_;   // final counts of retired threads, per point
   std::vector<uint64_t> reported_;  // counts already added to the points

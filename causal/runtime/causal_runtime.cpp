@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "causal/runtime/breakpoints.h"
@@ -143,8 +144,17 @@ CausalRuntime* CausalRuntime::start() {
         }
         bias = library->second;
       }
-      if (std::string err = rt->breakpoints_->add(p, bp.address + bias); !err.empty()) {
+      std::optional<PatchPlan> plan;
+      std::string patch_error;
+      if (!bp.patch.empty()) plan = parse_patch_plan(bp.patch, patch_error);
+      if (std::string err = rt->breakpoints_->add(p, bp.address + bias, plan ? &*plan : nullptr,
+                                                  &patch_error);
+          !err.empty()) {
         rt->problems_.push_back("progress point " + bp.name + " not counted: " + err);
+      } else if (!patch_error.empty()) {
+        rt->problems_.push_back("progress point " + bp.name + ": counted by the kernel (" +
+                                to_string(rt->settings_.visit_counter) +
+                                "s), not in the program's code: " + patch_error);
       }
     }
   }

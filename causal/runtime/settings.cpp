@@ -95,7 +95,8 @@ CausalSettings causal_settings_from_environment(std::vector<std::string>& proble
   if (auto n = number(env::kOnlyRank, problems)) s.only_rank = static_cast<int64_t>(*n);
   if (const char* v = get(env::kHostPerRank)) s.host_per_rank = std::string_view(v) == "1";
   if (const char* v = get(env::kWholeSamples)) s.whole_samples = std::string_view(v) == "1";
-  if (const char* v = get(env::kVisitCounter)) {
+  if (const char* v = get(env::kVisitCounter); v != nullptr && std::string_view(v) != "patch") {
+    // "patch": the launcher's choice to count in the code; the kernel kind stays the default.
     if (const auto kind = visit_counter_named(v)) {
       s.visit_counter = *kind;
     } else {
@@ -113,11 +114,17 @@ CausalSettings causal_settings_from_environment(std::vector<std::string>& proble
       if (tab == std::string_view::npos) continue;
       CausalSettings::Breakpoint bp;
       bp.name = std::string(item.substr(0, tab));
-      // NAME \t ADDRESS [\t LIBRARY]: a point in a library the program loads at start.
-      const std::string_view rest = item.substr(tab + 1);
+      // NAME \t ADDRESS [\t LIBRARY [\t PLAN]]: LIBRARY for a point in a library the
+      // program loads at start, PLAN where the place can be counted in the code.
+      std::string_view rest = item.substr(tab + 1);
       const size_t tab2 = rest.find('\t');
       bp.address = std::strtoull(std::string(rest.substr(0, tab2)).c_str(), nullptr, 16);
-      if (tab2 != std::string_view::npos) bp.module = std::string(rest.substr(tab2 + 1));
+      if (tab2 != std::string_view::npos) {
+        rest.remove_prefix(tab2 + 1);
+        const size_t tab3 = rest.find('\t');
+        bp.module = std::string(rest.substr(0, tab3));
+        if (tab3 != std::string_view::npos) bp.patch = std::string(rest.substr(tab3 + 1));
+      }
       if (bp.address != 0) s.breakpoints.push_back(std::move(bp));
     }
   }

@@ -42,8 +42,10 @@ inline constexpr const char* kBaselineShare = "CPROF_CAUSAL_BASELINE_SHARE";
 inline constexpr const char* kWarmupShare = "CPROF_CAUSAL_WARMUP_SHARE";
 // End-to-end mode: this run's speedup (percentage); the whole run is one experiment.
 inline constexpr const char* kEndToEndSpeedup = "CPROF_CAUSAL_END_TO_END_SPEEDUP";
-// Hardware-breakpoint progress points: "NAME<TAB>HEXADDR[<TAB>LIBRARY]" separated by
-// newlines; LIBRARY (a path) for a point in a library loaded at start, else the executable.
+// Hardware-breakpoint progress points: "NAME<TAB>HEXADDR[<TAB>LIBRARY[<TAB>PLAN]]" separated
+// by newlines; LIBRARY (a path) for a point in a library loaded at start, empty for the
+// executable; PLAN, where the launcher found the place's code movable, a patch plan
+// (causal/patch_plan.h) by which the runtime counts in the program's code.
 inline constexpr const char* kBreakpoints = "CPROF_CAUSAL_BREAKPOINTS";
 // How their visits are counted: "breakpoint" (the default) or "uprobe" (visit_counter.h).
 inline constexpr const char* kVisitCounter = "CPROF_CAUSAL_VISIT_COUNTER";
@@ -103,6 +105,7 @@ struct CausalSettings {
     std::string name;
     uint64_t address = 0;  // ELF address in `module`
     std::string module;    // a library's path; "" for the executable
+    std::string patch;     // a patch plan's text (causal/patch_plan.h); "": count by the kernel
   };
   std::vector<Breakpoint> breakpoints;
   VisitCounter visit_counter = VisitCounter::breakpoint;

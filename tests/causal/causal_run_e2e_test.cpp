@@ -62,10 +62,13 @@ struct Run {
   std::string dir;
 };
 
-Run causal_run(const std::string& name, const std::string& options, const std::string& program) {
+// `env`: more VAR=VALUE words before causal-run (each followed by a space).
+Run causal_run(const std::string& name, const std::string& options, const std::string& program,
+               const std::string& env = "") {
   Run r;
   r.dir = fresh_directory(name);
-  r.status = run_command(kEnv + kRun + " -o " + r.dir + " " + options + " -- " + program, r.output);
+  r.status = run_command(env + kEnv + kRun + " -o " + r.dir + " " + options + " -- " + program,
+                         r.output);
   return r;
 }
 
@@ -527,9 +530,12 @@ void check_counted_progress_point(const std::string& name, const std::string& co
 TEST(CausalRun, ProgressPointVisitedTooOftenIsAWarning) {
   const int a = line_of("serial.cpp", "LINE_A");
   const std::string counted = "serial.cpp:" + std::to_string(line_of("serial.cpp", "START_UP_LINE"));
+  // A kernel counter: a patched one (patch_plan.h) costs nanoseconds, and no warning.
+  if (::geteuid() != 0) GTEST_SKIP() << "uprobes need root or CAP_PERFMON";
   const auto r = causal_run("progress-cost",
                             "--line serial.cpp:" + std::to_string(a) + " --progress " + counted,
-                            kPrograms + "/causal_serial_no_progress 1 300");
+                            kPrograms + "/causal_serial_no_progress 1 300",
+                            "CPROF_CAUSAL_VISIT_COUNTER=uprobe ");
   ASSERT_EQ(r.status, 0) << r.output;
   if (r.output.find("will count no visit") != std::string::npos) {
     GTEST_SKIP() << "no visit counter works on this machine (said by causal-run): " << r.output;
@@ -565,7 +571,76 @@ TEST(CausalRun, AProgressPointThatCountedNothingIsAWarning) {
       << r.output;
 }
 
-TEST(CausalRun, HardwareBreakpointProgressPoint) { check_counted_progress_point("breakpoint", ""); }
+TEST(CausalRun, HardwareBreakpointProgressPoint) {
+  check_counted_progress_point("breakpoint", "breakpoint");
+}
+
+// The default: the line's first instructions moved into a trampoline that counts.
+TEST(CausalRun, PatchedProgressPoint) { check_counted_progress_point("patched", ""); }
+
+// Counters patched into the code (causal/patch_plan.h) on lines written in assembly, one
+// case each: a RIP-relative load, a window of three short instructions, a call (whose
+// callee checks its return address), flags live across the line, a leaf function's red
+// zone live across it, a compare and short branch; and a line a branch lands inside,
+// which the kernel counts instead. Every visit is counted, the program prints what it
+// prints without the counters, and no cost warning names a patched point. Before the
+// counters, more than 4 points were refused ("x86 has four debug registers").
+TEST(CausalRun, PatchedProgressCountsEveryVisitAndChangesNothing) {
+  const std::string program = kPrograms + "/causal_patch_cases 200000";
+  std::string plain;
+  ASSERT_EQ(run_command(program, plain), 0) << plain;
+  const std::vector<std::string> patched = {"RIP_LOAD_LINE", "SHORT_LINE", "CALL_LINE",
+                                            "FLAGS_LINE", "RED_ZONE_LINE", "BRANCH_LINE"};
+  const auto spec = [](const std::string& marker) {
+    return "patch_cases.S:" + std::to_string(line_of("patch_cases.S", marker));
+  };
+  std::string options =
+      "--line patch_cases_main.c:" + std::to_string(line_of("patch_cases_main.c", "WORK_LINE"));
+  for (const auto& m : patched) options += " --progress " + spec(m);
+  options += " --progress " + spec("REFUSED_LINE");
+  const auto r = causal_run("patched-cases", options, program + " 2>&1");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find(plain), std::string::npos) << "plain: " << plain << r.output;
+  const std::string json = report_json(r.dir);
+  for (const auto& m : patched) {
+    EXPECT_NE(r.output.find("--progress " + spec(m) + ": counting its visits in the program's code"),
+              std::string::npos)
+        << m << "\n" << r.output;
+    EXPECT_NE(json.find("visits counted at " + spec(m) + " (breakpoint): 200000\""),
+              std::string::npos)
+        << m << "\n" << json.substr(json.find("\"messages\""));
+    EXPECT_EQ(r.output.find("warning: --progress " + spec(m) + ":"), std::string::npos) << r.output;
+  }
+  EXPECT_NE(r.output.find("--progress " + spec("REFUSED_LINE") +
+                          ": 0 of its 1 places counted in the program's code; the kernel counts "
+                          "the others (the first, at 0x"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find(": a branch lands within its first 5 bytes: its code cannot be moved)"),
+            std::string::npos)
+      << r.output;
+  if (r.output.find("will count no visit") == std::string::npos) {
+    EXPECT_NE(json.find("visits counted at " + spec("REFUSED_LINE") + " (breakpoint): 200000\""),
+              std::string::npos)
+        << json.substr(json.find("\"messages\""));
+  }
+}
+
+// CPROF_CAUSAL_VISIT_COUNTER naming a kernel counter leaves the code as it is.
+TEST(CausalRun, AKernelCounterAskedForPatchesNothing) {
+  if (::geteuid() != 0) GTEST_SKIP() << "uprobes need root or CAP_PERFMON";
+  const std::string point = "patch_cases.S:" + std::to_string(line_of("patch_cases.S", "RIP_LOAD_LINE"));
+  const auto r = causal_run(
+      "kernel-counter",
+      "--line patch_cases_main.c:" + std::to_string(line_of("patch_cases_main.c", "WORK_LINE")) +
+          " --progress " + point,
+      kPrograms + "/causal_patch_cases 2000", "CPROF_CAUSAL_VISIT_COUNTER=uprobe ");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(r.output.find("in the program's code"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("counting its visits with uprobes"), std::string::npos) << r.output;
+  EXPECT_NE(report_json(r.dir).find("visits counted at " + point + " (breakpoint): 2000\""),
+            std::string::npos);
+}
 
 // Where hardware breakpoints count nothing (many VMs) causal-run counts with uprobes; here
 // they are asked for, so the test reaches them on every machine. Needs root (CAP_PERFMON).
@@ -1088,10 +1163,13 @@ TEST(CausalRun, ABlockOfLinesIsOneLocation) {
 
 // Automatic selection by line leaves out the line a --progress point counts: the trap at
 // each visit puts time on it that is not the program's (memcached ranked its probed line).
+// Counted in the program's code (the default where it can be moved), the line stays in.
 TEST(CausalRun, AutomaticSelectionLeavesOutTheCountedLine) {
+  if (::geteuid() != 0) GTEST_SKIP() << "uprobes need root or CAP_PERFMON";
   const std::string counted = "serial.cpp:" + std::to_string(line_of("serial.cpp", "LINE_B"));
   const auto r = causal_run("leave-out", "--progress " + counted + " --seed 8",
-                            kPrograms + "/causal_serial_no_progress 5000");
+                            kPrograms + "/causal_serial_no_progress 5000",
+                            "CPROF_CAUSAL_VISIT_COUNTER=uprobe ");
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("automatic selection leaves out " + counted + ": the --progress point"),
             std::string::npos)

@@ -1,0 +1,24 @@
+#pragma once
+// The runtime's half of counting progress in the program's code (causal/patch_plan.h):
+// a trampoline page near the site (within a 32-bit jump), a counter on a data page beside
+// it, and the jump written over the window. Done at start, before the program's main and
+// while the process has one thread, so no thread can be running the bytes being changed;
+// refused otherwise (the caller then counts with the kernel).
+//
+// Normal context only: maps memory and changes page protections.
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+#include "causal/patch_plan.h"
+
+namespace cprof::causal {
+
+// Patches the window at `site` (run-time address) to count into the returned counter;
+// nullptr and `error` (one phrase) when it cannot: not x86-64, more than one thread, the
+// bytes there are not the plan's, no free page in reach, or the page protections refused.
+// Trampolines are never unmapped: the program's code jumps into them until it exits.
+std::atomic<uint64_t>* patch_counter(uint64_t site, const PatchPlan& plan, std::string& error);
+
+}  // namespace cprof::causal
