@@ -4,7 +4,7 @@
 // trampoline that increments a counter and runs them, and a jump to the trampoline takes
 // their place. A visit then costs a locked increment and a few instructions, where a
 // uprobe or a hardware breakpoint costs a trap into the kernel (20 us a visit on this
-// project's VMs: docs/causal.md, "Counting progress").
+// project's VMs: docs/causal.md, "Counting --progress visits").
 //
 // The launcher decides what may be moved (launcher/patch_planner.h: it has the
 // disassembler and the whole function to check), and writes the plan into the runtime's
