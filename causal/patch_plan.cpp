@@ -69,13 +69,18 @@ std::string format_patch_plan(const PatchPlan& plan) {
     text += static_cast<char>(s.kind);
     text += std::to_string(s.length);
     switch (s.kind) {
-      case PatchStep::Kind::copy: break;
-      case PatchStep::Kind::rip_data: text += '.' + std::to_string(s.disp_offset); break;
+      case PatchStep::Kind::copy:
+        break;
+      case PatchStep::Kind::rip_data:
+        text += '.' + std::to_string(s.disp_offset);
+        break;
       case PatchStep::Kind::branch:
         text += '.' + std::to_string(s.condition) + '.' + std::to_string(s.target_delta);
         break;
       case PatchStep::Kind::call:
-      case PatchStep::Kind::jump: text += '.' + std::to_string(s.target_delta); break;
+      case PatchStep::Kind::jump:
+        text += '.' + std::to_string(s.target_delta);
+        break;
     }
   }
   return text;
@@ -113,7 +118,9 @@ std::optional<PatchPlan> parse_patch_plan(std::string_view text, std::string& er
     s.length = static_cast<uint8_t>(n[0]);
     size_t args = 0;
     switch (s.kind) {
-      case PatchStep::Kind::copy: args = 0; break;
+      case PatchStep::Kind::copy:
+        args = 0;
+        break;
       case PatchStep::Kind::rip_data:
         args = 1;
         if (n.size() == 2) s.disp_offset = static_cast<uint8_t>(n[1]);
@@ -131,7 +138,8 @@ std::optional<PatchPlan> parse_patch_plan(std::string_view text, std::string& er
         args = 1;
         if (n.size() == 2) s.target_delta = n[1];
         break;
-      default: args = 99;
+      default:
+        args = 99;
     }
     if (n.size() != args + 1) {
       error = "a step of an unknown kind or with the wrong arguments";
@@ -164,7 +172,7 @@ std::optional<std::vector<uint8_t>> trampoline_code(const PatchPlan& plan, uint6
   out.push_back(0x9c);  // pushfq: the increment sets flags the program's code may still use
   out.insert(out.end(), {0xf0, 0x48, 0xff, 0x05});  // lock inc qword [rip+rel32]
   if (!rel32_to(out, trampoline, counter)) return out_of_reach("the counter");
-  out.push_back(0x9d);                                                // popfq
+  out.push_back(0x9d);                                                      // popfq
   out.insert(out.end(), {0x48, 0x8d, 0xa4, 0x24, 0x80, 0x00, 0x00, 0x00});  // lea rsp, [rsp+128]
 
   size_t offset = 0;  // of the current instruction in the window
@@ -174,7 +182,9 @@ std::optional<std::vector<uint8_t>> trampoline_code(const PatchPlan& plan, uint6
     const uint8_t* original = plan.bytes.data() + offset;
     const uint64_t target = site + static_cast<uint64_t>(s.target_delta);
     switch (s.kind) {
-      case PatchStep::Kind::copy: out.insert(out.end(), original, original + s.length); break;
+      case PatchStep::Kind::copy:
+        out.insert(out.end(), original, original + s.length);
+        break;
       case PatchStep::Kind::rip_data: {
         int32_t disp = 0;
         std::memcpy(&disp, original + s.disp_offset, 4);

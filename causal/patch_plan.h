@@ -30,14 +30,14 @@ struct PatchStep {
     branch = 'b',    // jcc rel8/rel32: a jcc rel32 to the same target, on the same condition
   };
   Kind kind = Kind::copy;
-  uint8_t length = 0;         // bytes of the original instruction
-  uint8_t disp_offset = 0;    // rip_data: where its disp32 is in the instruction
-  uint8_t condition = 0;      // branch: the condition code (the low 4 bits of 0x7X / 0x0F 0x8X)
-  int64_t target_delta = 0;   // call, jump, branch: target minus the window's first byte
+  uint8_t length = 0;        // bytes of the original instruction
+  uint8_t disp_offset = 0;   // rip_data: where its disp32 is in the instruction
+  uint8_t condition = 0;     // branch: the condition code (the low 4 bits of 0x7X / 0x0F 0x8X)
+  int64_t target_delta = 0;  // call, jump, branch: target minus the window's first byte
 };
 
 struct PatchPlan {
-  std::vector<uint8_t> bytes;   // the window's original bytes (checked before patching)
+  std::vector<uint8_t> bytes;    // the window's original bytes (checked before patching)
   std::vector<PatchStep> steps;  // in order; their lengths add up to bytes.size()
 };
 

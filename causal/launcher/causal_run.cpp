@@ -25,7 +25,6 @@
 #include "causal/experiment_focus.h"
 #include "causal/experiment_timings.h"
 #include "causal/launcher/breakpoint_probe.h"
-#include "causal/launcher/patch_planner.h"
 #include "causal/launcher/cpu_wait_warnings.h"
 #include "causal/launcher/experiment_summary.h"
 #include "causal/launcher/focus.h"
@@ -33,6 +32,7 @@
 #include "causal/launcher/live_status.h"
 #include "causal/launcher/mpi_job.h"
 #include "causal/launcher/no_debug_info.h"
+#include "causal/launcher/patch_planner.h"
 #include "causal/launcher/progress_points.h"
 #include "causal/launcher/resolve.h"
 #include "causal/launcher/scope_miss.h"
@@ -370,9 +370,9 @@ Selected select_locations(const std::string& program, const Options& o) {
           cprof::causal::leave_out_counted_line(out.locations, address, library, o.quiet);
       }
       if (!o.quiet && cprof::causal::progress_patching_allowed()) {
-        fmt::print(stderr, "{}: {}\n", kTool,
-                   cprof::causal::patched_progress_note(spec, addresses.size(), patched,
-                                                        why_not_patched));
+        fmt::print(
+            stderr, "{}: {}\n", kTool,
+            cprof::causal::patched_progress_note(spec, addresses.size(), patched, why_not_patched));
       }
     }
   }

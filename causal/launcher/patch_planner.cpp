@@ -39,7 +39,8 @@ class Decoder {
       details_.push_back(*insn->detail);
     }
     cs_free(insn, 1);
-    for (size_t i = 0; i < out.size(); ++i) out[i].detail = &details_[details_.size() - out.size() + i];
+    for (size_t i = 0; i < out.size(); ++i)
+      out[i].detail = &details_[details_.size() - out.size() + i];
     return size == 0;
   }
   bool in_group(const cs_insn& insn, uint8_t group) const {

@@ -29,9 +29,10 @@ std::string patched_progress_note(const std::string& spec, size_t places, size_t
         "line's first instructions: no trap into the kernel per visit)",
         spec);
   }
-  return fmt::format("--progress {}: {} of its {} places counted in the program's code; the "
-                     "kernel counts the others (the first, {}: its code cannot be moved)",
-                     spec, patched, places, why_not);
+  return fmt::format(
+      "--progress {}: {} of its {} places counted in the program's code; the "
+      "kernel counts the others (the first, {}: its code cannot be moved)",
+      spec, patched, places, why_not);
 }
 
 std::optional<VisitCounter> choose_progress_counter(bool quiet, bool all_patched,

@@ -1,12 +1,12 @@
 #include "causal/runtime/breakpoints.h"
 
-#include "causal/runtime/patched_counters.h"
-
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+
+#include "causal/runtime/patched_counters.h"
 
 namespace cprof::causal {
 namespace {

@@ -3,9 +3,9 @@
 // the program's code where the launcher found the line's first instructions movable
 // (patched_counters.h), else a counter of the point's instruction per point and per
 // thread (a hardware breakpoint or a uprobe, causal/visit_counter.h), in counting mode, so
-// every visit is counted exactly and none costs a signal. The controller folds the counters into the points' visit counts
-// (sync()) before it reads them at an experiment's start and end. x86 has four debug
-// registers: at most four breakpoints per thread. A point may count at several places
+// every visit is counted exactly and none costs a signal. The controller folds the counters into
+// the points' visit counts (sync()) before it reads them at an experiment's start and end. x86 has
+// four debug registers: at most four breakpoints per thread. A point may count at several places
 // (the copies of an inlined line), each a counter of its own.
 //
 // Normal context only (a mutex guards the counters); nothing here runs in a handler.

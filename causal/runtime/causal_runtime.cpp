@@ -147,8 +147,8 @@ CausalRuntime* CausalRuntime::start() {
       std::optional<PatchPlan> plan;
       std::string patch_error;
       if (!bp.patch.empty()) plan = parse_patch_plan(bp.patch, patch_error);
-      if (std::string err = rt->breakpoints_->add(p, bp.address + bias, plan ? &*plan : nullptr,
-                                                  &patch_error);
+      if (std::string err =
+              rt->breakpoints_->add(p, bp.address + bias, plan ? &*plan : nullptr, &patch_error);
           !err.empty()) {
         rt->problems_.push_back("progress point " + bp.name + " not counted: " + err);
       } else if (!patch_error.empty()) {

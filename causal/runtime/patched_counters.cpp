@@ -81,8 +81,7 @@ std::atomic<uint64_t>* patch_counter(uint64_t site, const PatchPlan& plan, std::
     error = "the program had " + std::to_string(threads) + " threads when the runtime started";
     return nullptr;
   }
-  if (std::memcmp(reinterpret_cast<const void*>(site), plan.bytes.data(), plan.bytes.size()) !=
-      0) {
+  if (std::memcmp(reinterpret_cast<const void*>(site), plan.bytes.data(), plan.bytes.size()) != 0) {
     error = "the loaded code differs from the file's";
     return nullptr;
   }

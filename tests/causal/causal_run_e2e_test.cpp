@@ -67,8 +67,8 @@ Run causal_run(const std::string& name, const std::string& options, const std::s
                const std::string& env = "") {
   Run r;
   r.dir = fresh_directory(name);
-  r.status = run_command(env + kEnv + kRun + " -o " + r.dir + " " + options + " -- " + program,
-                         r.output);
+  r.status =
+      run_command(env + kEnv + kRun + " -o " + r.dir + " " + options + " -- " + program, r.output);
   return r;
 }
 
@@ -532,10 +532,9 @@ TEST(CausalRun, ProgressPointVisitedTooOftenIsAWarning) {
   const std::string counted = "serial.cpp:" + std::to_string(line_of("serial.cpp", "START_UP_LINE"));
   // A kernel counter: a patched one (patch_plan.h) costs nanoseconds, and no warning.
   if (::geteuid() != 0) GTEST_SKIP() << "uprobes need root or CAP_PERFMON";
-  const auto r = causal_run("progress-cost",
-                            "--line serial.cpp:" + std::to_string(a) + " --progress " + counted,
-                            kPrograms + "/causal_serial_no_progress 1 300",
-                            "CPROF_CAUSAL_VISIT_COUNTER=uprobe ");
+  const auto r = causal_run(
+      "progress-cost", "--line serial.cpp:" + std::to_string(a) + " --progress " + counted,
+      kPrograms + "/causal_serial_no_progress 1 300", "CPROF_CAUSAL_VISIT_COUNTER=uprobe ");
   ASSERT_EQ(r.status, 0) << r.output;
   if (r.output.find("will count no visit") != std::string::npos) {
     GTEST_SKIP() << "no visit counter works on this machine (said by causal-run): " << r.output;
@@ -589,8 +588,8 @@ TEST(CausalRun, PatchedProgressCountsEveryVisitAndChangesNothing) {
   const std::string program = kPrograms + "/causal_patch_cases 200000";
   std::string plain;
   ASSERT_EQ(run_command(program, plain), 0) << plain;
-  const std::vector<std::string> patched = {"RIP_LOAD_LINE", "SHORT_LINE", "CALL_LINE",
-                                            "FLAGS_LINE", "RED_ZONE_LINE", "BRANCH_LINE"};
+  const std::vector<std::string> patched = {"RIP_LOAD_LINE", "SHORT_LINE",    "CALL_LINE",
+                                            "FLAGS_LINE",    "RED_ZONE_LINE", "BRANCH_LINE"};
   const auto spec = [](const std::string& marker) {
     return "patch_cases.S:" + std::to_string(line_of("patch_cases.S", marker));
   };
@@ -603,12 +602,15 @@ TEST(CausalRun, PatchedProgressCountsEveryVisitAndChangesNothing) {
   EXPECT_NE(r.output.find(plain), std::string::npos) << "plain: " << plain << r.output;
   const std::string json = report_json(r.dir);
   for (const auto& m : patched) {
-    EXPECT_NE(r.output.find("--progress " + spec(m) + ": counting its visits in the program's code"),
-              std::string::npos)
-        << m << "\n" << r.output;
+    EXPECT_NE(
+        r.output.find("--progress " + spec(m) + ": counting its visits in the program's code"),
+        std::string::npos)
+        << m << "\n"
+        << r.output;
     EXPECT_NE(json.find("visits counted at " + spec(m) + " (breakpoint): 200000\""),
               std::string::npos)
-        << m << "\n" << json.substr(json.find("\"messages\""));
+        << m << "\n"
+        << json.substr(json.find("\"messages\""));
     EXPECT_EQ(r.output.find("warning: --progress " + spec(m) + ":"), std::string::npos) << r.output;
   }
   EXPECT_NE(r.output.find("--progress " + spec("REFUSED_LINE") +
@@ -629,7 +631,8 @@ TEST(CausalRun, PatchedProgressCountsEveryVisitAndChangesNothing) {
 // CPROF_CAUSAL_VISIT_COUNTER naming a kernel counter leaves the code as it is.
 TEST(CausalRun, AKernelCounterAskedForPatchesNothing) {
   if (::geteuid() != 0) GTEST_SKIP() << "uprobes need root or CAP_PERFMON";
-  const std::string point = "patch_cases.S:" + std::to_string(line_of("patch_cases.S", "RIP_LOAD_LINE"));
+  const std::string point =
+      "patch_cases.S:" + std::to_string(line_of("patch_cases.S", "RIP_LOAD_LINE"));
   const auto r = causal_run(
       "kernel-counter",
       "--line patch_cases_main.c:" + std::to_string(line_of("patch_cases_main.c", "WORK_LINE")) +

@@ -18,8 +18,8 @@ std::optional<PlannedPatch> plan(const std::vector<uint8_t>& code, uint64_t offs
 
 TEST(PatchPlanner, ARipRelativeLoadMovesAlone) {
   // mov rax, [rip+0x100]; add rax, rdi; ret
-  const std::vector<uint8_t> code = {0x48, 0x8b, 0x05, 0x00, 0x01, 0x00, 0x00,
-                                     0x48, 0x01, 0xf8, 0xc3};
+  const std::vector<uint8_t> code = {0x48, 0x8b, 0x05, 0x00, 0x01, 0x00,
+                                     0x00, 0x48, 0x01, 0xf8, 0xc3};
   std::string why;
   const auto p = plan(code, 0, why);
   ASSERT_TRUE(p.has_value()) << why;
@@ -73,8 +73,8 @@ TEST(PatchPlanner, ACallAndAShortBranchMoveAsTheirTargets) {
 TEST(PatchPlanner, CodeThatCannotBeMovedIsRefusedWithTheReason) {
   std::string why;
   // jmp +3 lands on the second add of the window: add eax, 2; add eax, 1; ...
-  const std::vector<uint8_t> landed = {0xeb, 0x03, 0x83, 0xc0, 0x02, 0x83, 0xc0, 0x01,
-                                       0xff, 0xc9, 0x7f, 0xf6, 0xc3};
+  const std::vector<uint8_t> landed = {0xeb, 0x03, 0x83, 0xc0, 0x02, 0x83, 0xc0,
+                                       0x01, 0xff, 0xc9, 0x7f, 0xf6, 0xc3};
   EXPECT_FALSE(plan(landed, 2, why).has_value());
   EXPECT_EQ(why, "a branch lands within its first 5 bytes");
   // xor eax, eax; jmp -4: the window's first instruction is followed by a branch.
