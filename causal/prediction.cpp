@@ -7,6 +7,7 @@
 #include <set>
 #include <utility>
 
+#include "causal/neighbour_pairs.h"
 #include "causal/rng.h"
 
 namespace cprof::causal {
@@ -20,15 +21,6 @@ std::optional<double> speedup_of(std::span<const Observation> baseline,
   const auto ps = group_metric(group, metric);
   if (!p0 || !ps || *p0 <= 0) return std::nullopt;
   return program_speedup(*p0, *ps);
-}
-
-// Quantile q of sorted values, linear between neighbours.
-double quantile(const std::vector<double>& sorted, double q) {
-  if (sorted.empty()) return kNaN;
-  const double pos = q * static_cast<double>(sorted.size() - 1);
-  const auto lo = static_cast<size_t>(std::floor(pos));
-  const size_t hi = std::min(lo + 1, sorted.size() - 1);
-  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - static_cast<double>(lo));
 }
 
 void resample(std::span<const Observation> from, std::vector<Observation>& to, Rng& rng) {
@@ -101,6 +93,31 @@ void replace_with_pairs(std::vector<PredictionPoint>& points, std::span<const Ob
   }
 }
 
+// Throughput where the baselines' rate of progress changes in phases: each speedup with
+// enough sped-up experiments whose neighbouring baselines agree gets the point from those
+// (causal/neighbour_pairs.h) instead of the one against every baseline of the run.
+void replace_with_neighbours(std::vector<PredictionPoint>& points,
+                             std::span<const Observation> experiments,
+                             std::span<const Observation> baselines,
+                             const PredictionOptions& options) {
+  if (!rate_changes_in_phases(baselines)) return;
+  std::map<double, std::vector<Observation>> by_speedup;
+  for (const auto& o : experiments) {
+    if (o.speedup > 0) by_speedup[o.speedup].push_back(o);
+  }
+  for (auto& point : points) {
+    const auto it = by_speedup.find(point.speedup);
+    if (point.speedup == 0 || it == by_speedup.end()) continue;
+    uint32_t at_changes = 0;
+    const auto units = neighbour_units(it->second, baselines, at_changes);
+    if (units.size() < kMinExperimentsPerPoint) continue;
+    PredictionPoint paired = neighbour_point(units, point.speedup, options);
+    if (!std::isfinite(paired.program_speedup)) continue;
+    paired.at_rate_changes = at_changes;
+    point = paired;
+  }
+}
+
 }  // namespace
 
 double effective_duration_ns(uint64_t duration_ns, uint64_t delay_ns) {
@@ -139,6 +156,14 @@ std::optional<double> group_metric(std::span<const Observation> group, Metric me
 }
 
 double program_speedup(double p0, double ps) { return (p0 - ps) / p0; }
+
+double sorted_quantile(const std::vector<double>& sorted, double q) {
+  if (sorted.empty()) return kNaN;
+  const double pos = q * static_cast<double>(sorted.size() - 1);
+  const auto lo = static_cast<size_t>(std::floor(pos));
+  const size_t hi = std::min(lo + 1, sorted.size() - 1);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - static_cast<double>(lo));
+}
 
 std::vector<PredictionPoint> predict_curve(std::span<const Observation> experiments,
                                            std::span<const Observation> baseline,
@@ -180,8 +205,8 @@ std::vector<PredictionPoint> predict_curve(std::span<const Observation> experime
       }
       std::sort(stats.begin(), stats.end());
       const double tail = (1.0 - options.confidence) / 2.0;
-      p.ci_low = quantile(stats, tail);
-      p.ci_high = quantile(stats, 1.0 - tail);
+      p.ci_low = sorted_quantile(stats, tail);
+      p.ci_high = sorted_quantile(stats, 1.0 - tail);
     }
     out.push_back(p);
   }
@@ -244,8 +269,8 @@ PredictionPoint paired_point(std::span<const RunPair> pairs, const PredictionOpt
     }
     std::sort(stats.begin(), stats.end());
     const double tail = (1.0 - options.confidence) / 2.0;
-    p.ci_low = quantile(stats, tail);
-    p.ci_high = quantile(stats, 1.0 - tail);
+    p.ci_low = sorted_quantile(stats, tail);
+    p.ci_high = sorted_quantile(stats, 1.0 - tail);
   }
   return p;
 }
@@ -301,6 +326,9 @@ std::vector<LocationPrediction> predict_all(std::span<const format::ExperimentRe
     auto points = predict_curve(s.all, baseline, opt);
     if (points.empty()) continue;
     if (opt.metric == Metric::end_to_end) replace_with_pairs(points, s.all, opt);
+    if (opt.metric == Metric::throughput) {
+      replace_with_neighbours(points, s.all, pooled[key.second], opt);
+    }
     out.push_back(LocationPrediction{key.first, key.second, std::move(points), speedups.size()});
   }
   return out;

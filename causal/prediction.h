@@ -62,6 +62,8 @@ std::optional<double> group_metric(std::span<const Observation> group, Metric me
 
 // (p0 - ps) / p0: 0.2 means the program would be 20% faster.
 double program_speedup(double p0, double ps);
+// Quantile q of sorted values, linear between neighbours; NaN when there are none.
+double sorted_quantile(const std::vector<double>& sorted, double q);
 
 struct PredictionOptions {
   Metric metric = Metric::throughput;
@@ -91,6 +93,11 @@ struct PredictionPoint {
   // two runs, not the drift between runs (docs/causal.md, "Experiments from several runs:
   // runs first"). 0 end to end, where each run is one experiment and runs are what is drawn.
   uint32_t runs = 0;
+  // Where the program's rate of progress changes in phases (causal/neighbour_pairs.h):
+  // the sped-up experiments compared with their neighbouring baselines (0: the pooled
+  // estimate), and those left out because a phase changed between their neighbours.
+  uint32_t neighbour_units = 0;
+  uint32_t at_rate_changes = 0;
 };
 
 // End to end, a sped-up run and the baseline run just before it of the same location

@@ -388,6 +388,19 @@ std::string causal_verdict(const causal::LocationPrediction& p, const causal::Pr
          beyond_delays_note(pt) + weak_suffix(weak, p);
 }
 
+std::string neighbour_note(const causal::LocationPrediction& p) {
+  const auto* best = best_point(p);
+  if (best == nullptr || best->neighbour_units == 0) return "";
+  return fmt::format(
+      "the program's rate of progress changes in phases: each of {} sped-up {} was compared "
+      "with the baseline experiments just before and after it{}",
+      best->neighbour_units, best->neighbour_units == 1 ? "experiment" : "experiments",
+      best->at_rate_changes == 0
+          ? ""
+          : fmt::format("; {} more fell on a change of phase and {} left out",
+                        best->at_rate_changes, best->at_rate_changes == 1 ? "was" : "were"));
+}
+
 std::string few_runs_note(const CausalModel& m) {
   size_t with_interval = 0, few = 0;
   uint32_t fewest = UINT32_MAX, most = 0;  // runs, among the few-run intervals

@@ -137,6 +137,11 @@ std::string status_reason(const causal::LocationPrediction& p);
 // end); else a sentence saying how many runs the intervals come from, what they leave
 // out (the drift between runs) and how to get intervals that count it (text, html).
 std::string few_runs_note(const CausalModel& m);
+// Where the curve's best point compares each sped-up experiment with the baselines just
+// before and after it (the program's rate of progress changes in phases:
+// causal/neighbour_pairs.h): the sentence saying so and how many experiments fell on a
+// change of phase and were left out; "" for a pooled point.
+std::string neighbour_note(const causal::LocationPrediction& p);
 // "speeding up foo.cpp:42 by 20% would speed up the program by about 9%"; below the
 // minimum evidence "too little evidence yet: speeding up ... about 9% (run longer before
 // relying on it)"; out of bounds "no prediction for foo.cpp:42: ... run-to-run noise ...".

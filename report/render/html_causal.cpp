@@ -196,6 +196,9 @@ void html_causal_section(std::string& out, const CausalModel& m) {
                      html_escape(causal_verdict(p, *best)));
     }
     fmt::format_to(o, "<p class=\"note evidence\">{}</p>\n", html_escape(evidence_note(p)));
+    if (const std::string n = neighbour_note(p); !n.empty()) {
+      fmt::format_to(o, "<p class=\"note neighbours\">{}</p>\n", html_escape(n));
+    }
     // The plot shows the measured curve; the phase correction (or why there is none) is
     // said under it, and the verdict above already uses the corrected value.
     if (!p.progress_point.empty()) {

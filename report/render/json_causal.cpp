@@ -63,6 +63,8 @@ void json_causal(JsonWriter& j, const Report& r) {
           .field("ci_high", pt.ci_high)
           .field("experiments", pt.experiments)
           .field("runs", pt.runs)
+          .field("neighbour_units", pt.neighbour_units)
+          .field("at_rate_changes", pt.at_rate_changes)
           .field("phase_fraction", p.phase.fraction)
           .field("program_speedup_phase_corrected", p.corrected(pt.program_speedup))
           .field("ci_low_phase_corrected", p.corrected(pt.ci_low))

@@ -58,6 +58,8 @@ void text_causal(std::string& out, const Report& r) {
                        best->speedup * 100.0, shown * 100.0, tag);
         verdicts.push_back(causal_verdict(p, *best));
         verdicts.push_back("  (" + evidence_note(p) + ")");
+        if (const std::string n = neighbour_note(p); !n.empty())
+          verdicts.push_back("  (" + n + ")");
         // A missing correction is said, so a reader knows the value may be too high.
         if (!p.phase.estimated && !p.progress_point.empty()) {
           verdicts.push_back("  (" + p.phase.note + ")");

@@ -9,6 +9,7 @@
 
 #include "causal/runtime/settings.h"
 #include "report/render/html_causal.h"
+#include "report/render/html_escape.h"
 #include "report/render/render.h"
 #include "tests/report/causal_fixture.h"
 #include "tests/report/tool_shell.h"
@@ -95,6 +96,56 @@ TEST(CausalFormats, IntervalsFromOneRunSayWhatTheyLeaveOut) {
   const std::string json3 = render_json(r3, {});
   EXPECT_NE(json3.find("\"intervals_note\": null"), std::string::npos);
   EXPECT_NE(json3.find("\"runs\": 3,"), std::string::npos);
+}
+
+// A program whose rate of progress changes in phases (four tests of 1 s, 2 us to 2 ms a
+// visit), its sped-up experiments 20% faster than the baselines around them: text, JSON
+// and HTML say the curve comes from neighbouring baselines, and how many were left out at
+// a change of phase (causal/neighbour_pairs.h).
+TEST(CausalFormats, ACurveFromNeighbouringBaselinesSaysSo) {
+  TempDir dir;
+  {
+    testing::ProcessWriter w(dir.path() / "app.host.400.cprof", 400);
+    w.thread(1, "main");
+    w.sample(1, {0x1010, 0x3010}, 1'000'000, 1'200'000'000);
+    w.add(format::ProgressPointRecord{
+        .id = 1, .name = "ops", .source = format::ProgressPointSource::coz});
+    const uint64_t ms = 1'000'000;
+    uint64_t t = 1'000 * ms;
+    for (const double us : {2.0, 2000.0, 20.0, 200.0}) {
+      for (int e = 0; e < 10; ++e, t += 100 * ms) {
+        const bool sped = e % 2 == 1;
+        const uint64_t effective = sped ? 80 * ms : 100 * ms;
+        w.add(format::ExperimentRecord{
+            .time_ns = t,
+            .location = "work.cpp:3",
+            .speedup = sped ? 0.5 : 0,
+            .duration_ns = 100 * ms,
+            .delay_ns = 100 * ms - effective,
+            .period_ns = ms,
+            .selected_samples = sped ? 20u : 0u,
+            .progress = {{"ops", static_cast<uint64_t>(100'000 / us), 0, 0, 0}}});
+      }
+    }
+    w.close();
+  }
+  testing::FakeSymbols symbols;
+  testing::add_causal_symbols(symbols);
+  const Report r = build_report(load_results(find_results_files(dir.path()), {}), symbols, {});
+  ASSERT_EQ(r.causal.predictions.size(), 1u);
+  const std::string note =
+      "the program's rate of progress changes in phases: each of 16 sped-up experiments was "
+      "compared with the baseline experiments just before and after it; 3 more fell on a "
+      "change of phase and were left out";
+  EXPECT_NE(render_text(r, {}).find("(" + note + ")"), std::string::npos) << render_text(r, {});
+  const std::string json = render_json(r, {});
+  EXPECT_TRUE(std::regex_search(json, std::regex("\"program_speedup\": 0\\.(2|19999+[0-9]*), "
+                                                 "\"ci_low\": 0\\.(2|19999+[0-9]*), ")))
+      << json;
+  EXPECT_NE(json.find("\"neighbour_units\": 16, \"at_rate_changes\": 3"), std::string::npos)
+      << json;
+  EXPECT_NE(render_html(r, {}).find("<p class=\"note neighbours\">" + html_escape(note)),
+            std::string::npos);
 }
 
 // The warning that the program's threads waited for a CPU was cut at the width in the
