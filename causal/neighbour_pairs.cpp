@@ -139,10 +139,7 @@ PredictionPoint neighbour_point(std::span<const NeighbourUnit> units, double spe
     }
     if (const auto s = speedup_of_units(drawn)) stats.push_back(*s);
   }
-  std::sort(stats.begin(), stats.end());
-  const double tail = (1.0 - options.confidence) / 2.0;
-  p.ci_low = sorted_quantile(stats, tail);
-  p.ci_high = sorted_quantile(stats, 1.0 - tail);
+  set_percentile_interval(p, stats, options.confidence);
   return p;
 }
 

@@ -157,6 +157,14 @@ std::optional<double> group_metric(std::span<const Observation> group, Metric me
 
 double program_speedup(double p0, double ps) { return (p0 - ps) / p0; }
 
+void set_percentile_interval(PredictionPoint& point, std::vector<double>& stats,
+                             double confidence) {
+  std::sort(stats.begin(), stats.end());
+  const double tail = (1.0 - confidence) / 2.0;
+  point.ci_low = sorted_quantile(stats, tail);
+  point.ci_high = sorted_quantile(stats, 1.0 - tail);
+}
+
 double sorted_quantile(const std::vector<double>& sorted, double q) {
   if (sorted.empty()) return kNaN;
   const double pos = q * static_cast<double>(sorted.size() - 1);
@@ -203,10 +211,7 @@ std::vector<PredictionPoint> predict_curve(std::span<const Observation> experime
         }
         if (const auto s = speedup_of(b, g, options.metric)) stats.push_back(*s);
       }
-      std::sort(stats.begin(), stats.end());
-      const double tail = (1.0 - options.confidence) / 2.0;
-      p.ci_low = sorted_quantile(stats, tail);
-      p.ci_high = sorted_quantile(stats, 1.0 - tail);
+      set_percentile_interval(p, stats, options.confidence);
     }
     out.push_back(p);
   }
@@ -267,10 +272,7 @@ PredictionPoint paired_point(std::span<const RunPair> pairs, const PredictionOpt
       for (auto& d : drawn) d = pairs[rng.below(pairs.size())];
       if (const auto s = speedup_of_pairs(drawn)) stats.push_back(*s);
     }
-    std::sort(stats.begin(), stats.end());
-    const double tail = (1.0 - options.confidence) / 2.0;
-    p.ci_low = sorted_quantile(stats, tail);
-    p.ci_high = sorted_quantile(stats, 1.0 - tail);
+    set_percentile_interval(p, stats, options.confidence);
   }
   return p;
 }

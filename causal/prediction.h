@@ -64,6 +64,11 @@ std::optional<double> group_metric(std::span<const Observation> group, Metric me
 double program_speedup(double p0, double ps);
 // Quantile q of sorted values, linear between neighbours; NaN when there are none.
 double sorted_quantile(const std::vector<double>& sorted, double q);
+struct PredictionPoint;
+// The percentile interval of `stats` (a bootstrap's values; sorted here) at `confidence`
+// into point.ci_low and point.ci_high.
+void set_percentile_interval(PredictionPoint& point, std::vector<double>& stats,
+                             double confidence);
 
 struct PredictionOptions {
   Metric metric = Metric::throughput;

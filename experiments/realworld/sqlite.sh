@@ -31,39 +31,37 @@
 # calls could save, and on this single-threaded benchmark it is well under 1% (the time is
 # in glibc's malloc itself, first-touch page faults of a growing heap, not in the calls).
 #
-# Progress: --end-to-end (one experiment per run, predictions from whole-run time), not
-# --progress. speedtest1 has no unit of work that is both frequent enough and cheap enough
-# to count on this VM: hardware breakpoints count nothing here, so --progress falls back to
-# uprobes at ~20 us per visit; a point per statement (test/speedtest1.c:572, the step loop
-# of speedtest1_run) is visited some 400k times a second, and made a --size 10 run take
-# 2.5 s instead of 0.19 s (13x); the first line of speedtest1_run (564) is inlined into
-# every test and --progress counts only the lowest-address copy, which never runs (no
-# experiment began); a point per test (speedtest1_begin_test) is visited ~6 times a
-# second, under one visit per 100 ms experiment. And the tests differ so much in cost per
-# statement that a per-statement throughput would mostly measure which test an
-# experiment fell in. End to end, each run is one experiment on the whole benchmark, which
-# is also what the actual speedup measures; the price is runs: causal-run pairs a
-# baseline run with a sped-up run, and a prediction needs 3 of each.
-#
+# Progress: PROGRESS=statement (the default) counts a visit per SQL statement
+# (--progress speedtest1.c:566, the first line of speedtest1_run after its early return),
+# some 400k visits a second: counted in the program's code (docs/causal.md, "Counting
+# --progress visits"), at about 27 ns a visit (a uprobe made a --size 10 run 13x slower).
+# The tests differ in cost per statement by 10,000 times, so the experiments are short
+# (--experiment-ms 10) and the report compares each sped-up experiment with the baselines
+# just before and after it (docs/causal.md, "Programs whose rate of progress changes").
+# PROGRESS=end-to-end gives the earlier method: one experiment per run, whole-run time,
+# which is also what the actual speedup measures, at the price of runs (a baseline and a
+# sped-up run per pair, 3 pairs at least).
 # Steps: (1) build; (2) sample-run profile of base, top functions and lines, and the
-# allocator-indirection upper bound; (3) causal-run automatic (no --line), end to end,
-# AUTO_RUNS runs at a fixed 50% (all runs then count toward one point per location), the
+# allocator-indirection upper bound; (3) causal-run automatic (no --line), AUTO_RUNS runs
+# (end to end: at a fixed 50%, so that all runs count toward one point per location), the
 # ranked report; (4) actual speedup: REPS back-to-back pairs of plain runs, the pairs' median
 # (actual_speedup); (5) s_eff: the self time of lines 54270-54271 in SAMPLE_RUNS sampled
 # runs of each build (lines_share.py), as shares of each profile, scaled by the measured
 # run-time ratio: s_eff = 1 - (share_patched / share_base) * (1 - actual) (the profiles'
 # own CPU totals move with the load of this shared VM; shares do not); (6) causal-run
 # --end-to-end -n FIXED_RUNS --line sqlite3.c:54271 --fixed-speedup 100*s_eff on base
-# (54271 holds ~90% of the two lines' samples and the divl's stall); (7) Coz 0.2.2: coz run
+# (54271 holds ~90% of the two lines' samples and the divl's stall; per statement: the
+# block 54270-54271); (7) Coz 0.2.2: coz run
 # --end-to-end --fixed-line sqlite3.c:54271 at 100*s_eff and at 0, COZ_RUNS each, in pairs
 # (which goes first alternates), on dwarf4 (predict.py coz: Coz's viewer's arithmetic);
 # (8) the table. Besides each tool's own estimate (sums over all runs), the table gives the
 # median over pairs of side-by-side runs of 1 - sped/base: on a machine shared with other
 # jobs a run can take 3x another, and the sums weigh those runs most.
 #
-# Environment: SIZE (default 200), AUTO_RUNS (default 20), AUTO_MODE (line or function,
+# Environment: PROGRESS (statement or end-to-end, default statement), SIZE (default 200),
+# AUTO_RUNS (default 8 per statement, 20 end to end), AUTO_MODE (line or function,
 # default line), REPS (plain runs per build, default 5, common.sh), SAMPLE_RUNS (default 2),
-# FIXED_RUNS (default 12), COZ_RUNS (default 2: under Coz speedtest1 runs ~10x slower,
+# FIXED_RUNS (default 8 per statement, 12 end to end), COZ_RUNS (default 2: under Coz speedtest1 runs ~10x slower,
 # Coz's pthread_mutex wrappers being hit on every malloc and free; COZ=none leaves Coz
 # out), REBUILD=1 (rebuild even when the binaries exist), WORK.
 #
@@ -75,10 +73,22 @@ here=$(cd "$(dirname "$0")" && pwd)
 source "$here/common.sh"
 find_build_tools "${1:-}" sample-run causal-run causal-report
 size=${SIZE:-200}
-auto_runs=${AUTO_RUNS:-20}
+progress=${PROGRESS:-statement}
+case $progress in
+  statement) auto_runs=${AUTO_RUNS:-8} ;;
+  end-to-end) auto_runs=${AUTO_RUNS:-20} ;;
+  *) echo "$0: PROGRESS must be statement or end-to-end" >&2; exit 1 ;;
+esac
 auto_mode=${AUTO_MODE:-line}
 sample_runs=${SAMPLE_RUNS:-2}
-fixed_runs=${FIXED_RUNS:-12}
+if [[ $progress == statement ]]; then fixed_runs=${FIXED_RUNS:-8}; else fixed_runs=${FIXED_RUNS:-12}; fi
+# How each causal-run counts progress: a visit per statement, or the whole run.
+statement_point=speedtest1.c:566
+if [[ $progress == statement ]]; then
+  counting=(--progress "$statement_point" --experiment-ms 10)
+else
+  counting=(--end-to-end)
+fi
 coz_runs=${COZ_RUNS:-2}
 find_coz
 change=pcache-hash-mask
@@ -114,7 +124,7 @@ e2e_durations() {
     }'
 }
 t_start=$(date +%s)
-log "sqlite.sh: SIZE=$size AUTO_RUNS=$auto_runs FIXED_RUNS=$fixed_runs REPS=$REPS COZ_RUNS=$coz_runs; $(nproc) CPUs; load $(load)"
+log "sqlite.sh: PROGRESS=$progress SIZE=$size AUTO_RUNS=$auto_runs FIXED_RUNS=$fixed_runs REPS=$REPS COZ_RUNS=$coz_runs; $(nproc) CPUs; load $(load)"
 
 # --- 1. build -------------------------------------------------------------------------
 need_packages build-essential tcl zlib1g-dev
@@ -191,14 +201,16 @@ printf '   wrappers %.2f%% of the run (the most direct calls could save); glibc 
   "$(echo "100 * $alloc_share" | bc -l)" "$(echo "100 * $malloc_share" | bc -l)"
 
 # --- 3. automatic ---------------------------------------------------------------------
-log "causal-run automatic ($auto_mode), end to end, $auto_runs runs at 50%; load $(load)"
+auto_speedup=()
+[[ $progress == end-to-end ]] && auto_speedup=(--fixed-speedup 50)
+log "causal-run automatic ($auto_mode), ${counting[*]} ${auto_speedup[*]}, $auto_runs runs; load $(load)"
 t0=$(date +%s)
-"$BIN/causal-run" --end-to-end -n "$auto_runs" --mode "$auto_mode" --fixed-speedup 50 -o "$out/auto" \
+"$BIN/causal-run" "${counting[@]}" -n "$auto_runs" --mode "$auto_mode" "${auto_speedup[@]}" -o "$out/auto" \
   -- "$base" "${args[@]}" >"$out/auto.stdout" 2>"$out/auto.stderr" || true
 grep -v 'virtual speedup$' "$out/auto.stderr" | sed 's/^/  /' || true
 log "automatic mode took $(($(date +%s) - t0)) s"
 echo
-echo "== causal-run --end-to-end -n $auto_runs --mode $auto_mode --fixed-speedup 50 (automatic)"
+echo "== causal-run ${counting[*]} -n $auto_runs --mode $auto_mode ${auto_speedup[*]} (automatic)"
 "$BIN/causal-report" "$out/auto" -n 15 | sed -n '/^Causal profile/,$p'
 
 # --- 4. actual speedup ----------------------------------------------------------------
@@ -225,17 +237,22 @@ printf '  s_eff = 1 - (patched %.4f / base %.4f) * (1 - actual %.4f) = %.3f: pre
   "$sp" "$sb" "$actual" "$s_eff" "$pc"
 
 # --- 6. our prediction ----------------------------------------------------------------
-log "causal-run --line $loc_file:$loc_line --fixed-speedup $pc, end to end, $fixed_runs runs; load $(load)"
+fixed_line=$loc_file:$loc_line
+[[ $progress == statement ]] && fixed_line=$loc_file:${changed_lines[0]}-${changed_lines[-1]}
+log "causal-run --line $fixed_line --fixed-speedup $pc, ${counting[*]}, $fixed_runs runs; load $(load)"
 t0=$(date +%s)
-"$BIN/causal-run" --end-to-end -n "$fixed_runs" --line "$loc_file:$loc_line" --fixed-speedup "$pc" \
+"$BIN/causal-run" "${counting[@]}" -n "$fixed_runs" --line "$fixed_line" --fixed-speedup "$pc" \
   -o "$out/fixed" -- "$base" "${args[@]}" >"$out/fixed.stdout" 2>"$out/fixed.stderr" || true
 grep -v 'virtual speedup$' "$out/fixed.stderr" | sed 's/^/  /' || true
 log "fixed-line run took $(($(date +%s) - t0)) s"
 "$BIN/causal-report" "$out/fixed" | sed -n '/^Causal profile/,$p'
 read -r ours lo hi exps bexps <<<"$(python3 "$here/../causal/predict.py" ours "$out/fixed" "$s_used" "$BIN/causal-report" 2>"$out/predict.err" ||
   echo NA NA NA 0 0)"
-read -r ours_paired ours_pairs ours_values <<<"$(paired "$(e2e_durations "$out/fixed" 0)" "$(e2e_durations "$out/fixed" "$s_used")")"
-echo "  per pair of runs (baseline, then sped up): 1 - sped/base = $ours_values; median $ours_paired"
+ours_paired=NA
+if [[ $progress == end-to-end ]]; then
+  read -r ours_paired ours_pairs ours_values <<<"$(paired "$(e2e_durations "$out/fixed" 0)" "$(e2e_durations "$out/fixed" "$s_used")")"
+  echo "  per pair of runs (baseline, then sped up): 1 - sped/base = $ours_values; median $ours_paired"
+fi
 
 # --- 7. Coz ---------------------------------------------------------------------------
 coz=NA cexps=0 cbexps=0 coz_paired=NA
@@ -267,13 +284,15 @@ fi
 pct() { awk -v v="$1" 'BEGIN { if (v == "NA" || v == "") print "NA"; else printf "%.1f", 100 * v }'; }
 echo
 echo "== predicted vs actual (load at the end: $(load); $(($(date +%s) - t_start)) s in all)"
-printf '%-10s %-16s %-22s %-6s %-34s %-16s %s\n' program change "actual % (medians)" s_eff \
-  "ours predicted % [95%] (runs)" "ours paired %" "Coz predicted % (runs) paired"
-printf '%-10s %-16s %-22s %-6s %-34s %-16s %s\n' speedtest1 "$change" \
-  "$(pct "$actual") ($(printf '%.2f/%.2f' "$t_base" "$t_patched") s)" "$(printf '%.3f' "$s_eff")" \
+printf '%-10s %-16s %-30s %-6s %-34s %-16s %s\n' program change "actual % [95%] (medians)" s_eff \
+  "ours predicted % [95%] (exps)" "ours paired %" "Coz predicted % (runs) paired"
+printf '%-10s %-16s %-30s %-6s %-34s %-16s %s\n' speedtest1 "$change" \
+  "$(pct "$actual") [$(pct "$actual_lo"), $(pct "$actual_hi")] ($(printf '%.2f/%.2f' "$t_base" "$t_patched") s)" \
+  "$(printf '%.3f' "$s_eff")" \
   "$(pct "$ours") [$(pct "$lo"), $(pct "$hi")] ($exps+$bexps)" "$(pct "$ours_paired")" \
   "$(pct "$coz") ($cexps+$cbexps) $(pct "$coz_paired")"
-echo "(actual: 1 - median patched / median base over $REPS interleaved plain runs each; predictions at"
-echo " $pc% on $loc_file:$loc_line, end to end; ours: causal-report's (sums over all runs, pooled"
-echo " baseline); paired: median over pairs of side-by-side runs of 1 - sped/base (net durations);"
-echo " Coz: its viewer's arithmetic over separate runs at $pc% and 0%)"
+echo "(actual: the median over $REPS back-to-back pairs of plain runs of 1 - patched/base, its 95%"
+echo " interval from order statistics; predictions at $pc%: ours on $fixed_line, ${counting[*]},"
+echo " causal-report's; ours paired (end to end): median over pairs of side-by-side runs of"
+echo " 1 - sped/base (net durations); Coz on $loc_file:$loc_line end to end, its viewer's arithmetic"
+echo " over separate runs at $pc% and 0%)"
