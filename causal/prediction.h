@@ -67,8 +67,7 @@ double sorted_quantile(const std::vector<double>& sorted, double q);
 struct PredictionPoint;
 // The percentile interval of `stats` (a bootstrap's values; sorted here) at `confidence`
 // into point.ci_low and point.ci_high.
-void set_percentile_interval(PredictionPoint& point, std::vector<double>& stats,
-                             double confidence);
+void set_percentile_interval(PredictionPoint& point, std::vector<double>& stats, double confidence);
 
 struct PredictionOptions {
   Metric metric = Metric::throughput;
