@@ -33,8 +33,8 @@
 #
 # Progress: PROGRESS=statement (the default) counts a visit per SQL statement
 # (--progress speedtest1.c:566, the first line of speedtest1_run after its early return),
-# some 400k visits a second: counted in the program's code (docs/causal.md, "Counting
-# --progress visits"), at about 27 ns a visit (a uprobe made a --size 10 run 13x slower).
+# ~147k visits a run at --size 200: counted in the program's code (docs/causal.md,
+# "Counting --progress visits"), at about 27 ns a visit (a uprobe: 5-25 us, 0.9-3 s a run).
 # The tests differ in cost per statement by 10,000 times, so the experiments are short
 # (--experiment-ms 10) and the report compares each sped-up experiment with the baselines
 # just before and after it (docs/causal.md, "Programs whose rate of progress changes").
