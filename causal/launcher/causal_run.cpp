@@ -297,6 +297,8 @@ struct Selected {
 Selected select_locations(const std::string& program, const Options& o) {
   Selected out;
   size_t kernel_places = 0;  // the --progress lines' addresses counted by the kernel
+  std::vector<cprof::causal::PlacePlan> places;  // every --progress line's addresses
+  std::vector<std::string> place_specs;          // the --progress spec of each
   // A program whose exec'd images resolve the selection: the error line, or the note.
   const auto fail_or_note = [&o](const std::string& err, const std::string& note) {
     if (!err.empty()) fail(1, err);
@@ -340,40 +342,52 @@ Selected select_locations(const std::string& program, const Options& o) {
                    "places); each is counted\n",
                    kTool, spec, addresses.size());
       }
-      size_t patched = 0;
-      std::string why_not_patched;
       for (const uint64_t address : addresses) {
         // In the program's code where its first instructions can be moved (patch_plan.h):
         // no trap per visit. Elsewhere a kernel counter, which also stands in where the
         // runtime cannot patch.
-        uint64_t site = address;
-        std::string plan;
+        cprof::causal::PlacePlan place{address, library, std::nullopt, ""};
         if (cprof::causal::progress_patching_allowed()) {
-          std::string why;
-          if (auto planned =
-                  cprof::causal::plan_patch(library.empty() ? program : library, address, why)) {
-            site = planned->site;
-            plan = cprof::causal::format_patch_plan(planned->plan);
-            ++patched;
-          } else if (why_not_patched.empty()) {
-            why_not_patched = fmt::format("at 0x{:x}: {}", address, why);
-          }
+          place.planned =
+              cprof::causal::plan_patch(library.empty() ? program : library, address, place.why);
         }
-        out.breakpoints += fmt::format("{}\t{:x}{}{}\n", cprof::causal::breakpoint_point_name(spec),
-                                       site, library.empty() && plan.empty() ? "" : "\t" + library,
-                                       plan.empty() ? "" : "\t" + plan);
-        if (plan.empty()) {
-          ++kernel_places;
-          out.kernel_counted.insert(cprof::causal::breakpoint_point_name(spec));
-        }
-        if (o.selection.automatic() && o.selection.mode == "line" && plan.empty())
-          cprof::causal::leave_out_counted_line(out.locations, address, library, o.quiet);
+        places.push_back(std::move(place));
+        place_specs.push_back(spec);
       }
-      if (!o.quiet && cprof::causal::progress_patching_allowed()) {
-        fmt::print(
-            stderr, "{}: {}\n", kTool,
-            cprof::causal::patched_progress_note(spec, addresses.size(), patched, why_not_patched));
+    }
+  }
+  cprof::causal::drop_overlapping_plans(places);
+  std::set<std::string> said;
+  for (const auto& spec : o.progress) {
+    if (!said.insert(spec).second) continue;  // given twice: its places are listed already
+    size_t count = 0;
+    size_t patched = 0;
+    std::string why_not_patched;
+    for (size_t i = 0; i < places.size(); ++i) {
+      if (place_specs[i] != spec) continue;
+      const auto& place = places[i];
+      ++count;
+      const std::string name = cprof::causal::breakpoint_point_name(spec);
+      if (place.planned) {
+        ++patched;
+        out.breakpoints +=
+            fmt::format("{}\t{:x}\t{}\t{}\n", name, place.planned->site, place.module,
+                        cprof::causal::format_patch_plan(place.planned->plan));
+        continue;
       }
+      if (why_not_patched.empty() && !place.why.empty()) {
+        why_not_patched = fmt::format("at 0x{:x}: {}", place.address, place.why);
+      }
+      out.breakpoints += fmt::format("{}\t{:x}{}\n", name, place.address,
+                                     place.module.empty() ? "" : "\t" + place.module);
+      ++kernel_places;
+      out.kernel_counted.insert(name);
+      if (o.selection.automatic() && o.selection.mode == "line")
+        cprof::causal::leave_out_counted_line(out.locations, place.address, place.module, o.quiet);
+    }
+    if (count > 0 && !o.quiet && cprof::causal::progress_patching_allowed()) {
+      fmt::print(stderr, "{}: {}\n", kTool,
+                 cprof::causal::patched_progress_note(spec, count, patched, why_not_patched));
     }
   }
   if (!out.breakpoints.empty()) {

@@ -282,6 +282,30 @@ std::optional<PlannedPatch> plan_patch_in(std::span<const uint8_t> code, uint64_
   return out;
 }
 
+void drop_overlapping_plans(std::vector<PlacePlan>& places) {
+  // [first byte that must stay, end) of each place: its window where it has one, else
+  // its own first byte (where a kernel counter goes).
+  const auto span = [](const PlacePlan& p) {
+    const uint64_t start = std::min(p.address, p.planned ? p.planned->site : p.address);
+    const uint64_t end = p.planned ? p.planned->site + p.planned->plan.bytes.size() : p.address + 1;
+    return std::pair{start, end};
+  };
+  std::vector<bool> drop(places.size(), false);
+  for (size_t i = 0; i < places.size(); ++i) {
+    for (size_t j = i + 1; j < places.size(); ++j) {
+      if (places[i].module != places[j].module) continue;
+      const auto [a0, a1] = span(places[i]);
+      const auto [b0, b1] = span(places[j]);
+      if (a0 < b1 && b0 < a1) drop[i] = drop[j] = true;
+    }
+  }
+  for (size_t i = 0; i < places.size(); ++i) {
+    if (!drop[i] || !places[i].planned) continue;
+    places[i].planned.reset();
+    places[i].why = "its first bytes hold another --progress place's";
+  }
+}
+
 std::optional<PlannedPatch> plan_patch(const std::string& elf_path, uint64_t address,
                                        std::string& why) {
   auto file = symbolize::ElfFile::open(elf_path);

@@ -19,6 +19,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "causal/patch_plan.h"
 
@@ -33,6 +34,21 @@ struct PlannedPatch {
 // `why` (a phrase) when its code cannot be moved.
 std::optional<PlannedPatch> plan_patch(const std::string& elf_path, uint64_t address,
                                        std::string& why);
+
+// A --progress place and its plan (none where `why` says why not).
+struct PlacePlan {
+  uint64_t address = 0;  // the line's first instruction (ELF address)
+  std::string module;    // "" for the executable, else the library's path
+  std::optional<PlannedPatch> planned;
+  std::string why;
+};
+
+// Places whose windows would hold another place of the same module (a window starts at
+// one line and runs into the next line's first instruction), or overlap another's window,
+// lose their plans: that place's instruction would run in the trampoline, where nothing
+// counts it, and a kernel counter set on it would break the jump written over it. Both
+// are then counted by the kernel.
+void drop_overlapping_plans(std::vector<PlacePlan>& places);
 
 // The same decision on a function's code given as bytes: `code` holds the function, from
 // ELF address `function_start`; `other_code` (with `other_start`), where given, is code

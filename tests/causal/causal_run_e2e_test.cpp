@@ -628,6 +628,39 @@ TEST(CausalRun, PatchedProgressCountsEveryVisitAndChangesNothing) {
   }
 }
 
+// Two --progress lines in a row, the first one's instructions too short to move alone:
+// its window would hold the second line's first instruction, which would then run in the
+// trampoline, uncounted (and a uprobe set on it would break the jump written over it).
+// Neither is moved; the kernel counts both, every visit.
+TEST(CausalRun, AdjacentProgressLinesAreLeftToTheKernel) {
+  const auto spec = [](const std::string& marker, int next) {
+    return "patch_cases.S:" + std::to_string(line_of("patch_cases.S", marker) + next);
+  };
+  const auto r = causal_run(
+      "adjacent-points",
+      "--line patch_cases_main.c:" + std::to_string(line_of("patch_cases_main.c", "WORK_LINE")) +
+          " --progress " + spec("SHORT_LINE", 0) + " --progress " + spec("SHORT_LINE", 1),
+      kPrograms + "/causal_patch_cases 20000 2>&1");
+  ASSERT_EQ(r.status, 0) << r.output;
+  for (const int next : {0, 1}) {
+    EXPECT_NE(r.output.find("--progress " + spec("SHORT_LINE", next) +
+                            ": 0 of its 1 places counted in the program's code"),
+              std::string::npos)
+        << r.output;
+  }
+  EXPECT_NE(r.output.find("its first bytes hold another --progress place's"), std::string::npos)
+      << r.output;
+  if (r.output.find("will count no visit") != std::string::npos) {
+    GTEST_SKIP() << "no kernel counter works on this machine (said by causal-run): " << r.output;
+  }
+  const std::string json = report_json(r.dir);
+  for (const int next : {0, 1}) {
+    EXPECT_NE(json.find("visits counted at " + spec("SHORT_LINE", next) + " (breakpoint): 20000\""),
+              std::string::npos)
+        << json.substr(json.find("\"messages\""));
+  }
+}
+
 // CPROF_CAUSAL_VISIT_COUNTER naming a kernel counter leaves the code as it is.
 TEST(CausalRun, AKernelCounterAskedForPatchesNothing) {
   if (::geteuid() != 0) GTEST_SKIP() << "uprobes need root or CAP_PERFMON";

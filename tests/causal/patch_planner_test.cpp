@@ -108,5 +108,28 @@ TEST(PatchPlanner, ABranchFromTheColdPartCounts) {
   EXPECT_EQ(why, "a branch lands within its first 5 bytes");
 }
 
+// Two --progress lines whose code is adjacent: the first one's window (three short
+// instructions) holds the second one's first instruction, so neither is moved; a place
+// of another module, or clear of them, keeps its plan.
+TEST(PatchPlanner, WindowsThatHoldAnotherPlaceAreDropped) {
+  // xor eax, eax (line A); add eax, edi (line B); add eax, 1; ret
+  const std::vector<uint8_t> code = {0x31, 0xc0, 0x01, 0xf8, 0x83, 0xc0, 0x01,
+                                     0xc3, 0xb8, 0x07, 0x00, 0x00, 0x00, 0xc3};
+  std::string why;
+  std::vector<PlacePlan> places;
+  for (const uint64_t offset : {0, 2, 8}) {
+    PlacePlan p{kStart + offset, "", plan(code, offset, why), ""};
+    ASSERT_TRUE(p.planned.has_value()) << offset << ": " << why;
+    places.push_back(std::move(p));
+  }
+  places.push_back(PlacePlan{kStart, "/lib/other.so", plan(code, 0, why), ""});
+  drop_overlapping_plans(places);
+  EXPECT_FALSE(places[0].planned.has_value());
+  EXPECT_FALSE(places[1].planned.has_value());
+  EXPECT_EQ(places[1].why, "its first bytes hold another --progress place's");
+  EXPECT_TRUE(places[2].planned.has_value());
+  EXPECT_TRUE(places[3].planned.has_value());
+}
+
 }  // namespace
 }  // namespace cprof::causal
