@@ -123,6 +123,13 @@ CausalRuntime* CausalRuntime::start() {
     rt->breakpoints_ = std::make_unique<BreakpointPoints>(rt->settings_.visit_counter);
     std::optional<std::map<std::string, uint64_t>> biases;  // only when a point is in a library
     for (const auto& bp : rt->settings_.breakpoints) {
+      // The executable's points are addresses of the image causal-run resolved them for:
+      // in another one an exec'd program runs, they would land anywhere (a uprobe or a
+      // patch on arbitrary bytes), so they are not counted there.
+      if (bp.module.empty() && !rt->settings_.executable.empty() &&
+          exe != rt->settings_.executable) {
+        continue;
+      }
       // Named "FILE:LINE (breakpoint)" by causal-run: the record keeps FILE and LINE.
       const std::string spec = bp.name.substr(0, bp.name.rfind(" (breakpoint)"));
       const size_t colon = spec.rfind(':');

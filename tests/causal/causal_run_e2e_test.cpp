@@ -661,6 +661,24 @@ TEST(CausalRun, AdjacentProgressLinesAreLeftToTheKernel) {
   }
 }
 
+// A --progress point of the executable in a program that execs another one: its address
+// is the first image's, and in the second one it would land on whatever is there (a
+// uprobe or a patch on arbitrary bytes; before, a warning that the loaded code differs
+// and a kernel counter there). The second image leaves it out.
+TEST(CausalRun, AnExecdImageLeavesTheFirstImagesProgressPlacesAlone) {
+  std::string plain;
+  ASSERT_EQ(run_command(kPrograms + "/causal_patch_cases 1000", plain), 0) << plain;
+  const std::string point =
+      "exec_wrapper.cpp:" + std::to_string(line_of("exec_wrapper.cpp", "WRAPPER_WORK"));
+  const auto r = causal_run("exec-progress", "--line " + point + " --progress " + point,
+                            kPrograms + "/causal_exec_wrapper " + kPrograms +
+                                "/causal_patch_cases 1000 2>&1");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find(plain), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("loaded code differs"), std::string::npos) << r.output;
+  EXPECT_EQ(report_json(r.dir).find("loaded code differs"), std::string::npos);
+}
+
 // CPROF_CAUSAL_VISIT_COUNTER naming a kernel counter leaves the code as it is.
 TEST(CausalRun, AKernelCounterAskedForPatchesNothing) {
   if (::geteuid() != 0) GTEST_SKIP() << "uprobes need root or CAP_PERFMON";
