@@ -670,9 +670,9 @@ TEST(CausalRun, AnExecdImageLeavesTheFirstImagesProgressPlacesAlone) {
   ASSERT_EQ(run_command(kPrograms + "/causal_patch_cases 1000", plain), 0) << plain;
   const std::string point =
       "exec_wrapper.cpp:" + std::to_string(line_of("exec_wrapper.cpp", "WRAPPER_WORK"));
-  const auto r = causal_run("exec-progress", "--line " + point + " --progress " + point,
-                            kPrograms + "/causal_exec_wrapper " + kPrograms +
-                                "/causal_patch_cases 1000 2>&1");
+  const auto r =
+      causal_run("exec-progress", "--line " + point + " --progress " + point,
+                 kPrograms + "/causal_exec_wrapper " + kPrograms + "/causal_patch_cases 1000 2>&1");
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find(plain), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("loaded code differs"), std::string::npos) << r.output;
