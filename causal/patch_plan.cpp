@@ -45,10 +45,10 @@ void put32(std::vector<uint8_t>& out, int64_t value) {
   for (int i = 0; i < 4; ++i) out.push_back(static_cast<uint8_t>(v >> (8 * i)));
 }
 
-// A rel32 from the end of the code emitted so far (plus `extra` bytes still to come in the
-// same instruction) to `target`; false when out of reach.
-bool rel32_to(std::vector<uint8_t>& out, uint64_t trampoline, uint64_t target) {
-  const int64_t rel = static_cast<int64_t>(target - (trampoline + out.size() + 4));
+// Appends the rel32 that ends an instruction at `out`'s end (placed at `base`), reaching
+// `target`; false when out of reach.
+bool rel32_to(std::vector<uint8_t>& out, uint64_t base, uint64_t target) {
+  const int64_t rel = static_cast<int64_t>(target - (base + out.size() + 4));
   if (!fits_rel32(rel)) return false;
   put32(out, rel);
   return true;

@@ -26,12 +26,7 @@ std::string BreakpointPoints::add(ProgressPoint* point, uint64_t address, const 
   if (plan != nullptr) {
     std::string why;
     if (std::atomic<uint64_t>* counter = patch_counter(address, *plan, why)) {
-      points_.push_back(point);
-      places_.push_back({address, {}, 0});
-      patched_.push_back(counter);
-      retired_.push_back(0);
-      reported_.push_back(0);
-      for (auto& t : threads_) t.fds.push_back(sampler::adopt_fd(-1));
+      append(point, {address, {}, 0}, counter);
       return {};
     }
     if (patch_error != nullptr) *patch_error = why;
@@ -46,19 +41,19 @@ std::string BreakpointPoints::add(ProgressPoint* point, uint64_t address, const 
     if (!found) return "no loaded file holds its address 0x" + hex(address);
     place = std::move(*found);
   }
-  points_.push_back(point);
-  places_.push_back(std::move(place));
-  patched_.push_back(nullptr);
-  retired_.push_back(0);
-  reported_.push_back(0);
+  append(point, std::move(place), nullptr);
   ++kernel_places_;
-  for (auto& t : threads_) t.fds.push_back(sampler::adopt_fd(-1));
   return {};
 }
 
-size_t BreakpointPoints::patched() const {
-  std::lock_guard lock(mutex_);
-  return points_.size() - kernel_places_;
+void BreakpointPoints::append(ProgressPoint* point, CodePlace place,
+                              std::atomic<uint64_t>* counter) {
+  points_.push_back(point);
+  places_.push_back(std::move(place));
+  patched_.push_back(counter);
+  retired_.push_back(0);
+  reported_.push_back(0);
+  for (auto& t : threads_) t.fds.push_back(sampler::adopt_fd(-1));
 }
 
 std::string BreakpointPoints::arm(pid_t tid) {

@@ -37,8 +37,6 @@ class BreakpointPoints {
   // then says why). Returns "" or why it cannot be counted.
   std::string add(ProgressPoint* point, uint64_t address, const PatchPlan* plan = nullptr,
                   std::string* patch_error = nullptr);
-  // How many places count with a patched counter.
-  size_t patched() const;
   bool empty() const { return points_.empty(); }
   // Opens the counters of thread `tid`. Returns "" or why they could not be opened.
   std::string arm(pid_t tid);
@@ -58,12 +56,14 @@ class BreakpointPoints {
     pid_t tid;
     std::vector<sampler::OwnedFd> fds;  // one per place, -1 where none is opened
   };
+  // A new place of `point` (under the mutex): `counter` where patched, else nullptr.
+  void append(ProgressPoint* point, CodePlace place, std::atomic<uint64_t>* counter);
   // A place's visits so far: its patched counter, else its threads' kernel counters.
   uint64_t total(size_t place) const;
   static uint64_t read_count(sampler::OwnedFd fd);
 
   const VisitCounter kind_;
-  mutable std::mutex mutex_;
+  std::mutex mutex_;
   std::vector<ProgressPoint*> points_;
   std::vector<CodePlace> places_;
   std::vector<std::atomic<uint64_t>*> patched_;  // per place; nullptr: a kernel counter

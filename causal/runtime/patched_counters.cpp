@@ -6,8 +6,9 @@
 
 #include <array>
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
+
+#include "sampler/runtime/process_metrics.h"
 
 namespace cprof::causal {
 namespace {
@@ -20,19 +21,14 @@ constexpr uint64_t kPage = 4096;
 constexpr uint64_t kReach = 1ULL << 30;
 constexpr uint64_t kStep = 1ULL << 20;
 
-// The process's thread count, from /proc/self/stat (field 20); 0 when unreadable.
-long thread_count() {
+// The process's thread count, from /proc/self/stat; 0 when unreadable.
+uint64_t thread_count() {
   const int fd = ::open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
   if (fd < 0) return 0;
   std::array<char, 1024> text{};
   const ssize_t n = ::read(fd, text.data(), text.size() - 1);
   ::close(fd);
-  if (n <= 0) return 0;
-  const char* p = std::strrchr(text.data(), ')');
-  if (p == nullptr) return 0;
-  // After ") ": state is field 3; num_threads is field 20, 17 fields further.
-  for (int field = 2; field < 20 && p != nullptr; ++field) p = std::strchr(p + 1, ' ');
-  return p == nullptr ? 0 : std::strtol(p + 1, nullptr, 10);
+  return n <= 0 ? 0 : sampler::stat_thread_count(text.data());
 }
 
 // Two pages within kReach of `site`, free until now: code, then data. nullptr if none.
@@ -77,7 +73,7 @@ std::atomic<uint64_t>* patch_counter(uint64_t site, const PatchPlan& plan, std::
     error = "a window of under 5 bytes";
     return nullptr;
   }
-  if (const long threads = thread_count(); threads != 1) {
+  if (const uint64_t threads = thread_count(); threads != 1) {
     error = "the program had " + std::to_string(threads) + " threads when the runtime started";
     return nullptr;
   }

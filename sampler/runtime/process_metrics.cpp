@@ -57,11 +57,9 @@ uint64_t ProcessMetricsReader::rss_bytes() {
   return resident * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
 }
 
-uint64_t ProcessMetricsReader::thread_count() {
-  char buf[1024];
-  if (read_kept(stat_, "/proc/self/stat", buf, sizeof buf, transient_) == 0) return 0;
+uint64_t stat_thread_count(const char* stat_text) {
   // Fields after the command name, which may itself hold spaces and parentheses.
-  const char* p = std::strrchr(buf, ')');
+  const char* p = std::strrchr(stat_text, ')');
   if (p == nullptr) return 0;
   long threads = 0;
   // state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime
@@ -71,6 +69,12 @@ uint64_t ProcessMetricsReader::thread_count() {
     return 0;
   }
   return static_cast<uint64_t>(threads);
+}
+
+uint64_t ProcessMetricsReader::thread_count() {
+  char buf[1024];
+  if (read_kept(stat_, "/proc/self/stat", buf, sizeof buf, transient_) == 0) return 0;
+  return stat_thread_count(buf);
 }
 
 // The current frequency of the CPU this thread runs on, where cpufreq exposes it; VMs

@@ -12,6 +12,10 @@
 
 namespace cprof::sampler {
 
+// num_threads from the text of /proc/self/stat (the command name may hold spaces and
+// parentheses); 0 when it does not parse.
+uint64_t stat_thread_count(const char* stat_text);
+
 class ProcessMetricsReader {
  public:
   ProcessMetricsReader() = default;
