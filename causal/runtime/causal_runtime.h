@@ -104,6 +104,7 @@ class CausalRuntime {
   static void hook_fork_release();
   static void hook_fork_child();
   static void hook_modules_changed();
+  static void hook_exec();
   static void hook_drain(format::ResultsWriter& writer);
   static void hook_dying(int sig);
 
@@ -154,7 +155,10 @@ class CausalRuntime {
   void queue_message(format::MessageLevel level, std::string text);
   // The end-of-run count of the futex calls seen outside pthread (an info message).
   void queue_futex_counts();
-  // The --progress FILE:LINE points' visits over the whole run (kCountedVisitsMessage).
+  // The --progress FILE:LINE points' visits since the last time they were queued
+  // (kCountedVisitsMessage; readers add the messages up): at exec and at the end, so an
+  // image that execs keeps its count and one whose exec failed does not count it twice.
+  // Every point's first message is queued even at 0 visits (the run says so).
   void queue_counted_visits();
   // At exit: how many of the `calls` with a duration have no span (beyond the cap, ring
   // full), as an info message; nothing when every call has one.
@@ -182,6 +186,11 @@ class CausalRuntime {
   // Read by the signal handler: replaced (in a forked child) but never freed.
   std::atomic<ExperimentController*> controller_{nullptr};
   std::unique_ptr<BreakpointPoints> breakpoints_;
+  // Per progress point, the visits counted so far that a message already holds
+  // (queue_counted_visits); in a forked child, its parent's count at the fork, which the
+  // parent reports.
+  std::vector<uint64_t> visits_queued_;
+  bool visits_ever_queued_ = false;
   uint64_t load_bias_ = 0;
   // Region spans (region_spans.h): made by the first latency point, replaced (not freed)
   // in a forked child, whose spans and cap are its own; null with no latency point or a

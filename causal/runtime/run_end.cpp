@@ -140,11 +140,18 @@ void CausalRuntime::queue_no_sample_in_scope() {
 void CausalRuntime::queue_counted_visits() {
   if (!breakpoints_) return;
   sync_counted_points();
+  const bool first = !visits_ever_queued_;
+  visits_ever_queued_ = true;
+  visits_queued_.resize(progress_.size(), 0);
   for (size_t i = 0; i < progress_.size(); ++i) {
     const ProgressPoint* p = progress_.at(i);
     if (p->source() != ProgressSource::breakpoint) continue;
-    queue_message(format::MessageLevel::info, std::string(kCountedVisitsMessage) + p->name() +
-                                                  ": " + std::to_string(p->counts().visits));
+    const uint64_t visits = p->counts().visits;
+    const uint64_t added = visits >= visits_queued_[i] ? visits - visits_queued_[i] : visits;
+    visits_queued_[i] = visits;
+    if (added == 0 && !first) continue;
+    queue_message(format::MessageLevel::info,
+                  std::string(kCountedVisitsMessage) + p->name() + ": " + std::to_string(added));
   }
 }
 

@@ -131,6 +131,13 @@ void CausalRuntime::hook_fork_child() {
   rt->queue_ = new Queue;  // the parent's may be locked; its records are the parent's
   rt->cpu_wait_.forget();  // the parent's threads and windows
   rt->progress_.after_fork_in_child();
+  // Its counts go on from its parent's, which the parent reports: the child's messages
+  // hold its own visits.
+  rt->visits_queued_.assign(rt->progress_.size(), 0);
+  for (size_t i = 0; i < rt->progress_.size(); ++i) {
+    rt->visits_queued_[i] = rt->progress_.at(i)->counts().visits;
+  }
+  rt->visits_ever_queued_ = false;
   // Likewise the spans: the parent's are the parent's, and a thread that did not come
   // along may have left a slot claimed and never filled.
   if (rt->spans_.load(std::memory_order_acquire) != nullptr) {
@@ -154,6 +161,12 @@ void CausalRuntime::hook_fork_child() {
 
 void CausalRuntime::hook_modules_changed() {
   if (CausalRuntime* rt = instance()) rt->start_dispatch();
+}
+
+void CausalRuntime::hook_exec() {
+  // The --progress places are this image's (the next one resolves its own): their
+  // visits go into this image's file, which ends here.
+  if (CausalRuntime* rt = instance()) rt->queue_counted_visits();
 }
 
 void CausalRuntime::hook_drain(format::ResultsWriter& writer) {
@@ -220,6 +233,7 @@ const sampler::RuntimeHooks* CausalRuntime::hooks_table() {
       .on_fork_release = &CausalRuntime::hook_fork_release,
       .on_fork_child = &CausalRuntime::hook_fork_child,
       .on_modules_changed = &CausalRuntime::hook_modules_changed,
+      .on_exec = &CausalRuntime::hook_exec,
       .on_drain = &CausalRuntime::hook_drain,
       .on_dying = &CausalRuntime::hook_dying,
   };

@@ -53,6 +53,10 @@ struct RuntimeHooks {
   // After a dlopen/dlclose that loaded or unloaded an object, on the calling thread, once
   // the module list is refreshed and before the new modules' records are written.
   void (*on_modules_changed)() = nullptr;
+  // Before exec, on the thread that execs, before the image's last drain: queue what the
+  // image's end would have written (the new image writes a file of its own, and this
+  // one's exit path never runs). If exec fails, the process goes on and ends as usual.
+  void (*on_exec)() = nullptr;
   // With the results writer locked (the writer thread's drain, before exec, at stop):
   // add the hook's own records.
   void (*on_drain)(format::ResultsWriter& writer) = nullptr;

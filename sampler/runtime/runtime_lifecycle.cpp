@@ -97,6 +97,7 @@ void Runtime::before_exec() {
   while (sigtimedwait(&ours, nullptr, &no_wait) > 0) {
   }
   real_pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  if (const RuntimeHooks* h = runtime_hooks(); h && h->on_exec) h->on_exec();
   drain(true);
   // The new image writes a file of its own: this one ends here, unless exec fails (then
   // the records that follow make it read as cut until the process ends).
