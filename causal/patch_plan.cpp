@@ -161,24 +161,42 @@ std::optional<PatchPlan> parse_patch_plan(std::string_view text, std::string& er
 
 std::optional<std::vector<uint8_t>> trampoline_code(const PatchPlan& plan, uint64_t site,
                                                     uint64_t trampoline, uint64_t counter,
-                                                    std::string& error) {
+                                                    std::string& error,
+                                                    std::vector<TrampolineRow>* rows) {
   std::vector<uint8_t> out;
   const auto out_of_reach = [&](const char* what) {
     error = std::string(what) + " is out of a 32-bit displacement's reach of the trampoline";
     return std::nullopt;
   };
+  // From the next byte of `out` on, the program is as at `original_offset` into the
+  // window, its stack pointer `shift` bytes from there.
+  const auto row = [&](size_t original_offset, int shift) {
+    if (rows == nullptr) return;
+    const TrampolineRow r{static_cast<uint16_t>(out.size()),
+                          static_cast<uint16_t>(original_offset), static_cast<int16_t>(shift)};
+    if (rows->empty() || rows->back().original_offset != r.original_offset ||
+        rows->back().stack_shift != r.stack_shift) {
+      rows->push_back(r);
+    }
+  };
+  if (rows != nullptr) rows->clear();
+  row(0, 0);
   // lea rsp, [rsp-128]: pushes must not touch the red zone a leaf function keeps below rsp.
   out.insert(out.end(), {0x48, 0x8d, 0x64, 0x24, 0x80});
+  row(0, -128);
   out.push_back(0x9c);  // pushfq: the increment sets flags the program's code may still use
+  row(0, -136);
   out.insert(out.end(), {0xf0, 0x48, 0xff, 0x05});  // lock inc qword [rip+rel32]
   if (!rel32_to(out, trampoline, counter)) return out_of_reach("the counter");
-  out.push_back(0x9d);                                                      // popfq
+  out.push_back(0x9d);  // popfq
+  row(0, -128);
   out.insert(out.end(), {0x48, 0x8d, 0xa4, 0x24, 0x80, 0x00, 0x00, 0x00});  // lea rsp, [rsp+128]
 
   size_t offset = 0;  // of the current instruction in the window
   const uint64_t window_end = site + plan.bytes.size();
   bool left = false;
   for (const PatchStep& s : plan.steps) {
+    row(offset, 0);
     const uint8_t* original = plan.bytes.data() + offset;
     const uint64_t target = site + static_cast<uint64_t>(s.target_delta);
     switch (s.kind) {
@@ -203,6 +221,7 @@ std::optional<std::vector<uint8_t>> trampoline_code(const PatchPlan& plan, uint6
         // and exceptions see the frame the program had.
         const uint64_t ret = window_end;
         out.insert(out.end(), {0x48, 0x8d, 0x64, 0x24, 0xf8});  // lea rsp, [rsp-8]
+        row(offset, -8);
         out.insert(out.end(), {0xc7, 0x04, 0x24});              // mov dword [rsp], imm32
         put32(out, static_cast<int64_t>(ret & 0xffffffffU));
         out.insert(out.end(), {0xc7, 0x44, 0x24, 0x04});  // mov dword [rsp+4], imm32
@@ -225,6 +244,7 @@ std::optional<std::vector<uint8_t>> trampoline_code(const PatchPlan& plan, uint6
     offset += s.length;
   }
   if (!left) {
+    row(offset, 0);
     out.push_back(0xe9);  // jmp back to the code after the window
     if (!rel32_to(out, trampoline, window_end)) return out_of_reach("the site");
   }

@@ -52,15 +52,28 @@ std::string format_patch_plan(const PatchPlan& plan);
 // or a step that leaves the window (call, jump) is not the last.
 std::optional<PatchPlan> parse_patch_plan(std::string_view text, std::string& error);
 
+// Where the program is while it runs the trampoline: from `offset` bytes into it (until
+// the next row), as at `original_offset` bytes past the site, with the stack pointer
+// `stack_shift` bytes from the program's there. A sample taken in the trampoline is
+// unwound from that place (sampler/runtime/moved_code.h).
+struct TrampolineRow {
+  uint16_t offset = 0;
+  uint16_t original_offset = 0;
+  int16_t stack_shift = 0;
+  bool operator==(const TrampolineRow&) const = default;
+};
+
 // The trampoline for `plan` at `site` (run-time address of the window), placed at
 // `trampoline`, counting into the 8 bytes at `counter`: the red zone stepped over, the
 // flags saved, a locked increment of the counter, the flags and stack restored, the
 // window's instructions moved, and a jump back to the first byte after the window (none
 // after a call or jump, which leave themselves). nullopt and `error` when an address it
-// needs is out of a 32-bit displacement's reach.
+// needs is out of a 32-bit displacement's reach. `rows`, when given, receives the
+// trampoline's rows, the first at offset 0.
 std::optional<std::vector<uint8_t>> trampoline_code(const PatchPlan& plan, uint64_t site,
                                                     uint64_t trampoline, uint64_t counter,
-                                                    std::string& error);
+                                                    std::string& error,
+                                                    std::vector<TrampolineRow>* rows = nullptr);
 
 // The bytes written over the window: a jmp rel32 to `trampoline`, then int3 to the end of
 // the window (never run: no branch lands inside a window). nullopt when out of reach.

@@ -4,10 +4,13 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstring>
+#include <vector>
 
+#include "sampler/runtime/moved_code.h"
 #include "sampler/runtime/process_metrics.h"
 
 namespace cprof::causal {
@@ -89,7 +92,8 @@ std::atomic<uint64_t>* patch_counter(uint64_t site, const PatchPlan& plan, std::
   const auto code = reinterpret_cast<uint64_t>(pages);
   const uint64_t counter = code + kPage;
   auto* count = new (reinterpret_cast<void*>(counter)) std::atomic<uint64_t>(0);
-  const auto trampoline = trampoline_code(plan, site, code, counter, error);
+  std::vector<TrampolineRow> rows;
+  const auto trampoline = trampoline_code(plan, site, code, counter, error, &rows);
   const auto jump = site_jump(plan, site, code);
   if (!trampoline || !jump) {
     if (error.empty()) error = "the trampoline is out of a jump's reach";
@@ -102,6 +106,13 @@ std::atomic<uint64_t>* patch_counter(uint64_t site, const PatchPlan& plan, std::
     ::munmap(pages, 2 * kPage);
     return nullptr;
   }
+  // Before the jump is written: a sample in the trampoline is unwound from the line's
+  // code. A full table leaves such samples unnamed, nothing worse.
+  std::vector<sampler::MovedCodeRow> moved(rows.size());
+  std::transform(rows.begin(), rows.end(), moved.begin(), [](const TrampolineRow& r) {
+    return sampler::MovedCodeRow{r.offset, r.original_offset, r.stack_shift};
+  });
+  sampler::register_moved_code(code, code + trampoline->size(), site, moved);
   if (!set_code_writable(site, jump->size(), true)) {
     error = std::string("mprotect of the program's code: ") + std::strerror(errno);
     ::munmap(pages, 2 * kPage);

@@ -684,6 +684,43 @@ TEST(CausalRun, AnExecdImageLeavesTheFirstImagesProgressPlacesAlone) {
       << json.substr(json.find("\"messages\""));
 }
 
+// A --progress line visited every few ns, counted in the code: most of the time is in its
+// trampoline. Samples there had no line and one frame (96% "[unknown]", the report's
+// JIT note), and the experiments on that line selected 3% of their time: they are now
+// unwound from the line's own code.
+TEST(CausalRun, SamplesInAPatchedCounterAreTheLines) {
+  const std::string point =
+      "fork_visits.cpp:" + std::to_string(line_of("fork_visits.cpp", "VISITED_LINE"));
+  const auto r = causal_run("trampoline-samples", "--line " + point + " --progress " + point,
+                            kPrograms + "/causal_fork_visits 30000000 1 2>&1");
+  ASSERT_EQ(r.status, 0) << r.output;
+  if (r.output.find("counting its visits in the program's code") == std::string::npos) {
+    GTEST_SKIP() << "the point is not counted in the code here: " << r.output;
+  }
+  std::string folded;
+  ASSERT_EQ(run_command(kReport + " " + r.dir + " --format folded", folded), 0) << folded;
+  uint64_t total = 0;
+  uint64_t in_visit = 0;
+  std::istringstream lines(folded);
+  for (std::string line; std::getline(lines, line);) {
+    const size_t space = line.rfind(' ');
+    if (space == std::string::npos) continue;
+    const uint64_t n = std::stoull(line.substr(space + 1));
+    total += n;
+    if (line.find(";main;(anonymous namespace)::visit(") != std::string::npos) in_visit += n;
+  }
+  ASSERT_GT(total, 200u) << folded;
+  EXPECT_GT(static_cast<double>(in_visit), 0.9 * static_cast<double>(total)) << folded;
+  uint64_t selected_ns = 0;
+  uint64_t duration_ns = 0;
+  for (const auto& e : experiments_in(r.dir)) {
+    selected_ns += e.selected_samples * e.period_ns;
+    duration_ns += e.duration_ns;
+  }
+  ASSERT_GT(duration_ns, 0u);
+  EXPECT_GT(static_cast<double>(selected_ns), 0.5 * static_cast<double>(duration_ns));
+}
+
 // A process that visits a --progress line and forks a child that visits it too: each
 // process reports its own visits. The child's count went on from its parent's, and its
 // message said the two together (the parent's visits counted twice).

@@ -103,6 +103,38 @@ TEST(PatchPlan, AMovedCallPushesTheOriginalReturnAddress) {
   EXPECT_EQ(code->size(), jmp + 5);  // nothing after: the call does not come back here
 }
 
+// The rows say where the program stands at each byte of the trampoline, for the
+// unwinder: the prologue at the site with its stack moved (red zone, then the flags), each
+// moved instruction at its own place, the call's pushed return address, the jump back.
+TEST(PatchPlan, TheTrampolinesRowsSayWhereTheProgramStands) {
+  const uint64_t site = 0x7f0012345000;
+  PatchPlan plan;
+  plan.bytes = {0x53, 0xe8, 0xfa, 0xfa, 0xff, 0xff};
+  plan.steps = {{PatchStep::Kind::copy, 1, 0, 0, 0}, {PatchStep::Kind::call, 5, 0, 0, -0x500}};
+  std::string error;
+  std::vector<TrampolineRow> rows;
+  const uint64_t trampoline = site - 0x100000;
+  ASSERT_TRUE(trampoline_code(plan, site, trampoline, trampoline + 4096, error, &rows));
+  const std::vector<TrampolineRow> expected{
+      {0, 0, 0},                                      // lea rsp, [rsp-128] not run yet
+      {5, 0, -128},                                   // pushfq
+      {6, 0, -136},                                   // lock inc, popfq
+      {15, 0, -128},                                  // lea rsp, [rsp+128]
+      {static_cast<uint16_t>(kPrologue), 0, 0},       // push rbx
+      {static_cast<uint16_t>(kPrologue + 1), 1, 0},   // the call: lea rsp, [rsp-8]
+      {static_cast<uint16_t>(kPrologue + 6), 1, -8},  // its return address, the jump
+  };
+  EXPECT_EQ(rows, expected);
+
+  // A window that falls through ends with the jump back, at the first byte after it.
+  PatchPlan load;
+  load.bytes = {0x48, 0x8b, 0x05, 0x00, 0x01, 0x00, 0x00};
+  load.steps = {{PatchStep::Kind::rip_data, 7, 3, 0, 0}};
+  ASSERT_TRUE(trampoline_code(load, 0x1000, 0x8000, 0x9000, error, &rows));
+  ASSERT_FALSE(rows.empty());
+  EXPECT_EQ(rows.back(), (TrampolineRow{static_cast<uint16_t>(kPrologue + 7), 7, 0}));
+}
+
 TEST(PatchPlan, AShortBranchBecomesARel32OneOnTheSameCondition) {
   // cmp edi, 3; jle +5: taken to 0x1000 + 5 + 5.
   PatchPlan plan;
