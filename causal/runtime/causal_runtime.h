@@ -218,6 +218,8 @@ class CausalRuntime {
     std::mutex mutex;
     std::vector<format::Record> records;
     size_t points_written = 0;
+    // In a forked child, the parent's queue it replaced: kept reachable, never freed.
+    Queue* parents = nullptr;
   };
   Queue* queue_ = new Queue;  // replaced (not freed) in a forked child: a lock may be held
 };

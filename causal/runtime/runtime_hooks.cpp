@@ -128,7 +128,8 @@ void CausalRuntime::hook_fork_child() {
   dispatch::set_trapping(false, false);  // the parent's experiment does not go on here
   // Only the forking thread exists; the controller thread and any lock it held did not
   // come along. The child runs experiments of its own, written to its own file.
-  rt->queue_ = new Queue;  // the parent's may be locked; its records are the parent's
+  // The parent's may be locked; its records are the parent's.
+  rt->queue_ = new Queue{.parents = rt->queue_};
   rt->cpu_wait_.forget();  // the parent's threads and windows
   rt->progress_.after_fork_in_child();
   // Its counts go on from its parent's, which the parent reports: the child's messages
