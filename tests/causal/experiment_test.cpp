@@ -249,11 +249,32 @@ TEST_F(Controller, DurationDoublesWithTooFewVisitsAndShrinksWithPlenty) {
   EXPECT_EQ(c.next_duration_ns(), 2000 * kMs);
   run(7);  // between 5 and 10: keep
   EXPECT_EQ(c.next_duration_ns(), 2000 * kMs);
-  run(100);
+  run(12);  // a little over twice the target: halved, as Coz does
   EXPECT_EQ(c.next_duration_ns(), 1000 * kMs);
-  run(100);
+  run(16);
   EXPECT_EQ(c.next_duration_ns(), 500 * kMs);
   run(100);  // not below the minimum
+  EXPECT_EQ(c.next_duration_ns(), 500 * kMs);
+}
+
+// A program whose rate changes in phases (speedtest1's tests: a statement takes from a
+// microsecond to 100 ms): after a slow phase made the experiments long, the first one in a
+// fast phase sees many times the visits it needs, and the next is as short as that rate
+// allows at once, not halved six times over long experiments.
+TEST_F(Controller, DurationDropsAtOnceToWhatAFastPhaseNeeds) {
+  ExperimentController c(config(), table, {0}, nullptr, delays, progress, time.clock());
+  auto run = [&](uint64_t visits) {
+    const auto plan = c.plan_next();
+    c.begin(*plan);
+    point->visit(visits);
+    time.now += plan->duration_ns;
+    return c.finish();
+  };
+  for (int i = 0; i < 4; ++i) run(0);  // a slow phase: 500 ms doubled to 8 s
+  EXPECT_EQ(c.next_duration_ns(), 8000 * kMs);
+  run(40);  // 40 visits in 8 s: 10 of them take 2 s
+  EXPECT_EQ(c.next_duration_ns(), 2000 * kMs);
+  run(4000);  // then the minimum
   EXPECT_EQ(c.next_duration_ns(), 500 * kMs);
 }
 
