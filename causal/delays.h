@@ -157,9 +157,10 @@ class DelayAccounting {
   uint64_t before_block(ThreadDelay& thread);
   // The thread is about to wake another (unlock, signal, broadcast, futex wake, post):
   // it pays what it owes first, so the woken thread, credited below, is not ahead of it.
-  uint64_t before_wake_other(ThreadDelay& thread) {
-    return in_runtime_wait(thread) ? 0 : pay(thread);
-  }
+  uint64_t before_wake_other(ThreadDelay& thread) { return pay_outside_runtime_wait(thread); }
+  // The thread is about to try a lock it may take at once, without blocking: it pays what
+  // it owes, as before a block, so the debt is not paid inside the critical section.
+  uint64_t before_lock_attempt(ThreadDelay& thread) { return pay_outside_runtime_wait(thread); }
   // The thread was woken by another thread: credit the delays inserted since it blocked.
   // `global_at_block` is what before_block() returned. Returns the credit.
   uint64_t after_woken_by_other(ThreadDelay& thread, uint64_t global_at_block);
@@ -257,6 +258,10 @@ class DelayAccounting {
   uint64_t selected_samples() const { return selected_samples_.load(std::memory_order_relaxed); }
 
  private:
+  // Inside a runtime wait the thread is blocked already, and runtime_wait_end settles it.
+  uint64_t pay_outside_runtime_wait(ThreadDelay& thread) {
+    return in_runtime_wait(thread) ? 0 : pay(thread);
+  }
   // Returns the global count before (unchanged when it was at `value` or above).
   uint64_t raise_global_to(uint64_t value);
   uint64_t insert(ThreadDelay& thread, uint64_t delay_ns, uint64_t period_ns);

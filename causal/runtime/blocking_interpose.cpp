@@ -60,6 +60,20 @@ class Block {
   uint64_t global_ = 0;
 };
 
+// A lock that may be free is tried first. Taken at once, the thread never blocked and no
+// other thread woke it: there is no block to account for. Before, every uncontended lock
+// went through Block, which read the clock twice and left a wake to settle at the next
+// payment: 7.6% of speedtest1's CPU time under causal-run, as SQLite takes a mutex in
+// most of its calls. The thread still pays what it owes first, as before_block does, so
+// a debt is not paid inside the critical section it enters.
+template <typename TryLock, typename Lock>
+int lock_trying_first(TryLock try_lock, Lock lock) {
+  CallingThread().apply([](DelayAccounting& d, ThreadDelay& t) { d.before_lock_attempt(t); });
+  if (const int rc = try_lock(); rc != EBUSY) return rc;
+  Block b;
+  return b.pthread_result(lock());
+}
+
 }  // namespace
 
 FutexCounts& futex_counts() {
@@ -86,13 +100,14 @@ long syscall_with_futex_rules(long number, const long a[6], FutexPath path) {
 }  // namespace cprof::causal
 
 using cprof::causal::Block;
+using cprof::causal::lock_trying_first;
 using cprof::causal::wake_other;
 namespace real = cprof::real;
 
 // ---- mutexes ----
 CPROF_EXPORT int pthread_mutex_lock(pthread_mutex_t* m) {
-  Block b;
-  return b.pthread_result(real::pthread_mutex_lock()(m));
+  return lock_trying_first([m] { return real::pthread_mutex_trylock()(m); },
+                           [m] { return real::pthread_mutex_lock()(m); });
 }
 CPROF_EXPORT int pthread_mutex_trylock(pthread_mutex_t* m) {
   return real::pthread_mutex_trylock()(m);  // never blocks
@@ -151,12 +166,12 @@ CPROF_EXPORT int pthread_barrier_wait(pthread_barrier_t* barrier) {
 
 // ---- rwlocks, spinlocks ----
 CPROF_EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t* l) {
-  Block b;
-  return b.pthread_result(real::pthread_rwlock_rdlock()(l));
+  return lock_trying_first([l] { return real::pthread_rwlock_tryrdlock()(l); },
+                           [l] { return real::pthread_rwlock_rdlock()(l); });
 }
 CPROF_EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t* l) {
-  Block b;
-  return b.pthread_result(real::pthread_rwlock_wrlock()(l));
+  return lock_trying_first([l] { return real::pthread_rwlock_trywrlock()(l); },
+                           [l] { return real::pthread_rwlock_wrlock()(l); });
 }
 CPROF_EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t* l, const timespec* t) {
   Block b;

@@ -36,7 +36,7 @@
           X(pthread_mutex_timedlock) X(pthread_mutex_unlock) X(pthread_cond_wait)                  \
               X(pthread_cond_timedwait) X(pthread_cond_clockwait) X(pthread_cond_signal)           \
                   X(pthread_cond_broadcast) X(pthread_barrier_wait) X(pthread_rwlock_rdlock)       \
-                      X(pthread_rwlock_wrlock) X(pthread_rwlock_timedrdlock)                       \
+                      X(pthread_rwlock_wrlock) X(pthread_rwlock_tryrdlock) X(pthread_rwlock_trywrlock) X(pthread_rwlock_timedrdlock)                       \
                           X(pthread_rwlock_timedwrlock) X(pthread_rwlock_unlock)                   \
                               X(pthread_spin_lock) X(pthread_spin_unlock) X(sem_wait)              \
                                   X(sem_timedwait) X(sem_clockwait) X(sem_post) X(sigwait)         \

@@ -1,0 +1,84 @@
+// What the lock calls the causal runtime interposes return, in the cases where trying the
+// lock first could differ from taking it: an error-checking mutex taken twice (EDEADLK),
+// a recursive one (0, twice), one held by another thread for a while (0, after the wait),
+// a robust one whose owner died holding it (EOWNERDEAD), a write lock asked for while
+// holding it (EDEADLK), a read lock twice (0), a read lock while another thread holds the write lock
+// (0, after the wait). Prints one line per case; the test compares the lines with and
+// without causal-run.
+#include <pthread.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+#include <thread>
+
+namespace {
+
+void print(const char* what, int rc) { std::printf("%s %s\n", what, rc == 0 ? "0" : strerrorname_np(rc)); }
+
+}  // namespace
+
+int main() {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
+  pthread_mutexattr_t attr;
+  pthread_mutexattr_init(&attr);
+  pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ERRORCHECK);
+  pthread_mutex_t check;
+  pthread_mutex_init(&check, &attr);
+  print("errorcheck first", pthread_mutex_lock(&check));
+  print("errorcheck again", pthread_mutex_lock(&check));
+  pthread_mutex_unlock(&check);
+
+  pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+  pthread_mutex_t recursive;
+  pthread_mutex_init(&recursive, &attr);
+  print("recursive first", pthread_mutex_lock(&recursive));
+  print("recursive again", pthread_mutex_lock(&recursive));
+  pthread_mutex_unlock(&recursive);
+  pthread_mutex_unlock(&recursive);
+
+  pthread_mutex_t held = PTHREAD_MUTEX_INITIALIZER;
+  std::atomic<bool> taken{false};
+  std::thread holder([&] {
+    pthread_mutex_lock(&held);
+    taken = true;
+    usleep(50000);
+    pthread_mutex_unlock(&held);
+  });
+  while (!taken) usleep(1000);
+  print("held by another", pthread_mutex_lock(&held));
+  pthread_mutex_unlock(&held);
+  holder.join();
+
+  pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_NORMAL);
+  pthread_mutexattr_setrobust(&attr, PTHREAD_MUTEX_ROBUST);
+  pthread_mutex_t robust;
+  pthread_mutex_init(&robust, &attr);
+  std::thread([&] { pthread_mutex_lock(&robust); }).join();  // dies holding it
+  const int owner_dead = pthread_mutex_lock(&robust);
+  print("robust, owner dead", owner_dead);
+  if (owner_dead == EOWNERDEAD) pthread_mutex_consistent(&robust);
+  pthread_mutex_unlock(&robust);
+
+  pthread_rwlock_t rw = PTHREAD_RWLOCK_INITIALIZER;
+  print("wrlock", pthread_rwlock_wrlock(&rw));
+  print("wrlock while writing", pthread_rwlock_wrlock(&rw));
+  pthread_rwlock_unlock(&rw);
+  print("rdlock", pthread_rwlock_rdlock(&rw));
+  print("rdlock again", pthread_rwlock_rdlock(&rw));
+  pthread_rwlock_unlock(&rw);
+  pthread_rwlock_unlock(&rw);
+  taken = false;
+  std::thread writer([&] {
+    pthread_rwlock_wrlock(&rw);
+    taken = true;
+    usleep(50000);
+    pthread_rwlock_unlock(&rw);
+  });
+  while (!taken) usleep(1000);
+  print("rdlock while another writes", pthread_rwlock_rdlock(&rw));
+  pthread_rwlock_unlock(&rw);
+  writer.join();
+  return 0;
+}
