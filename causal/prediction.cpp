@@ -93,29 +93,41 @@ void replace_with_pairs(std::vector<PredictionPoint>& points, std::span<const Ob
   }
 }
 
-// Throughput where the baselines' rate of progress changes in phases: each speedup with
-// enough sped-up experiments whose neighbouring baselines agree gets the point from those
-// (causal/neighbour_pairs.h) instead of the one against every baseline of the run.
-void replace_with_neighbours(std::vector<PredictionPoint>& points,
+// Throughput where the baselines' rate of progress changes in phases: each speedup gets
+// its point from its sped-up experiments whose neighbouring baselines agree
+// (causal/neighbour_pairs.h), not from a comparison with the location's own baselines
+// wherever they fell; a speedup with fewer than kMinExperimentsPerPoint such units has
+// no point. Fills `gap` (sped-up experiments, units, those at changes) and returns true
+// when the rate changes in phases.
+bool replace_with_neighbours(std::vector<PredictionPoint>& points,
                              std::span<const Observation> experiments,
                              std::span<const Observation> baselines,
-                             const PredictionOptions& options) {
-  if (!rate_changes_in_phases(baselines)) return;
+                             const PredictionOptions& options, PhasedWithoutUnits& gap) {
+  if (!rate_changes_in_phases(baselines)) return false;
   std::map<double, std::vector<Observation>> by_speedup;
   for (const auto& o : experiments) {
     if (o.speedup > 0) by_speedup[o.speedup].push_back(o);
   }
+  std::vector<PredictionPoint> kept;
   for (auto& point : points) {
     const auto it = by_speedup.find(point.speedup);
-    if (point.speedup == 0 || it == by_speedup.end()) continue;
+    if (point.speedup == 0 || it == by_speedup.end()) {
+      kept.push_back(point);
+      continue;
+    }
     uint32_t at_changes = 0;
     const auto units = neighbour_units(it->second, baselines, at_changes);
+    gap.sped_up += static_cast<uint32_t>(it->second.size());
+    gap.units += static_cast<uint32_t>(units.size());
+    gap.at_changes += at_changes;
     if (units.size() < kMinExperimentsPerPoint) continue;
     PredictionPoint paired = neighbour_point(units, point.speedup, options);
     if (!std::isfinite(paired.program_speedup)) continue;
     paired.at_rate_changes = at_changes;
-    point = paired;
+    kept.push_back(paired);
   }
+  points = std::move(kept);
+  return true;
 }
 
 }  // namespace
@@ -279,7 +291,8 @@ PredictionPoint paired_point(std::span<const RunPair> pairs, const PredictionOpt
 
 std::vector<LocationPrediction> predict_all(std::span<const format::ExperimentRecord> records,
                                             const PredictionOptions& options,
-                                            std::span<const uint32_t> runs) {
+                                            std::span<const uint32_t> runs,
+                                            std::vector<PhasedWithoutUnits>* phased) {
   // (location, point) -> observations; the point is "" for end-to-end runs.
   struct Series {
     std::vector<Observation> all;
@@ -329,7 +342,14 @@ std::vector<LocationPrediction> predict_all(std::span<const format::ExperimentRe
     if (points.empty()) continue;
     if (opt.metric == Metric::end_to_end) replace_with_pairs(points, s.all, opt);
     if (opt.metric == Metric::throughput) {
-      replace_with_neighbours(points, s.all, pooled[key.second], opt);
+      PhasedWithoutUnits gap{key.first, key.second};
+      const bool in_phases = replace_with_neighbours(points, s.all, pooled[key.second], opt, gap);
+      const bool sped_up = std::any_of(points.begin(), points.end(),
+                                       [](const PredictionPoint& p) { return p.speedup > 0; });
+      if (in_phases && !sped_up && gap.sped_up > 0) {
+        if (phased != nullptr) phased->push_back(std::move(gap));
+        continue;
+      }
     }
     out.push_back(LocationPrediction{key.first, key.second, std::move(points), speedups.size()});
   }

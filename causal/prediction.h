@@ -140,14 +140,31 @@ struct LocationPrediction {
   size_t speedups_in_run = 0;
 };
 
+// A location of a program whose rate of progress changes in phases (neighbour_pairs.h)
+// with sped-up experiments but no speedup with kMinExperimentsPerPoint of them whose
+// neighbouring baselines agree: compared with its own baselines instead, wherever they
+// fell, its point would measure which phase each experiment ran in (speedtest1: "would
+// slow the program down by about 1068387%" from one experiment and one baseline), so it
+// has no curve. Points of a curve that lack the units likewise have no value and are left
+// out of it.
+struct PhasedWithoutUnits {
+  std::string location;
+  std::string progress_point;
+  uint32_t sped_up = 0;     // its sped-up experiments
+  uint32_t units = 0;       // of them, with neighbouring baselines that agree
+  uint32_t at_changes = 0;  // of them, left out at a change of phase
+};
+
 // Every (location, progress point) curve from a run's experiment records (any number
 // of processes and runs, in any order). End-to-end records are predicted from
 // whole-run time; the others from each progress point (latency points, those with
 // begin/end counts, by Little's law; options.metric is ignored here). Sorted by
 // location, then progress point. `runs`, when not empty, holds the run (process) of each
 // record, for the bootstrap's first stage.
+// `phased`, when given, receives the locations left without a curve for want of units.
 std::vector<LocationPrediction> predict_all(std::span<const format::ExperimentRecord> records,
                                             const PredictionOptions& options,
-                                            std::span<const uint32_t> runs = {});
+                                            std::span<const uint32_t> runs = {},
+                                            std::vector<PhasedWithoutUnits>* phased = nullptr);
 
 }  // namespace cprof::causal

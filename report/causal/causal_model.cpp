@@ -48,10 +48,21 @@ std::string never_reached_reason(size_t sped_up, bool whole_run) {
                    : fmt::format("none of its {} sped-up {}s selected a sample", sped_up, what));
 }
 
+std::string phased_without_units_reason(const causal::PhasedWithoutUnits& gap) {
+  return fmt::format(
+      "the program's rate of progress changes in phases, so each sped-up experiment is compared "
+      "with the baselines just before and after it: {} of its {} sped-up experiments had two "
+      "that agree ({} fell on a change of phase), fewer than the {} a speedup needs; its own "
+      "baselines, wherever they fell, would measure which phase each experiment ran in, not "
+      "the speedup. Run longer or again (-n RUNS)",
+      gap.units, gap.sped_up, gap.at_changes, causal::kMinExperimentsPerPoint);
+}
+
 std::vector<NoPrediction> locations_without_curve(
     const std::vector<format::ExperimentRecord>& progress,
     const std::vector<format::ExperimentRecord>& end_to_end,
-    const std::vector<causal::LocationPrediction>& curves, const NeverReached& unreached) {
+    const std::vector<causal::LocationPrediction>& curves, const NeverReached& unreached,
+    const std::vector<causal::PhasedWithoutUnits>& phased) {
   struct Seen {
     size_t baselines = 0;  // 0% experiments
     size_t sped_up = 0;    // the others
@@ -94,6 +105,13 @@ std::vector<NoPrediction> locations_without_curve(
                          : "no baseline (0%) experiment of its own to compare with";
     } else if (unreached_it != unreached.end()) {
       reason = never_reached_reason(unreached_it->second, whole_run);
+    } else if (const auto gap = std::find_if(phased.begin(), phased.end(),
+                                             [&key](const causal::PhasedWithoutUnits& g) {
+                                               return g.location == key.first &&
+                                                      g.progress_point == key.second;
+                                             });
+               gap != phased.end()) {
+      reason = phased_without_units_reason(*gap);
     } else if (!s.baseline_visited) {
       reason = "its baseline (0%) experiments never reached this progress point";
     } else {
@@ -150,7 +168,8 @@ CausalModel build_causal_model(const std::vector<ProcessProfile>& processes,
   causal::PredictionOptions options;
   causal::PredictionOptions pooled = options;
   pooled.pooled_baseline = true;
-  auto curves = causal::predict_all(progress, options, progress_runs);
+  std::vector<causal::PhasedWithoutUnits> phased;
+  auto curves = causal::predict_all(progress, options, progress_runs, &phased);
   for (auto& c : causal::predict_all(end_to_end, pooled)) curves.push_back(std::move(c));
   std::sort(curves.begin(), curves.end(), [](const auto& a, const auto& b) {
     return std::tie(a.location, a.progress_point) < std::tie(b.location, b.progress_point);
@@ -164,7 +183,8 @@ CausalModel build_causal_model(const std::vector<ProcessProfile>& processes,
     set_aside[{c.location, c.progress_point}] = std::move(c.points);
     return true;
   });
-  m.without_prediction = locations_without_curve(progress, end_to_end, curves, unreached);
+  m.without_prediction =
+      locations_without_curve(progress, end_to_end, curves, unreached, phased);
   for (auto& n : m.without_prediction) {
     if (const auto it = set_aside.find({n.location, n.progress_point}); it != set_aside.end()) {
       n.points = std::move(it->second);

@@ -84,6 +84,41 @@ TEST(NeighbourPairs, PhasesOfDifferentRatesGiveTheGainWithinEachPhase) {
   EXPECT_GT(std::abs(pooled - 0.20), 0.1) << pooled;
 }
 
+// Where the rate changes in phases, a location without enough sped-up experiments whose
+// neighbours agree has no curve: compared with its own baselines wherever they fell, one
+// sped-up experiment in a slow test and one baseline in a fast one said the program
+// would be hundreds of times slower (speedtest1: "slow the program down by about
+// 1068387%"). It is named, with its counts, for the report to say why.
+TEST(NeighbourPairs, ALocationWithoutEnoughNeighbourUnitsHasNoCurve) {
+  const double test_us[] = {2, 2000, 20, 200, 5, 500, 50, 1000};
+  std::vector<format::ExperimentRecord> records;
+  Rng rng(3);
+  uint64_t t = 0;
+  for (int round = 0; round < 3; ++round) {
+    for (size_t test = 0; test < std::size(test_us); ++test) {
+      for (int e = 0; e < 10; ++e, t += 100) {
+        records.push_back(experiment(t, rng.below(2) == 1 ? 0.5 : 0, test_us[test], 0.20));
+        if (round == 0 && e == 5 && (test == 0 || test == 1)) {
+          // b.cpp:2: its baseline in the fastest test, its sped-up experiment in the slowest.
+          t += 100;
+          records.push_back(experiment(t, test == 1 ? 0.5 : 0, test_us[test], 0.20));
+          records.back().location = "b.cpp:2";
+        }
+      }
+    }
+  }
+  std::vector<PhasedWithoutUnits> phased;
+  const auto all = predict_all(records, PredictionOptions{}, {}, &phased);
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_EQ(all[0].location, "a.cpp:1");
+  EXPECT_NEAR(point_at(all, 0.5).program_speedup, 0.20, 1e-9);
+  ASSERT_EQ(phased.size(), 1u);
+  EXPECT_EQ(phased[0].location, "b.cpp:2");
+  EXPECT_EQ(phased[0].progress_point, "work");
+  EXPECT_EQ(phased[0].sped_up, 1u);
+  EXPECT_LT(phased[0].units, kMinExperimentsPerPoint);
+}
+
 // A steady program: the time per visit moves by a few percent from one experiment to the
 // next. No phases: the pooled point stays, neighbours unused.
 TEST(NeighbourPairs, AProgramWithoutPhasesKeepsThePooledPoint) {
