@@ -163,6 +163,15 @@ class Controller : public ::testing::Test {
     c.min_duration_ns = 500 * kMs;
     return c;
   }
+
+  // Runs `c`'s next experiment, in which the point is visited `visits` times.
+  format::ExperimentRecord run_visited(ExperimentController& c, uint64_t visits) {
+    const auto plan = c.plan_next();
+    c.begin(*plan);
+    point->visit(visits);
+    time.now += plan->duration_ns;
+    return c.finish();
+  }
 };
 
 TEST_F(Controller, RecordsLocationSpeedupDurationDelayAndProgress) {
@@ -235,13 +244,7 @@ TEST_F(Controller, AutomaticModeWaitsForASampledLocation) {
 
 TEST_F(Controller, DurationDoublesWithTooFewVisitsAndShrinksWithPlenty) {
   ExperimentController c(config(), table, {0}, nullptr, delays, progress, time.clock());
-  auto run = [&](uint64_t visits) {
-    const auto plan = c.plan_next();
-    c.begin(*plan);
-    point->visit(visits);
-    time.now += plan->duration_ns;
-    return c.finish();
-  };
+  auto run = [&](uint64_t visits) { return run_visited(c, visits); };
   EXPECT_EQ(c.next_duration_ns(), 500 * kMs);
   run(2);
   EXPECT_EQ(c.next_duration_ns(), 1000 * kMs);
@@ -263,13 +266,7 @@ TEST_F(Controller, DurationDoublesWithTooFewVisitsAndShrinksWithPlenty) {
 // allows at once, not halved six times over long experiments.
 TEST_F(Controller, DurationDropsAtOnceToWhatAFastPhaseNeeds) {
   ExperimentController c(config(), table, {0}, nullptr, delays, progress, time.clock());
-  auto run = [&](uint64_t visits) {
-    const auto plan = c.plan_next();
-    c.begin(*plan);
-    point->visit(visits);
-    time.now += plan->duration_ns;
-    return c.finish();
-  };
+  auto run = [&](uint64_t visits) { return run_visited(c, visits); };
   for (int i = 0; i < 4; ++i) run(0);  // a slow phase: 500 ms doubled to 8 s
   EXPECT_EQ(c.next_duration_ns(), 8000 * kMs);
   run(40);  // 40 visits in 8 s: 10 of them take 2 s

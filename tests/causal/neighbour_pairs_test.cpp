@@ -45,25 +45,39 @@ const PredictionPoint& point_at(const std::vector<LocationPrediction>& all, doub
   return none;
 }
 
+// A benchmark of tests that run 1 s each (ten 100 ms experiments), three rounds of eight
+// tests at a time per visit from 2 us to 2 ms; a sped-up experiment (at 50%) makes progress
+// 20% faster than the baseline around it. In the fast half an experiment is sped up with
+// probability `fast_percent`, in the slow half `slow_percent`. After each experiment
+// `after(records, time_ms, round, test, experiment)` may add experiments of its own.
+constexpr double kTestUs[] = {2, 2000, 20, 200, 5, 500, 50, 1000};
+
+template <typename After>
+std::vector<format::ExperimentRecord> phased_benchmark(uint32_t fast_percent,
+                                                       uint32_t slow_percent, After after) {
+  std::vector<format::ExperimentRecord> records;
+  Rng rng(3);
+  uint64_t t = 0;
+  for (int round = 0; round < 3; ++round) {
+    for (size_t test = 0; test < std::size(kTestUs); ++test) {
+      for (int e = 0; e < 10; ++e, t += 100) {
+        const bool slow = kTestUs[test] >= 200;
+        const bool sped = rng.below(100) < (slow ? slow_percent : fast_percent);
+        records.push_back(experiment(t, sped ? 0.5 : 0, kTestUs[test], 0.20));
+        after(records, t, round, test, e);
+      }
+    }
+  }
+  return records;
+}
+
 // A benchmark of tests that run 1 s each, at a time per visit from 2 us to 2 ms; the
 // sped-up experiments make progress 20% faster than the baseline around them. The draw
 // of which experiments are sped up fell unevenly on the slow tests (as a random one can),
 // so pooled over the run the point is far off; compared with their neighbours, 20%.
 TEST(NeighbourPairs, PhasesOfDifferentRatesGiveTheGainWithinEachPhase) {
-  const double test_us[] = {2, 2000, 20, 200, 5, 500, 50, 1000};
-  std::vector<format::ExperimentRecord> records;
-  Rng rng(3);
-  uint64_t t = 0;
-  for (int round = 0; round < 3; ++round) {
-    for (size_t test = 0; test < std::size(test_us); ++test) {
-      // Ten experiments a test; in the slow half, sped-up ones a little more often.
-      for (int e = 0; e < 10; ++e, t += 100) {
-        const bool slow = test_us[test] >= 200;
-        const bool sped = rng.below(100) < (slow ? 60u : 40u);
-        records.push_back(experiment(t, sped ? 0.5 : 0, test_us[test], 0.20));
-      }
-    }
-  }
+  // In the slow half, sped-up experiments a little more often.
+  const auto records = phased_benchmark(40, 60, [](auto&, uint64_t&, int, size_t, int) {});
   PredictionOptions options;
   options.pooled_baseline = true;
   const auto all = predict_all(records, options);
@@ -90,23 +104,14 @@ TEST(NeighbourPairs, PhasesOfDifferentRatesGiveTheGainWithinEachPhase) {
 // would be hundreds of times slower (speedtest1: "slow the program down by about
 // 1068387%"). It is named, with its counts, for the report to say why.
 TEST(NeighbourPairs, ALocationWithoutEnoughNeighbourUnitsHasNoCurve) {
-  const double test_us[] = {2, 2000, 20, 200, 5, 500, 50, 1000};
-  std::vector<format::ExperimentRecord> records;
-  Rng rng(3);
-  uint64_t t = 0;
-  for (int round = 0; round < 3; ++round) {
-    for (size_t test = 0; test < std::size(test_us); ++test) {
-      for (int e = 0; e < 10; ++e, t += 100) {
-        records.push_back(experiment(t, rng.below(2) == 1 ? 0.5 : 0, test_us[test], 0.20));
-        if (round == 0 && e == 5 && (test == 0 || test == 1)) {
-          // b.cpp:2: its baseline in the fastest test, its sped-up experiment in the slowest.
-          t += 100;
-          records.push_back(experiment(t, test == 1 ? 0.5 : 0, test_us[test], 0.20));
-          records.back().location = "b.cpp:2";
-        }
-      }
-    }
-  }
+  const auto records = phased_benchmark(
+      50, 50, [](auto& out, uint64_t& t, int round, size_t test, int e) {
+        if (round != 0 || e != 5 || test > 1) return;
+        // b.cpp:2: its baseline in the fastest test, its sped-up experiment in the slowest.
+        t += 100;
+        out.push_back(experiment(t, test == 1 ? 0.5 : 0, kTestUs[test], 0.20));
+        out.back().location = "b.cpp:2";
+      });
   std::vector<PhasedWithoutUnits> phased;
   const auto all = predict_all(records, PredictionOptions{}, {}, &phased);
   ASSERT_EQ(all.size(), 1u);
