@@ -172,8 +172,8 @@ std::optional<std::vector<uint8_t>> trampoline_code(const PatchPlan& plan, uint6
   // window, its stack pointer `shift` bytes from there.
   const auto row = [&](size_t original_offset, int shift) {
     if (rows == nullptr) return;
-    const TrampolineRow r{static_cast<uint16_t>(out.size()),
-                          static_cast<uint16_t>(original_offset), static_cast<int16_t>(shift)};
+    const TrampolineRow r{static_cast<uint16_t>(out.size()), static_cast<uint16_t>(original_offset),
+                          static_cast<int16_t>(shift)};
     if (rows->empty() || rows->back().original_offset != r.original_offset ||
         rows->back().stack_shift != r.stack_shift) {
       rows->push_back(r);

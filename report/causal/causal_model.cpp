@@ -183,8 +183,7 @@ CausalModel build_causal_model(const std::vector<ProcessProfile>& processes,
     set_aside[{c.location, c.progress_point}] = std::move(c.points);
     return true;
   });
-  m.without_prediction =
-      locations_without_curve(progress, end_to_end, curves, unreached, phased);
+  m.without_prediction = locations_without_curve(progress, end_to_end, curves, unreached, phased);
   for (auto& n : m.without_prediction) {
     if (const auto it = set_aside.find({n.location, n.progress_point}); it != set_aside.end()) {
       n.points = std::move(it->second);

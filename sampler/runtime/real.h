@@ -29,24 +29,22 @@
 #define CPROF_EXPORT extern "C" __attribute__((visibility("default")))
 
 // X(name): a function a system header declares, of its declared type.
-#define CPROF_REAL_DECLARED(X)                                                                     \
-  X(pthread_create)                                                                                \
-  X(pthread_join) X(pthread_timedjoin_np) X(pthread_setname_np) X(pthread_kill) X(pthread_sigmask) \
-      X(sigprocmask) X(sigaction) X(signal) X(pthread_mutex_lock) X(pthread_mutex_trylock)         \
-          X(pthread_mutex_timedlock) X(pthread_mutex_unlock) X(pthread_cond_wait)                  \
-              X(pthread_cond_timedwait) X(pthread_cond_clockwait) X(pthread_cond_signal)           \
-                  X(pthread_cond_broadcast) X(pthread_barrier_wait) X(pthread_rwlock_rdlock)       \
-                      X(pthread_rwlock_wrlock) X(pthread_rwlock_tryrdlock) X(pthread_rwlock_trywrlock) X(pthread_rwlock_timedrdlock)                       \
-                          X(pthread_rwlock_timedwrlock) X(pthread_rwlock_unlock)                   \
-                              X(pthread_spin_lock) X(pthread_spin_unlock) X(sem_wait)              \
-                                  X(sem_timedwait) X(sem_clockwait) X(sem_post) X(sigwait)         \
-                                      X(sigwaitinfo) X(sigtimedwait) X(sigsuspend) X(pause)        \
-                                          X(nanosleep) X(clock_nanosleep) X(usleep) X(sleep)       \
-                                              X(read) X(poll) X(ppoll) X(select) X(pselect)        \
-                                                  X(epoll_wait) X(epoll_pwait) X(syscall) X(close) \
-                                                      X(close_range) X(dup2) X(dup3) X(dlopen)     \
-                                                          X(dlclose) X(execve) X(execvpe)          \
-                                                              X(fexecve) X(execveat)
+// clang-format off
+#define CPROF_REAL_DECLARED(X)                                                                   \
+  X(pthread_create) X(pthread_join) X(pthread_timedjoin_np) X(pthread_setname_np)                \
+  X(pthread_kill) X(pthread_sigmask) X(sigprocmask) X(sigaction) X(signal)                       \
+  X(pthread_mutex_lock) X(pthread_mutex_trylock) X(pthread_mutex_timedlock)                      \
+  X(pthread_mutex_unlock) X(pthread_cond_wait) X(pthread_cond_timedwait)                         \
+  X(pthread_cond_clockwait) X(pthread_cond_signal) X(pthread_cond_broadcast)                     \
+  X(pthread_barrier_wait) X(pthread_rwlock_rdlock) X(pthread_rwlock_wrlock)                      \
+  X(pthread_rwlock_tryrdlock) X(pthread_rwlock_trywrlock) X(pthread_rwlock_timedrdlock)          \
+  X(pthread_rwlock_timedwrlock) X(pthread_rwlock_unlock) X(pthread_spin_lock)                    \
+  X(pthread_spin_unlock) X(sem_wait) X(sem_timedwait) X(sem_clockwait) X(sem_post) X(sigwait)    \
+  X(sigwaitinfo) X(sigtimedwait) X(sigsuspend) X(pause) X(nanosleep) X(clock_nanosleep)          \
+  X(usleep) X(sleep) X(read) X(poll) X(ppoll) X(select) X(pselect) X(epoll_wait)                 \
+  X(epoll_pwait) X(syscall) X(close) X(close_range) X(dup2) X(dup3) X(dlopen) X(dlclose)         \
+  X(execve) X(execvpe) X(fexecve) X(execveat)
+// clang-format on
 
 // X(accessor, symbol, type): a function no header declares as such (the fortified
 // checks), or whose name is reserved as an identifier.

@@ -730,11 +730,11 @@ TEST(CausalRun, LockCallsReturnWhatTheyReturnWithoutTheRuntime) {
   ASSERT_EQ(run_command(kPrograms + "/causal_lock_results", plain), 0) << plain;
   ASSERT_NE(plain.find("errorcheck again EDEADLK"), std::string::npos) << plain;
   ASSERT_NE(plain.find("robust, owner dead EOWNERDEAD"), std::string::npos) << plain;
-  const auto r = causal_run(
-      "lock-results",
-      "--end-to-end --line lock_results.cpp:" +
-          std::to_string(line_of("lock_results.cpp", "print(\"held by another\"")),
-      kPrograms + "/causal_lock_results");
+  const auto r =
+      causal_run("lock-results",
+                 "--end-to-end --line lock_results.cpp:" +
+                     std::to_string(line_of("lock_results.cpp", "print(\"held by another\"")),
+                 kPrograms + "/causal_lock_results");
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find(plain), std::string::npos) << r.output;
 }

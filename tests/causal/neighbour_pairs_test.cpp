@@ -53,8 +53,8 @@ const PredictionPoint& point_at(const std::vector<LocationPrediction>& all, doub
 constexpr double kTestUs[] = {2, 2000, 20, 200, 5, 500, 50, 1000};
 
 template <typename After>
-std::vector<format::ExperimentRecord> phased_benchmark(uint32_t fast_percent,
-                                                       uint32_t slow_percent, After after) {
+std::vector<format::ExperimentRecord> phased_benchmark(uint32_t fast_percent, uint32_t slow_percent,
+                                                       After after) {
   std::vector<format::ExperimentRecord> records;
   Rng rng(3);
   uint64_t t = 0;
@@ -104,8 +104,8 @@ TEST(NeighbourPairs, PhasesOfDifferentRatesGiveTheGainWithinEachPhase) {
 // would be hundreds of times slower (speedtest1: "slow the program down by about
 // 1068387%"). It is named, with its counts, for the report to say why.
 TEST(NeighbourPairs, ALocationWithoutEnoughNeighbourUnitsHasNoCurve) {
-  const auto records = phased_benchmark(
-      50, 50, [](auto& out, uint64_t& t, int round, size_t test, int e) {
+  const auto records =
+      phased_benchmark(50, 50, [](auto& out, uint64_t& t, int round, size_t test, int e) {
         if (round != 0 || e != 5 || test > 1) return;
         // b.cpp:2: its baseline in the fastest test, its sped-up experiment in the slowest.
         t += 100;

@@ -12,8 +12,8 @@ namespace cprof::sampler {
 namespace {
 
 TEST(MovedCode, APcInMovedCodeStandsForTheOriginalAtItsRow) {
-  const std::vector<MovedCodeRow> rows{{0, 0, 0}, {5, 0, -128}, {6, 0, -136}, {23, 0, 0},
-                                       {27, 4, 0}};
+  const std::vector<MovedCodeRow> rows{
+      {0, 0, 0}, {5, 0, -128}, {6, 0, -136}, {23, 0, 0}, {27, 4, 0}};
   ASSERT_TRUE(register_moved_code(0x10000, 0x10020, 0x400000, rows));
   const uint64_t sp = 0x7ffd0000;
   const auto at = [&](uint64_t pc) { return moved_code_origin(pc, sp); };
@@ -31,11 +31,11 @@ TEST(MovedCode, APcInMovedCodeStandsForTheOriginalAtItsRow) {
 }
 
 TEST(MovedCode, RowsThatDoNotStartAtTheBeginningAreRefused) {
-  EXPECT_FALSE(register_moved_code(0x20000, 0x20010, 0x500000,
-                                   std::vector<MovedCodeRow>{{4, 0, 0}}));
+  EXPECT_FALSE(
+      register_moved_code(0x20000, 0x20010, 0x500000, std::vector<MovedCodeRow>{{4, 0, 0}}));
   EXPECT_FALSE(register_moved_code(0x20000, 0x20010, 0x500000, {}));
-  EXPECT_FALSE(register_moved_code(0x20010, 0x20000, 0x500000,
-                                   std::vector<MovedCodeRow>{{0, 0, 0}}));
+  EXPECT_FALSE(
+      register_moved_code(0x20010, 0x20000, 0x500000, std::vector<MovedCodeRow>{{0, 0, 0}}));
   EXPECT_FALSE(moved_code_origin(0x20004, 0x1000));
 }
 

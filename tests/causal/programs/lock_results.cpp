@@ -2,9 +2,9 @@
 // lock first could differ from taking it: an error-checking mutex taken twice (EDEADLK),
 // a recursive one (0, twice), one held by another thread for a while (0, after the wait),
 // a robust one whose owner died holding it (EOWNERDEAD), a write lock asked for while
-// holding it (EDEADLK), a read lock twice (0), a read lock while another thread holds the write lock
-// (0, after the wait). Prints one line per case; the test compares the lines with and
-// without causal-run.
+// holding it (EDEADLK), a read lock twice (0), a read lock while another thread holds the write
+// lock (0, after the wait). Prints one line per case; the test compares the lines with and without
+// causal-run.
 #include <pthread.h>
 #include <unistd.h>
 
@@ -15,7 +15,9 @@
 
 namespace {
 
-void print(const char* what, int rc) { std::printf("%s %s\n", what, rc == 0 ? "0" : strerrorname_np(rc)); }
+void print(const char* what, int rc) {
+  std::printf("%s %s\n", what, rc == 0 ? "0" : strerrorname_np(rc));
+}
 
 }  // namespace
 
