@@ -186,8 +186,8 @@ CPROF_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t* l) {
   return real::pthread_rwlock_unlock()(l);
 }
 CPROF_EXPORT int pthread_spin_lock(pthread_spinlock_t* l) {
-  Block b;
-  return b.pthread_result(real::pthread_spin_lock()(l));
+  return lock_trying_first([l] { return real::pthread_spin_trylock()(l); },
+                           [l] { return real::pthread_spin_lock()(l); });
 }
 CPROF_EXPORT int pthread_spin_unlock(pthread_spinlock_t* l) {
   wake_other();
@@ -196,10 +196,13 @@ CPROF_EXPORT int pthread_spin_unlock(pthread_spinlock_t* l) {
 
 // ---- semaphores ----
 CPROF_EXPORT int sem_wait(sem_t* s) {
-  Block b;
-  const int rc = real::sem_wait()(s);
-  if (rc == 0) b.woken_by_other(); else b.self_wake();
-  return rc;
+  // Tried first, as a lock (lock_trying_first): a count above zero is taken at once.
+  const int saved = errno;
+  const int tried = lock_trying_first(
+      [s] { return real::sem_trywait()(s) == 0 ? 0 : (errno == EAGAIN ? EBUSY : -1); },
+      [s] { return real::sem_wait()(s) == 0 ? 0 : -1; });
+  if (tried == 0) errno = saved;  // sem_trywait's EAGAIN is not the program's to see
+  return tried == 0 ? 0 : -1;
 }
 CPROF_EXPORT int sem_timedwait(sem_t* s, const timespec* t) {
   Block b;

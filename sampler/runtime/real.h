@@ -39,7 +39,8 @@
   X(pthread_barrier_wait) X(pthread_rwlock_rdlock) X(pthread_rwlock_wrlock)                      \
   X(pthread_rwlock_tryrdlock) X(pthread_rwlock_trywrlock) X(pthread_rwlock_timedrdlock)          \
   X(pthread_rwlock_timedwrlock) X(pthread_rwlock_unlock) X(pthread_spin_lock)                    \
-  X(pthread_spin_unlock) X(sem_wait) X(sem_timedwait) X(sem_clockwait) X(sem_post) X(sigwait)    \
+  X(pthread_spin_trylock) X(pthread_spin_unlock) X(sem_wait) X(sem_trywait) X(sem_timedwait)      \
+  X(sem_clockwait) X(sem_post) X(sigwait)                                                        \
   X(sigwaitinfo) X(sigtimedwait) X(sigsuspend) X(pause) X(nanosleep) X(clock_nanosleep)          \
   X(usleep) X(sleep) X(read) X(poll) X(ppoll) X(select) X(pselect) X(epoll_wait)                 \
   X(epoll_pwait) X(syscall) X(close) X(close_range) X(dup2) X(dup3) X(dlopen) X(dlclose)         \

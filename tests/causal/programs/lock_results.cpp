@@ -2,13 +2,16 @@
 // lock first could differ from taking it: an error-checking mutex taken twice (EDEADLK),
 // a recursive one (0, twice), one held by another thread for a while (0, after the wait),
 // a robust one whose owner died holding it (EOWNERDEAD), a write lock asked for while
-// holding it (EDEADLK), a read lock twice (0), a read lock while another thread holds the write
-// lock (0, after the wait). Prints one line per case; the test compares the lines with and without
-// causal-run.
+// holding it (EDEADLK), a read lock twice (0), a read lock while another thread holds the
+// write lock (0, after the wait), a spinlock, a semaphore with a count and one waiting for
+// a post (and errno after each). Prints one line per case; the test compares the lines with
+// and without causal-run.
 #include <pthread.h>
+#include <semaphore.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <thread>
@@ -82,5 +85,26 @@ int main() {
   print("rdlock while another writes", pthread_rwlock_rdlock(&rw));
   pthread_rwlock_unlock(&rw);
   writer.join();
+
+  pthread_spinlock_t spin;
+  pthread_spin_init(&spin, PTHREAD_PROCESS_PRIVATE);
+  print("spin", pthread_spin_lock(&spin));
+  pthread_spin_unlock(&spin);
+
+  // A semaphore: taken at once while its count is above zero, then after a post by another
+  // thread; errno stays what it was when the call succeeds (the try's EAGAIN is not seen).
+  sem_t sem;
+  sem_init(&sem, 0, 1);
+  errno = 0;
+  print("sem_wait with a count", sem_wait(&sem) == 0 ? 0 : errno);
+  print("errno after it", errno);
+  std::thread poster([&] {
+    usleep(50000);
+    sem_post(&sem);
+  });
+  print("sem_wait for a post", sem_wait(&sem) == 0 ? 0 : errno);
+  print("errno after it", errno);
+  poster.join();
+  sem_destroy(&sem);
   return 0;
 }
