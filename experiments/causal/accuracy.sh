@@ -48,7 +48,9 @@
 # less than processes do), COZ (default coz; COZ=none leaves Coz out), CAUSAL_ARGS (more
 # causal-run options, e.g. "-f 4000"), KEEP=1 keeps the temp dir, VERSUS (variables, e.g.
 # "CPROF_CAUSAL_WHOLE_SAMPLES=1": the second column is causal-run again with them set,
-# run interleaved with the first, instead of Coz: a change to the method, side by side).
+# run interleaved with the first, instead of Coz: a change to the method, side by side),
+# VERSUS_BIN (another build folder: the second column is that build's causal-run, with
+# VERSUS's variables if any, the same way: a change to the runtime, side by side).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../../bench/sampler/common.sh"
@@ -69,10 +71,13 @@ if [[ -n ${DURATION_MS:-} ]]; then export CPROF_CAUSAL_DURATION_MS=$DURATION_MS;
 coz_bin=${COZ:-coz}
 have_coz=1
 versus=(${VERSUS:-})
-if ((${#versus[@]} > 0)); then
+versus_bin=${VERSUS_BIN:+$(cd "$VERSUS_BIN" && pwd)/bin}
+has_versus=0
+if ((${#versus[@]} > 0)) || [[ -n $versus_bin ]]; then has_versus=1; fi
+if ((has_versus)); then
   have_coz=0
   export SECOND="vs"
-  echo "accuracy.sh: the second column is causal-run with ${versus[*]}" >&2
+  echo "accuracy.sh: the second column is causal-run from ${versus_bin:-this build}${versus[*]:+, with ${versus[*]}}" >&2
 elif [[ $coz_bin == none ]] || ! command -v "$coz_bin" >/dev/null; then
   echo "accuracy.sh: coz not found (COZ=$coz_bin); the Coz column is left empty" >&2
   have_coz=0
@@ -94,9 +99,10 @@ echo "accuracy.sh: programs ${programs[*]}; S = ${speedups[*]}; $pairs pairs of 
 # One causal-run of program $p at $s into $tmp/NAME-$p-$s, with the variables given after
 # NAME set. Every run of one S goes into one results directory: the report merges them.
 causal_run() {
-  local name=$1 base="$tmp/$1-$p-$s"
+  local name=$1 base="$tmp/$1-$p-$s" run_bin=$BIN
+  [[ $name == vs && -n $versus_bin ]] && run_bin=$versus_bin
   shift
-  env "$@" "$BIN/causal-run" ${CAUSAL_ARGS:-} --append --line "$loc" --fixed-speedup "$pc" -o "$base" -- "$prog" "${items[@]}" \
+  env "$@" "$run_bin/causal-run" ${CAUSAL_ARGS:-} --append --line "$loc" --fixed-speedup "$pc" -o "$base" -- "$prog" "${items[@]}" \
     >"$base.out" 2>"$base.err" || echo "  causal-run${*:+ ($*)} failed: $(tail -1 "$base.err")" >&2
 }
 # causal-report's prediction from $tmp/NAME-$p-$s: point, 95% interval, experiments of S
@@ -121,7 +127,7 @@ for p in "${programs[@]}"; do
     pc=$(awk -v s="$s" 'BEGIN { printf "%d", s * 100 + 0.5 }')
     for ((t = 1; t <= tool_runs; t++)); do
       causal_run ours
-      if ((${#versus[@]} > 0)); then causal_run vs "${versus[@]}"; fi
+      if ((has_versus)); then causal_run vs "${versus[@]}"; fi
       if ((have_coz)); then
         (cd "$tmp" && "$coz_bin" run --fixed-line "$loc" --fixed-speedup "$pc" -o "$tmp/coz-$p-$s.run.coz" \
           --- "$prog-coz" "${items[@]}" >"$tmp/coz-$p-$s.out" 2>"$tmp/coz-$p-$s.err") ||
@@ -165,7 +171,7 @@ for p in "${programs[@]}"; do
     if ((have_coz)) && [[ -f $tmp/coz-$p-$s.coz && -f $tmp/coz-$p-0.coz ]]; then
       read -r coz _ _ cexps cbexps <<<"$(python3 "$here/predict.py" coz "$tmp/coz-$p-0.coz" "$tmp/coz-$p-$s.coz" "$s")"
       cexps="$cexps+$cbexps"
-    elif ((${#versus[@]} > 0)); then
+    elif ((has_versus)); then
       read -r coz _ _ cexps cbexps <<<"$(prediction_of vs)"
       cexps="$cexps+$cbexps"
     fi
