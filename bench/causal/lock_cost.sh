@@ -65,7 +65,6 @@ done
 echo
 printf '%-6s %s\n' build "ns added per uncontended lock/unlock pair: median [min..max]"
 for b in "${builds[@]}"; do
-  printf '%-6s %s\n' "$b" "$(echo "${costs[$b]}" | tr ' ' '\n' | grep -v '^$' | sort -g | awk '
-    { v[n++] = $1 }
-    END { printf "%.1f [%.1f..%.1f]", (n % 2 ? v[(n - 1) / 2] : (v[n / 2 - 1] + v[n / 2]) / 2), v[0], v[n - 1] }')"
+  read -r med min max _ <<<"$(echo "${costs[$b]}" | tr ' ' '\n' | grep -v '^$' | stats)"
+  printf '%-6s %.1f [%.1f..%.1f]\n' "$b" "$med" "$min" "$max"
 done
