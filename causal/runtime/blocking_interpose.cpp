@@ -74,6 +74,19 @@ int lock_trying_first(TryLock try_lock, Lock lock) {
   return b.pthread_result(lock());
 }
 
+// sem_wait and its timed forms, tried first the same way (sem_trywait: a count above zero
+// is taken at once). `wait()` is the real call. errno is the call's own: the try's EAGAIN
+// is not the program's to see where the wait then succeeds.
+template <typename Wait>
+int sem_trying_first(sem_t* s, Wait wait) {
+  const int saved = errno;
+  const int tried = lock_trying_first(
+      [s] { return real::sem_trywait()(s) == 0 ? 0 : (errno == EAGAIN ? EBUSY : -1); },
+      [&wait] { return wait() == 0 ? 0 : -1; });
+  if (tried == 0) errno = saved;
+  return tried == 0 ? 0 : -1;
+}
+
 }  // namespace
 
 FutexCounts& futex_counts() {
@@ -101,6 +114,7 @@ long syscall_with_futex_rules(long number, const long a[6], FutexPath path) {
 
 using cprof::causal::Block;
 using cprof::causal::lock_trying_first;
+using cprof::causal::sem_trying_first;
 using cprof::causal::wake_other;
 namespace real = cprof::real;
 
@@ -113,8 +127,8 @@ CPROF_EXPORT int pthread_mutex_trylock(pthread_mutex_t* m) {
   return real::pthread_mutex_trylock()(m);  // never blocks
 }
 CPROF_EXPORT int pthread_mutex_timedlock(pthread_mutex_t* m, const timespec* t) {
-  Block b;
-  return b.pthread_result(real::pthread_mutex_timedlock()(m, t));
+  return lock_trying_first([m] { return real::pthread_mutex_trylock()(m); },
+                           [m, t] { return real::pthread_mutex_timedlock()(m, t); });
 }
 CPROF_EXPORT int pthread_mutex_unlock(pthread_mutex_t* m) {
   wake_other();
@@ -174,12 +188,12 @@ CPROF_EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t* l) {
                            [l] { return real::pthread_rwlock_wrlock()(l); });
 }
 CPROF_EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t* l, const timespec* t) {
-  Block b;
-  return b.pthread_result(real::pthread_rwlock_timedrdlock()(l, t));
+  return lock_trying_first([l] { return real::pthread_rwlock_tryrdlock()(l); },
+                           [l, t] { return real::pthread_rwlock_timedrdlock()(l, t); });
 }
 CPROF_EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t* l, const timespec* t) {
-  Block b;
-  return b.pthread_result(real::pthread_rwlock_timedwrlock()(l, t));
+  return lock_trying_first([l] { return real::pthread_rwlock_trywrlock()(l); },
+                           [l, t] { return real::pthread_rwlock_timedwrlock()(l, t); });
 }
 CPROF_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t* l) {
   wake_other();
@@ -196,25 +210,13 @@ CPROF_EXPORT int pthread_spin_unlock(pthread_spinlock_t* l) {
 
 // ---- semaphores ----
 CPROF_EXPORT int sem_wait(sem_t* s) {
-  // Tried first, as a lock (lock_trying_first): a count above zero is taken at once.
-  const int saved = errno;
-  const int tried = lock_trying_first(
-      [s] { return real::sem_trywait()(s) == 0 ? 0 : (errno == EAGAIN ? EBUSY : -1); },
-      [s] { return real::sem_wait()(s) == 0 ? 0 : -1; });
-  if (tried == 0) errno = saved;  // sem_trywait's EAGAIN is not the program's to see
-  return tried == 0 ? 0 : -1;
+  return sem_trying_first(s, [s] { return real::sem_wait()(s); });
 }
 CPROF_EXPORT int sem_timedwait(sem_t* s, const timespec* t) {
-  Block b;
-  const int rc = real::sem_timedwait()(s, t);
-  if (rc == 0) b.woken_by_other(); else b.self_wake();
-  return rc;
+  return sem_trying_first(s, [s, t] { return real::sem_timedwait()(s, t); });
 }
 CPROF_EXPORT int sem_clockwait(sem_t* s, clockid_t clock, const timespec* t) {
-  Block b;
-  const int rc = real::sem_clockwait()(s, clock, t);
-  if (rc == 0) b.woken_by_other(); else b.self_wake();
-  return rc;
+  return sem_trying_first(s, [s, clock, t] { return real::sem_clockwait()(s, clock, t); });
 }
 CPROF_EXPORT int sem_post(sem_t* s) {
   wake_other();

@@ -4,8 +4,8 @@
 // a robust one whose owner died holding it (EOWNERDEAD), a write lock asked for while
 // holding it (EDEADLK), a read lock twice (0), a read lock while another thread holds the
 // write lock (0, after the wait), a spinlock, a semaphore with a count and one waiting for
-// a post (and errno after each). Prints one line per case; the test compares the lines with
-// and without causal-run.
+// a post (and errno after each), the timed forms free and held. Prints one line per
+// case; the test compares the lines with and without causal-run.
 #include <pthread.h>
 #include <semaphore.h>
 #include <unistd.h>
@@ -105,6 +105,23 @@ int main() {
   print("sem_wait for a post", sem_wait(&sem) == 0 ? 0 : errno);
   print("errno after it", errno);
   poster.join();
+
+  // The timed forms: at once when free (a deadline in the past does not matter then),
+  // ETIMEDOUT when not.
+  const timespec past{0, 0};
+  sem_post(&sem);
+  print("sem_timedwait with a count", sem_timedwait(&sem, &past) == 0 ? 0 : errno);
+  print("sem_timedwait without", sem_timedwait(&sem, &past) == 0 ? 0 : errno);
   sem_destroy(&sem);
+  pthread_mutex_t timed = PTHREAD_MUTEX_INITIALIZER;
+  print("timedlock free", pthread_mutex_timedlock(&timed, &past));
+  std::thread([&] { print("timedlock held", pthread_mutex_timedlock(&timed, &past)); }).join();
+  pthread_mutex_unlock(&timed);
+  pthread_rwlock_t timed_rw = PTHREAD_RWLOCK_INITIALIZER;
+  print("timedwrlock free", pthread_rwlock_timedwrlock(&timed_rw, &past));
+  std::thread([&] {
+    print("timedrdlock held", pthread_rwlock_timedrdlock(&timed_rw, &past));
+  }).join();
+  pthread_rwlock_unlock(&timed_rw);
   return 0;
 }
