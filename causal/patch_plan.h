@@ -18,6 +18,8 @@
 #include <string_view>
 #include <vector>
 
+#include "sampler/runtime/moved_code.h"
+
 namespace cprof::causal {
 
 // One instruction of the window and how it moves.
@@ -56,12 +58,8 @@ std::optional<PatchPlan> parse_patch_plan(std::string_view text, std::string& er
 // the next row), as at `original_offset` bytes past the site, with the stack pointer
 // `stack_shift` bytes from the program's there. A sample taken in the trampoline is
 // unwound from that place (sampler/runtime/moved_code.h).
-struct TrampolineRow {
-  uint16_t offset = 0;
-  uint16_t original_offset = 0;
-  int16_t stack_shift = 0;
-  bool operator==(const TrampolineRow&) const = default;
-};
+// The sampler's own row (the runtime registers them with it as they are).
+using TrampolineRow = sampler::MovedCodeRow;
 
 // The trampoline for `plan` at `site` (run-time address of the window), placed at
 // `trampoline`, counting into the 8 bytes at `counter`: the red zone stepped over, the

@@ -4,7 +4,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstring>
@@ -108,11 +107,7 @@ std::atomic<uint64_t>* patch_counter(uint64_t site, const PatchPlan& plan, std::
   }
   // Before the jump is written: a sample in the trampoline is unwound from the line's
   // code. A full table leaves such samples unnamed, nothing worse.
-  std::vector<sampler::MovedCodeRow> moved(rows.size());
-  std::transform(rows.begin(), rows.end(), moved.begin(), [](const TrampolineRow& r) {
-    return sampler::MovedCodeRow{r.offset, r.original_offset, r.stack_shift};
-  });
-  sampler::register_moved_code(code, code + trampoline->size(), site, moved);
+  sampler::register_moved_code(code, code + trampoline->size(), site, rows);
   if (!set_code_writable(site, jump->size(), true)) {
     error = std::string("mprotect of the program's code: ") + std::strerror(errno);
     ::munmap(pages, 2 * kPage);

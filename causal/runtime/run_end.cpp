@@ -147,7 +147,7 @@ void CausalRuntime::queue_counted_visits() {
     const ProgressPoint* p = progress_.at(i);
     if (p->source() != ProgressSource::breakpoint) continue;
     const uint64_t visits = p->counts().visits;
-    const uint64_t added = visits >= visits_queued_[i] ? visits - visits_queued_[i] : visits;
+    const uint64_t added = visits - visits_queued_[i];  // counts only grow
     visits_queued_[i] = visits;
     if (added == 0 && !first) continue;
     queue_message(format::MessageLevel::info,

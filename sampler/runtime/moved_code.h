@@ -25,6 +25,7 @@ struct MovedCodeRow {
   uint16_t offset = 0;
   uint16_t original_offset = 0;
   int16_t stack_shift = 0;
+  bool operator==(const MovedCodeRow&) const = default;
 };
 
 inline constexpr size_t kMovedCodeRowsMax = 32;

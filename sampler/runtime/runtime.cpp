@@ -291,19 +291,19 @@ void Runtime::adopt_existing_threads() {
 size_t Runtime::unwind_stack(const ucontext_t* uc, const StackBounds& stack,
                              uint64_t (&frames)[kFrameCapacity], bool& truncated) const noexcept {
   const size_t want = std::min<size_t>(config_.max_depth + 1, kFrameCapacity);
-  const auto pc = static_cast<uint64_t>(uc->uc_mcontext.gregs[REG_RIP]);
-  const auto sp = static_cast<uint64_t>(uc->uc_mcontext.gregs[REG_RSP]);
-  size_t depth = 0;
-  if (const auto origin = moved_code_origin(pc, sp)) {
+  auto sp = static_cast<uint64_t>(uc->uc_mcontext.gregs[REG_RSP]);
+  ucontext_t moved;
+  if (const auto origin =
+          moved_code_origin(static_cast<uint64_t>(uc->uc_mcontext.gregs[REG_RIP]), sp)) {
     // Unwound from the code it stands for, in a copy: the program's own context, which
     // the kernel restores when the handler returns, is never changed.
-    ucontext_t moved = *uc;
+    moved = *uc;
     moved.uc_mcontext.gregs[REG_RIP] = static_cast<greg_t>(origin->pc);
     moved.uc_mcontext.gregs[REG_RSP] = static_cast<greg_t>(origin->sp);
-    depth = unwind(unwind_method_, &moved, stack.live_part(origin->sp), frames, want);
-  } else {
-    depth = unwind(unwind_method_, uc, stack.live_part(sp), frames, want);
+    uc = &moved;
+    sp = origin->sp;
   }
+  const size_t depth = unwind(unwind_method_, uc, stack.live_part(sp), frames, want);
   truncated = depth > config_.max_depth;
   return truncated ? config_.max_depth : depth;
 }
