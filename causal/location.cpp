@@ -50,6 +50,7 @@ void Location::normalize() {
 }
 
 bool Location::contains(uint64_t address) const {
+  if (loaded != nullptr && !loaded->load(std::memory_order_acquire)) return false;
   // upper_bound on start: the candidate is the range just before it.
   auto it = std::upper_bound(ranges.begin(), ranges.end(), address,
                              [](uint64_t a, const AddressRange& r) { return a < r.start; });
@@ -76,7 +77,49 @@ uint32_t LocationTable::add(std::string name, std::vector<AddressRange> ranges) 
   return locations_.back().id;
 }
 
+uint32_t LocationTable::add_unloaded(std::string name, std::vector<AddressRange> file_ranges) {
+  const uint32_t id = add(std::move(name), std::move(file_ranges));
+  attached_bias_.resize(locations_.size(), 0);
+  attached_bias_[id] = kNotAttached;
+  return id;
+}
+
 void LocationTable::finish() {
+  attached_bias_.resize(locations_.size(), 0);
+  if (std::find(attached_bias_.begin(), attached_bias_.end(), kNotAttached) !=
+      attached_bias_.end()) {
+    loaded_ = std::make_unique<std::atomic<bool>[]>(locations_.size());
+    for (auto& loc : locations_) {
+      if (attached_bias_[loc.id] == kNotAttached) loc.loaded = &loaded_[loc.id];
+    }
+  }
+  publish();
+}
+
+bool LocationTable::attach(uint32_t id, uint64_t bias) {
+  Location& loc = locations_[id];
+  if (loc.loaded == nullptr) return true;  // loaded at start
+  if (attached_bias_[id] == kNotAttached) {
+    // Not loaded: no handler reads these ranges until the flag says so (release).
+    for (auto& r : loc.ranges) r = AddressRange{r.start + bias, r.end + bias};
+    attached_bias_[id] = bias;
+  } else if (attached_bias_[id] != bias) {
+    return false;
+  }
+  loaded_[id].store(true, std::memory_order_release);
+  return true;
+}
+
+void LocationTable::detach(uint32_t id) {
+  if (locations_[id].loaded != nullptr) loaded_[id].store(false, std::memory_order_release);
+}
+
+bool LocationTable::is_loaded(uint32_t id) const {
+  const Location& loc = locations_[id];
+  return loc.loaded == nullptr || loc.loaded->load(std::memory_order_acquire);
+}
+
+void LocationTable::publish() {
   // Carve the address space so each byte belongs to the first location added that holds
   // it: insert ranges in id order, keeping only the parts not yet covered. The covered
   // parts live in a map keyed by start (disjoint), so each range costs a lookup and the
@@ -84,6 +127,7 @@ void LocationTable::finish() {
   // a second (re-sorting a vector per range took minutes, before the program started).
   std::map<uint64_t, Entry> covered;
   for (const auto& loc : locations_) {
+    if (!is_loaded(loc.id)) continue;
     for (const auto& r : loc.ranges) {
       uint64_t start = r.start;
       auto it = covered.upper_bound(start);
@@ -99,15 +143,19 @@ void LocationTable::finish() {
       }
     }
   }
-  index_.clear();
-  index_.reserve(covered.size());
-  for (const auto& [start, e] : covered) index_.push_back(e);
+  auto index = std::make_unique<std::vector<Entry>>();
+  index->reserve(covered.size());
+  for (const auto& [start, e] : covered) index->push_back(e);
+  index_.store(index.get(), std::memory_order_release);
+  indexes_.push_back(std::move(index));
 }
 
 const Location* LocationTable::find(uint64_t address) const {
-  auto it = std::upper_bound(index_.begin(), index_.end(), address,
+  const std::vector<Entry>* index = index_.load(std::memory_order_acquire);
+  if (index == nullptr) return nullptr;
+  auto it = std::upper_bound(index->begin(), index->end(), address,
                              [](uint64_t a, const Entry& e) { return a < e.start; });
-  if (it == index_.begin()) return nullptr;
+  if (it == index->begin()) return nullptr;
   --it;
   return address < it->end ? &locations_[it->id] : nullptr;
 }

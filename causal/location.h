@@ -6,9 +6,9 @@
 //
 // Signal-safety contract: LocationTable::find(), Location::contains(), stack_hits() and
 // RecentLocations::note() and LocationTally::add() are async-signal-safe and lock-free
-// (reads of data built before sampling starts, binary searches, relaxed atomics).
-// Building a table, add(), RecentLocations::snapshot() and draw_by_count() are for
-// normal context.
+// (reads of data built before sampling starts or published by one atomic pointer, binary
+// searches, atomics). Building a table, add(), attach(), detach(),
+// RecentLocations::snapshot() and draw_by_count() are for normal context.
 
 #include <array>
 #include <atomic>
@@ -42,6 +42,10 @@ struct Location {
   uint32_t id = 0;
   std::string name;                  // "file:line" or a function name
   std::vector<AddressRange> ranges;  // sorted by start, disjoint (normalize())
+  // Null for code loaded when the program started. For a library it loads later (dlopen):
+  // the table's flag, set once the library is loaded and the ranges moved by its load
+  // bias; until then (and after a dlclose) the location holds no address.
+  const std::atomic<bool>* loaded = nullptr;
 
   // Sorts and merges the ranges. Call once after filling them.
   void normalize();
@@ -55,10 +59,30 @@ bool stack_hits(const Location& location, std::span<const uint64_t> frames);
 
 class LocationTable {
  public:
+  LocationTable() = default;
+  LocationTable(const LocationTable&) = delete;
+  LocationTable& operator=(const LocationTable&) = delete;
+
   // Adds a location and returns its id (its index). Normal context, before sampling.
   uint32_t add(std::string name, std::vector<AddressRange> ranges);
+  // Adds a location in a library the program has not loaded yet: `file_ranges` are the
+  // library file's addresses, moved by attach(). Before finish().
+  uint32_t add_unloaded(std::string name, std::vector<AddressRange> file_ranges);
   // Builds the address index. Call after the last add(), before any find().
   void finish();
+
+  // A library loaded later: the location `id` (add_unloaded) holds code from now on, its
+  // ranges moved by `bias`. False when it was attached before at another bias (a library
+  // closed and loaded again elsewhere: its ranges are not rewritten while a handler may
+  // read them). detach(): a dlclose; the location holds no address until attached again.
+  // Neither takes effect in find() until publish(). Normal context, one caller at a time.
+  bool attach(uint32_t id, uint64_t bias);
+  void detach(uint32_t id);
+  // Whether the location holds code now (always, for one loaded at start).
+  bool is_loaded(uint32_t id) const;
+  // Rebuilds the address index from the loaded locations and publishes it; a handler
+  // still reading the one before keeps it (indexes are never freed while the table lives).
+  void publish();
 
   size_t size() const { return locations_.size(); }
   const Location& at(uint32_t id) const { return locations_[id]; }
@@ -74,8 +98,14 @@ class LocationTable {
     uint64_t start, end;
     uint32_t id;
   };
+  static constexpr uint64_t kNotAttached = ~uint64_t{0};
   std::vector<Location> locations_;
-  std::vector<Entry> index_;  // sorted by start, disjoint
+  // Per location added with add_unloaded(): its flag (Location::loaded points here) and
+  // the bias it was attached at (kNotAttached before the first attach).
+  std::unique_ptr<std::atomic<bool>[]> loaded_;
+  std::vector<uint64_t> attached_bias_;
+  std::vector<std::unique_ptr<const std::vector<Entry>>> indexes_;  // every one published
+  std::atomic<const std::vector<Entry>*> index_{nullptr};  // sorted by start, disjoint
 };
 
 // The last few in-scope locations the samples fell in, for automatic selection: a ring

@@ -201,9 +201,10 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
       ->check(cprof::cli::one_of({"line", "function"}))
       ->default_val("line");
   app.add_option("--binary-scope", sel.binary_scope,
-                 "binaries whose code may be selected: MAIN (the executable; default) and "
-                 "patterns of libraries it loads at start, e.g. '%libfoo%' (repeatable, "
-                 "comma-separated)");
+                 "binaries whose code may be selected: MAIN (the executable; default), "
+                 "patterns of libraries it loads at start, e.g. '%libfoo%', and paths of "
+                 "library files it loads later with dlopen, e.g. ./plugins/%.so "
+                 "(repeatable, comma-separated)");
   app.add_option("--source-scope", sel.source_scope,
                  "source files whose code may be selected, as path patterns, e.g. '%/src/%' "
                  "(default: the program's own, not system headers)");

@@ -1,5 +1,8 @@
 #include "causal/launcher/resolve.h"
 
+#include <limits.h>
+#include <stdlib.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -29,6 +32,11 @@ bool library_function_name(const std::string& name) {
                                           "operator delete", "_GLOBAL__", "__static_initialization"};
   return std::any_of(std::begin(kPrefixes), std::end(kPrefixes),
                      [&](const char* p) { return name.rfind(p, 0) == 0; });
+}
+
+std::string real_path(const std::string& path) {
+  char buf[PATH_MAX];
+  return realpath(path.c_str(), buf) == nullptr ? path : std::string(buf);
 }
 
 std::string shell_quote(const std::string& s) {
@@ -85,6 +93,17 @@ LocationResolver::LocationResolver(std::string executable, const Selection& sele
       if (binary_scope_.includes_library(lib)) binaries_.push_back(Binary{lib, lib});
     }
   }
+  // Library files named by path that the program does not load at start: it may load them
+  // later (dlopen). Resolved now; the runtime attaches them where the loader puts them.
+  std::set<std::string> known;
+  for (const auto& b : binaries_) known.insert(real_path(b.path));
+  for (const auto& lib : libraries()) known.insert(real_path(lib));
+  for (const auto& file : binary_scope_.named_files()) {
+    if (known.insert(file).second) {
+      binaries_.push_back(Binary{file, file});
+      later_.push_back(file);
+    }
+  }
 }
 
 bool LocationResolver::has_debug_info(const std::string& path, std::string& error) {
@@ -125,7 +144,17 @@ std::string LocationResolver::resolve(std::vector<LocationLine>& out,
                                       std::vector<std::string>& notes) {
   if (binaries_.empty()) {
     return "--binary-scope: no binary of " + executable_ + " matches (MAIN is the executable; " +
-           "other patterns match the libraries it loads at start)";
+           "other patterns match the libraries it loads at start, or name by path a library " +
+           "file it loads later)";
+  }
+  for (const auto& file : later_) {
+    if (std::none_of(binaries_.begin(), binaries_.end(),
+                     [&](const Binary& b) { return b.path == file; })) {
+      continue;  // left out by check_debug_info
+    }
+    notes.push_back(file + " is not loaded when the program starts: its code is taken as a " +
+                    "library the program loads later (dlopen), counted and experimented on " +
+                    "from then on");
   }
   if (!selection_.lines.empty()) {
     if (std::string err = add_lines(out, notes); !err.empty()) return err;
@@ -354,7 +383,9 @@ std::string LocationResolver::breakpoint_addresses(const std::string& spec,
     return !r.ok() && r.error().message.find("no source file matches") != std::string::npos;
   };
   if (no_such_file(ranges)) {
-    for (const auto& lib : libraries()) {
+    std::vector<std::string> candidates = libraries();
+    candidates.insert(candidates.end(), later_.begin(), later_.end());
+    for (const auto& lib : candidates) {
       auto in_library = line_code({lib, ""});
       if (no_such_file(in_library)) continue;
       ranges = std::move(in_library);

@@ -44,7 +44,8 @@ class LocationResolver {
   // Resolves the selection into `out`. Returns "" or the first error. `notes` gets lines
   // worth telling the user (libraries in scope without debug information).
   std::string resolve(std::vector<LocationLine>& out, std::vector<std::string>& notes);
-  // --progress FILE:LINE: the addresses to count (main executable), one per copy of the
+  // --progress FILE:LINE: the addresses to count (the executable's, else those of the
+  // first library that has the file, at start or named as loaded later), one per copy of the
   // line: its first instruction in each function body that holds it, out of line or
   // inlined into a caller (each copy runs on paths of its own; the lowest alone may be
   // one that never runs). Returns "" or the error.
@@ -71,6 +72,8 @@ class LocationResolver {
   BinaryScope binary_scope_;
   SourceScope source_scope_;
   std::vector<Binary> binaries_;  // in scope: the executable (when MAIN is) and libraries
+  // Library files --binary-scope names by path that the program does not load at start.
+  std::vector<std::string> later_;
   std::optional<std::vector<std::string>> libraries_;  // startup_libraries(), when asked
   symbolize::Symbolizer symbolizer_;
 };

@@ -1,6 +1,10 @@
 #include "causal/launcher/scope.h"
 
 #include <fnmatch.h>
+#include <glob.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 
@@ -27,8 +31,32 @@ bool scope_pattern_matches(const std::string& pattern, const std::string& text) 
   return fnmatch(glob.c_str(), text.c_str(), 0) == 0;
 }
 
+namespace {
+
+std::string real_path(const std::string& path) {
+  char buf[PATH_MAX];
+  return realpath(path.c_str(), buf) == nullptr ? std::string() : std::string(buf);
+}
+
+}  // namespace
+
 BinaryScope::BinaryScope(std::vector<std::string> patterns) : patterns_(std::move(patterns)) {
   if (patterns_.empty()) patterns_.push_back("MAIN");
+  for (const auto& p : patterns_) {
+    if (p.find('/') == std::string::npos) continue;
+    std::string pattern = p;
+    std::replace(pattern.begin(), pattern.end(), '%', '*');
+    glob_t found{};
+    if (glob(pattern.c_str(), 0, nullptr, &found) == 0) {
+      for (size_t i = 0; i < found.gl_pathc; ++i) {
+        struct stat st {};
+        const std::string file = real_path(found.gl_pathv[i]);
+        if (file.empty() || stat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+        if (std::find(files_.begin(), files_.end(), file) == files_.end()) files_.push_back(file);
+      }
+    }
+    globfree(&found);
+  }
 }
 
 bool BinaryScope::includes_main() const {
@@ -38,9 +66,15 @@ bool BinaryScope::includes_main() const {
 bool BinaryScope::includes_library(const std::string& path) const {
   const size_t slash = path.rfind('/');
   const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
-  return std::any_of(patterns_.begin(), patterns_.end(), [&](const std::string& p) {
-    return p != "MAIN" && (scope_pattern_matches(p, path) || scope_pattern_matches(p, name));
-  });
+  if (std::any_of(patterns_.begin(), patterns_.end(), [&](const std::string& p) {
+        return p != "MAIN" && (scope_pattern_matches(p, path) || scope_pattern_matches(p, name));
+      })) {
+    return true;
+  }
+  // A path pattern written relative, or through a link: the files it names.
+  if (files_.empty()) return false;
+  const std::string real = real_path(path);
+  return std::find(files_.begin(), files_.end(), real) != files_.end();
 }
 
 SourceScope::SourceScope(std::vector<std::string> patterns) : patterns_(std::move(patterns)) {}

@@ -3,7 +3,9 @@
 // (which source files). Patterns are globs (fnmatch: * ? [..]) in which Coz's wildcard
 // '%' also stands for any text; a list may be comma-separated and options repeated.
 //   binary scope: "MAIN" is the program's executable; any other pattern matches a
-//     library's full path or its file name. Default: MAIN.
+//     library's full path or its file name. A pattern with a '/' also names files on
+//     disk (glob(3)): a library among them that the program does not load at start is
+//     one it may load later, with dlopen. Default: MAIN.
 //   source scope: patterns match a source file's full path. Default (no pattern): the
 //     program's own sources, i.e. every file that is not a system header or the C/C++
 //     library's code (docs/causal.md lists the prefixes).
@@ -28,9 +30,12 @@ class BinaryScope {
   bool includes_main() const;
   bool includes_library(const std::string& path) const;
   const std::vector<std::string>& patterns() const { return patterns_; }
+  // The regular files the patterns with a '/' name on disk now, as real paths.
+  const std::vector<std::string>& named_files() const { return files_; }
 
  private:
   std::vector<std::string> patterns_;
+  std::vector<std::string> files_;
 };
 
 class SourceScope {

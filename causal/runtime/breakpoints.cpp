@@ -25,7 +25,7 @@ std::string BreakpointPoints::add(ProgressPoint* point, uint64_t address, const 
   if (point == nullptr) return {};
   if (plan != nullptr) {
     std::string why;
-    if (std::atomic<uint64_t>* counter = patch_counter(address, *plan, why)) {
+    if (std::atomic<uint64_t>* counter = patch_counter(address, *plan, why, CodeState::at_start)) {
       append(point, {address, {}, 0}, counter);
       return {};
     }
@@ -43,6 +43,16 @@ std::string BreakpointPoints::add(ProgressPoint* point, uint64_t address, const 
   }
   append(point, std::move(place), nullptr);
   ++kernel_places_;
+  return {};
+}
+
+std::string BreakpointPoints::add_loaded(ProgressPoint* point, uint64_t address,
+                                         const PatchPlan& plan) {
+  std::lock_guard lock(mutex_);
+  std::string why;
+  std::atomic<uint64_t>* counter = patch_counter(address, plan, why, CodeState::just_loaded);
+  if (counter == nullptr) return why;
+  append(point, {address, {}, 0}, counter);
   return {};
 }
 

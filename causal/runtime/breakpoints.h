@@ -37,6 +37,11 @@ class BreakpointPoints {
   // then says why). Returns "" or why it cannot be counted.
   std::string add(ProgressPoint* point, uint64_t address, const PatchPlan* plan = nullptr,
                   std::string* patch_error = nullptr);
+  // A place in a library the program has just loaded (dlopen): patched only, with other
+  // threads running (none of them can be in code that was not there). The kernel's
+  // counters are per thread and opened as each one starts, so they would miss the
+  // threads already running: "" or why it cannot be patched.
+  std::string add_loaded(ProgressPoint* point, uint64_t address, const PatchPlan& plan);
   bool empty() const { return points_.empty(); }
   // Opens the counters of thread `tid`. Returns "" or why they could not be opened.
   std::string arm(pid_t tid);

@@ -145,8 +145,18 @@ CausalRuntime* CausalRuntime::start() {
         if (!biases) biases = library_load_biases();
         const auto library = biases->find(bp.module);
         if (library == biases->end()) {
-          rt->problems_.push_back("progress point " + bp.name + " not counted: " + bp.module +
-                                  " was not loaded when the program started");
+          // Loaded later (dlopen), if ever: counted from then on (attach_later_libraries).
+          std::string patch_error;
+          auto plan = bp.patch.empty() ? std::nullopt : parse_patch_plan(bp.patch, patch_error);
+          if (!plan) {
+            rt->problems_.push_back(
+                "progress point " + bp.name + " not counted: " + bp.module +
+                " was not loaded when the program started, and a library loaded later is "
+                "counted in its code only" +
+                (patch_error.empty() ? std::string() : " (" + patch_error + ")"));
+            continue;
+          }
+          rt->later_points_.push_back(LaterPoint{p, bp.module, bp.address, std::move(*plan)});
           continue;
         }
         bias = library->second;

@@ -28,6 +28,7 @@
 #include "causal/experiment.h"
 #include "causal/job_lockstep.h"
 #include "causal/location.h"
+#include "causal/patch_plan.h"
 #include "causal/progress_registry.h"
 #include "causal/region_spans.h"
 #include "causal/runtime/cpu_wait.h"
@@ -124,6 +125,12 @@ class CausalRuntime {
   // An exec'd program (resolve_for_): resolves its locations with causal-run, loads them
   // and makes the controller. Controller thread.
   bool resolve_exec_locations();
+  // After a dlopen or dlclose (later_libraries.cpp): the locations and --progress places
+  // in libraries the program did not load at start are attached to the library where it
+  // is loaded now (patched, for a place), detached where it is gone. Normal context.
+  void attach_later_libraries();
+  // At exit: a warning per library with locations or places that was never loaded.
+  void queue_never_loaded();
   // End to end: the location the baseline run of the pair with this seed chose (from
   // the run's locations cache), or null.
   const Location* pair_location(uint64_t seed) const;
@@ -186,6 +193,26 @@ class CausalRuntime {
   // Read by the signal handler: replaced (in a forked child) but never freed.
   std::atomic<ExperimentController*> controller_{nullptr};
   std::unique_ptr<BreakpointPoints> breakpoints_;
+  // What waits for a library the program loads later (dlopen), under later_mutex_ after
+  // start (a dlopen on any thread, held across fork).
+  struct LaterLocation {
+    uint32_t id;
+    std::string module;
+    bool ever_loaded = false;
+    bool moved = false;  // loaded again at another address: no longer experimented on
+  };
+  struct LaterPoint {
+    ProgressPoint* point;
+    std::string module;
+    uint64_t address;  // the library file's
+    PatchPlan plan;
+    uint64_t patched_bias = ~uint64_t{0};  // where it counts now; none yet
+    bool ever_patched = false;
+    bool failed = false;  // said once
+  };
+  std::vector<LaterLocation> later_locations_;
+  std::vector<LaterPoint> later_points_;
+  std::mutex later_mutex_;
   // Per progress point, the visits counted so far that a message already holds
   // (queue_counted_visits); in a forked child, its parent's count at the fork, which the
   // parent reports.

@@ -64,10 +64,12 @@ bool set_code_writable(uint64_t address, size_t size, bool writable) {
 
 }  // namespace
 
-std::atomic<uint64_t>* patch_counter(uint64_t site, const PatchPlan& plan, std::string& error) {
+std::atomic<uint64_t>* patch_counter(uint64_t site, const PatchPlan& plan, std::string& error,
+                                     CodeState state) {
 #if !defined(__x86_64__)
   (void)site;
   (void)plan;
+  (void)state;
   error = "patching code is implemented for x86-64 only";
   return nullptr;
 #else
@@ -75,7 +77,7 @@ std::atomic<uint64_t>* patch_counter(uint64_t site, const PatchPlan& plan, std::
     error = "a window of under 5 bytes";
     return nullptr;
   }
-  if (const uint64_t threads = thread_count(); threads != 1) {
+  if (const uint64_t threads = state == CodeState::at_start ? thread_count() : 1; threads != 1) {
     error = "the program had " + std::to_string(threads) + " threads when the runtime started";
     return nullptr;
   }

@@ -75,6 +75,7 @@ void CausalRuntime::stop() {
   dispatch::set_trapping(false, false);
   if (job_) job_->unlink();  // the ranks that mapped it keep their mapping
   queue_futex_counts();
+  queue_never_loaded();
   queue_counted_visits();
   if (std::string mpi = peer_wait_summary(); !mpi.empty()) {
     queue_message(format::MessageLevel::info, std::move(mpi));

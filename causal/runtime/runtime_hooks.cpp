@@ -104,7 +104,9 @@ void CausalRuntime::hook_fork_prepare() {
   CausalRuntime* rt = instance();
   if (rt == nullptr) return;
   // After the sampling runtime's locks (a thread registers, then arms breakpoints, under
-  // the registry's); both are leaves otherwise.
+  // the registry's); both are leaves otherwise. A dlopen attaches later libraries'
+  // places under later_mutex_, then adds them to the breakpoints: that one first.
+  rt->later_mutex_.lock();
   rt->progress_.lock_for_fork();
   if (rt->breakpoints_) rt->breakpoints_->lock_for_fork();
   rt->cpu_wait_.fork_prepare();
@@ -116,6 +118,7 @@ void CausalRuntime::hook_fork_release() {
   rt->cpu_wait_.fork_release();
   if (rt->breakpoints_) rt->breakpoints_->unlock_after_fork();
   rt->progress_.unlock_after_fork();
+  rt->later_mutex_.unlock();
 }
 
 void CausalRuntime::hook_fork_child() {
@@ -161,7 +164,10 @@ void CausalRuntime::hook_fork_child() {
 }
 
 void CausalRuntime::hook_modules_changed() {
-  if (CausalRuntime* rt = instance()) rt->start_dispatch();
+  CausalRuntime* rt = instance();
+  if (rt == nullptr) return;
+  rt->attach_later_libraries();
+  rt->start_dispatch();
 }
 
 void CausalRuntime::hook_exec() {

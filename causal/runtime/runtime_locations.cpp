@@ -81,7 +81,16 @@ bool CausalRuntime::load_locations_file(const std::string& path, std::string& er
       if (!biases) biases = library_load_biases();
       auto it = biases->find(line->module);
       if (it == biases->end()) {
-        not_loaded.insert(line->module);
+        // A library the program loads later (dlopen): its locations wait for it
+        // (attach_later_libraries). An MPI job's ranks run the same experiment in lockstep,
+        // which a location that one rank has loaded and another not would break.
+        if (!settings_.job.empty()) {
+          not_loaded.insert(line->module);
+          continue;
+        }
+        const uint32_t id = table_.add_unloaded(line->name, line->ranges);
+        later_locations_.push_back(LaterLocation{id, line->module});
+        if (!settings_.automatic) fixed_.push_back(id);
         continue;
       }
       bias = it->second;
@@ -92,7 +101,9 @@ bool CausalRuntime::load_locations_file(const std::string& path, std::string& er
     if (!settings_.automatic) fixed_.push_back(id);
   }
   for (const auto& m : not_loaded) {
-    problems_.push_back("no experiments on code in " + m + ": not loaded when the program started");
+    problems_.push_back("no experiments on code in " + m +
+                        ": not loaded when the program started (in an MPI job, a library "
+                        "loaded later is not experimented on)");
   }
   table_.finish();
   if (table_.size() == 0) {

@@ -976,6 +976,62 @@ TEST(CausalRun, BinaryScopeSelectsCodeInALibrary) {
   EXPECT_EQ(json.find("\"location\": \"main\""), std::string::npos);  // MAIN not in scope
 }
 
+// A library the program loads with dlopen after it started, named by its path in
+// --binary-scope: a --line and a --progress place in it are resolved in the file and take
+// effect where the loader puts it, across a dlclose and a second dlopen (the code mapped
+// afresh, the place patched again). causal-run knew only the executable and the libraries
+// of `ldd`: "--line plugin_work.cpp:13: no source file matches".
+TEST(CausalRun, ALibraryLoadedLaterIsCountedAndExperimentedOn) {
+  const std::string plugin = kPrograms + "/causal_plugin_work.so";
+  const std::string work =
+      "plugin_work.cpp:" + std::to_string(line_of("plugin_work.cpp", "WORK_LINE"));
+  const std::string item =
+      "plugin_work.cpp:" + std::to_string(line_of("plugin_work.cpp", "ITEM_LINE"));
+  const std::string program = kPrograms + "/causal_plugin_host " + plugin + " 4000 300 reload";
+  std::string plain;
+  ASSERT_EQ(run_command(program, plain), 0) << plain;
+  const auto r = causal_run("plugin", "--binary-scope MAIN," + plugin + " --line " + work +
+                                          " --progress " + item,
+                            program + " 2>&1");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find(plain), std::string::npos) << r.output;  // the program's own output
+  EXPECT_NE(r.output.find("is not loaded when the program starts"), std::string::npos) << r.output;
+  if (r.output.find("counting its visits in the program's code") == std::string::npos) {
+    GTEST_SKIP() << "the point is not counted in the code here: " << r.output;
+  }
+  const std::string json = report_json(r.dir);
+  EXPECT_NE(json.find("visits counted at " + item + " (breakpoint): 4000\""), std::string::npos)
+      << json.substr(json.find("\"messages\""));
+  EXPECT_NE(json.find("was loaded after the start: 1 location and 1 progress place"),
+            std::string::npos);
+  // The experiments on the line select the samples in it: the program runs it nearly all
+  // the time once the library is loaded, and no experiment began before (the first visit).
+  uint64_t selected_ns = 0, duration_ns = 0;
+  size_t on_line = 0;
+  for (const auto& e : experiments_in(r.dir)) {
+    if (e.location != work) continue;
+    ++on_line;
+    selected_ns += e.selected_samples * e.period_ns;
+    duration_ns += e.duration_ns;
+  }
+  ASSERT_GT(on_line, 3u) << r.output;
+  EXPECT_GT(static_cast<double>(selected_ns), 0.5 * static_cast<double>(duration_ns));
+}
+
+// A library named as loaded later that the program never loads: said, not a silent
+// empty result.
+TEST(CausalRun, ALibraryNeverLoadedIsSaidSo) {
+  const std::string plugin = kPrograms + "/causal_plugin_work.so";
+  const std::string work =
+      "plugin_work.cpp:" + std::to_string(line_of("plugin_work.cpp", "WORK_LINE"));
+  const auto r = causal_run("plugin-never", "--binary-scope MAIN," + plugin + " --line " + work,
+                            kPrograms + "/causal_plugin_host " + plugin + " 0 200 2>&1");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("no experiments on code in " + plugin), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("the program never loaded it"), std::string::npos) << r.output;
+  EXPECT_TRUE(experiments_in(r.dir).empty());
+}
+
 // A --progress line in a library the program loads at start (its work in its own shared
 // library, as Debian builds x264 and SQLite's shell) was "no source file matches": only the
 // executable was searched. It is now counted at the library's load address, visit for visit

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 #include "fake_time.h"
 
@@ -173,6 +174,31 @@ class Controller : public ::testing::Test {
     return c.finish();
   }
 };
+
+// A fixed location in a library the program has not loaded yet (dlopen) is not
+// experimented on: an experiment there would select nothing and measure no effect.
+TEST(ControllerLaterLibrary, ExperimentsWaitForTheLocationsLibrary) {
+  FakeTime time;
+  DelayAccounting delays{time.sleeper()};
+  ProgressRegistry progress;
+  LocationTable table;
+  const uint32_t later = table.add_unloaded("plugin.c:7", {{0x40, 0x50}});
+  const uint32_t main_line = table.add("main.c:3", {{0x100, 0x110}});
+  table.finish();
+  ExperimentConfig c;
+  c.period_ns = kMs;
+  ExperimentController only_later(c, table, {later}, nullptr, delays, progress, time.clock());
+  EXPECT_FALSE(only_later.plan_next().has_value());
+  ExperimentController both(c, table, {later, main_line}, nullptr, delays, progress, time.clock());
+  for (int i = 0; i < 50; ++i) EXPECT_EQ(both.plan_next()->location->id, main_line);
+  ASSERT_TRUE(table.attach(later, 0x7000000));
+  table.publish();
+  ASSERT_TRUE(only_later.plan_next().has_value());
+  EXPECT_EQ(only_later.plan_next()->location->id, later);
+  std::set<uint32_t> seen;
+  for (int i = 0; i < 50; ++i) seen.insert(both.plan_next()->location->id);
+  EXPECT_EQ(seen.size(), 2u);
+}
 
 TEST_F(Controller, RecordsLocationSpeedupDurationDelayAndProgress) {
   ExperimentConfig cfg = config();

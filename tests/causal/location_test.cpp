@@ -3,8 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <random>
 #include <set>
+#include <thread>
 #include <vector>
 
 namespace cprof::causal {
@@ -53,6 +55,73 @@ TEST(LocationTable, FindsTheFirstAddedLocationWhereTheyOverlap) {
   EXPECT_EQ(t.at(fn).name, "f");
   const uint64_t stack[] = {0x900, 0x126, 0x150};
   EXPECT_EQ(t.first_in_stack(stack)->id, line);
+}
+
+// A library the program loads later (dlopen): its location holds no address until the
+// library is attached at its load bias, and none again after a dlclose; attached again
+// at another bias (loaded elsewhere), it is refused and stays out.
+TEST(LocationTable, ALibraryLoadedLaterHoldsItsAddressesOnlyWhileLoaded) {
+  LocationTable t;
+  const uint32_t main_line = t.add("main.c:3", {{0x100, 0x110}});
+  const uint32_t later = t.add_unloaded("plugin.c:7", {{0x40, 0x50}});
+  t.finish();
+  EXPECT_TRUE(t.is_loaded(main_line));
+  EXPECT_FALSE(t.is_loaded(later));
+  EXPECT_EQ(t.find(0x45), nullptr);  // the file's address, not a run-time one
+  EXPECT_EQ(t.find(0x7000045), nullptr);
+  EXPECT_FALSE(t.at(later).contains(0x45));
+
+  ASSERT_TRUE(t.attach(later, 0x7000000));
+  EXPECT_EQ(t.find(0x7000045), nullptr);  // published with the next index only
+  t.publish();
+  ASSERT_NE(t.find(0x7000045), nullptr);
+  EXPECT_EQ(t.find(0x7000045)->id, later);
+  EXPECT_TRUE(t.at(later).contains(0x7000045));
+  const uint64_t stack[] = {0x900, 0x7000041};
+  EXPECT_EQ(t.first_in_stack(stack)->id, later);
+  EXPECT_EQ(t.find(0x105)->id, main_line);
+
+  t.detach(later);
+  t.publish();
+  EXPECT_FALSE(t.is_loaded(later));
+  EXPECT_EQ(t.find(0x7000045), nullptr);
+  EXPECT_FALSE(t.at(later).contains(0x7000045));
+
+  EXPECT_FALSE(t.attach(later, 0x9000000));  // loaded again elsewhere
+  EXPECT_FALSE(t.is_loaded(later));
+  ASSERT_TRUE(t.attach(later, 0x7000000));  // or at the same place
+  t.publish();
+  EXPECT_EQ(t.find(0x700004f)->id, later);
+}
+
+// A dlopen attaches a library's locations on one thread while signal handlers look up
+// addresses on others: a lookup sees the index before or after, never a torn one (run
+// under TSan by scripts/sanitizers.sh).
+TEST(LocationTable, LookupsGoOnWhileALibraryIsAttachedAndDetached) {
+  LocationTable t;
+  t.add("main.c:3", {{0x100, 0x110}});
+  const uint32_t later = t.add_unloaded("plugin.c:7", {{0x40, 0x50}});
+  t.finish();
+  std::atomic<bool> done{false};
+  std::atomic<uint64_t> found_later{0};
+  std::thread reader([&] {
+    while (!done.load(std::memory_order_relaxed)) {
+      const Location* l = t.find(0x7000045);
+      if (l != nullptr && l->contains(0x7000045)) found_later.fetch_add(1);
+      ASSERT_NE(t.find(0x105), nullptr);
+    }
+  });
+  for (int i = 0; i < 2000; ++i) {
+    ASSERT_TRUE(t.attach(later, 0x7000000));
+    t.publish();
+    t.detach(later);
+    t.publish();
+  }
+  done.store(true);
+  reader.join();
+  ASSERT_TRUE(t.attach(later, 0x7000000));
+  t.publish();
+  EXPECT_EQ(t.find(0x7000045)->id, later);
 }
 
 // Many overlapping ranges over a small address space: every address belongs to the first

@@ -3,6 +3,14 @@
 #include "causal/launcher/scope_miss.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
 
 namespace cprof::causal {
 namespace {
@@ -28,6 +36,31 @@ TEST(Scope, BinaryScopeDefaultsToTheExecutable) {
   EXPECT_FALSE(libs.includes_library("/usr/lib/libbar.so.1"));
   // A file-name pattern matches wherever the library lies.
   EXPECT_TRUE(BinaryScope({"libbar.so*"}).includes_library("/opt/x/libbar.so.2"));
+}
+
+// A pattern with a '/' names library files on disk (a program may load them later with
+// dlopen): as real paths, directories and missing files left out; a library path spelled
+// through a link is in scope.
+TEST(Scope, APathPatternNamesTheFilesOnDisk) {
+  char dir_template[] = "/tmp/cprof-scope-XXXXXX";
+  ASSERT_NE(mkdtemp(dir_template), nullptr);
+  char real[PATH_MAX];
+  ASSERT_NE(realpath(dir_template, real), nullptr);
+  const std::string dir = real;
+  for (const char* name : {"/a.so", "/b.so"}) std::ofstream(dir + name) << "x";
+  ASSERT_EQ(mkdir((dir + "/c.so").c_str(), 0700), 0);
+  ASSERT_EQ(symlink((dir + "/b.so").c_str(), (dir + "/link.so").c_str()), 0);
+  const BinaryScope scope({"MAIN", dir + "/%.so", dir + "/missing.so", "libz.so*"});
+  std::vector<std::string> files = scope.named_files();
+  std::sort(files.begin(), files.end());
+  EXPECT_EQ(files, (std::vector<std::string>{dir + "/a.so", dir + "/b.so"}));
+  EXPECT_TRUE(scope.includes_library(dir + "/link.so"));
+  EXPECT_TRUE(BinaryScope({dir + "/link.so"}).includes_library(dir + "/b.so"));
+  EXPECT_FALSE(BinaryScope({dir + "/a.so"}).includes_library(dir + "/b.so"));
+  EXPECT_TRUE(BinaryScope({"libz.so*"}).named_files().empty());  // a name, not a path
+  for (const char* name : {"/a.so", "/b.so", "/link.so"}) std::remove((dir + name).c_str());
+  rmdir((dir + "/c.so").c_str());
+  rmdir(dir.c_str());
 }
 
 TEST(Scope, DefaultSourceScopeLeavesOutSystemAndLibraryCode) {
