@@ -105,7 +105,7 @@ class LocationTable {
   std::unique_ptr<std::atomic<bool>[]> loaded_;
   std::vector<uint64_t> attached_bias_;
   std::vector<std::unique_ptr<const std::vector<Entry>>> indexes_;  // every one published
-  std::atomic<const std::vector<Entry>*> index_{nullptr};  // sorted by start, disjoint
+  std::atomic<const std::vector<Entry>*> index_{nullptr};           // sorted by start, disjoint
 };
 
 // The last few in-scope locations the samples fell in, for automatic selection: a ring

@@ -120,6 +120,8 @@ bool replace_with_neighbours(std::vector<PredictionPoint>& points,
     gap.sped_up += static_cast<uint32_t>(it->second.size());
     gap.units += static_cast<uint32_t>(units.size());
     gap.at_changes += at_changes;
+    ++gap.speedups;
+    gap.most_units = std::max(gap.most_units, static_cast<uint32_t>(units.size()));
     if (units.size() < kMinExperimentsPerPoint) continue;
     PredictionPoint paired = neighbour_point(units, point.speedup, options);
     if (!std::isfinite(paired.program_speedup)) continue;

@@ -153,6 +153,8 @@ struct PhasedWithoutUnits {
   uint32_t sped_up = 0;     // its sped-up experiments
   uint32_t units = 0;       // of them, with neighbouring baselines that agree
   uint32_t at_changes = 0;  // of them, left out at a change of phase
+  uint32_t speedups = 0;    // the speedups they were at
+  uint32_t most_units = 0;  // the most units one speedup had
 };
 
 // Every (location, progress point) curve from a run's experiment records (any number

@@ -382,17 +382,27 @@ std::string LocationResolver::breakpoint_addresses(const std::string& spec,
   const auto no_such_file = [](const auto& r) {
     return !r.ok() && r.error().message.find("no source file matches") != std::string::npos;
   };
+  // The first library whose file has code at the line: another library may have a file
+  // of the same name (glibc's misc/regexp.c beside SQLite's ext/misc/regexp.c), so one
+  // where the line has no code is passed over, and its error kept for the case no
+  // library has the line.
   if (no_such_file(ranges)) {
     std::vector<std::string> candidates = libraries();
     candidates.insert(candidates.end(), later_.begin(), later_.end());
+    std::optional<decltype(ranges)> first_miss;
     for (const auto& lib : candidates) {
       auto in_library = line_code({lib, ""});
       if (no_such_file(in_library)) continue;
+      if (!in_library.ok()) {
+        if (!first_miss) first_miss = std::move(in_library);
+        continue;
+      }
       ranges = std::move(in_library);
       module = {lib, ""};
       library = lib;
       break;
     }
+    if (!ranges.ok() && first_miss) ranges = std::move(*first_miss);
   }
   if (!ranges.ok()) return "--progress " + spec + ": " + ranges.error().message;
   std::vector<uint64_t> lows;

@@ -49,13 +49,20 @@ std::string never_reached_reason(size_t sped_up, bool whole_run) {
 }
 
 std::string phased_without_units_reason(const causal::PhasedWithoutUnits& gap) {
+  // Enough units in all, spread over several speedups: say that, not "fewer than 3".
+  const std::string short_of =
+      gap.speedups > 1 && gap.units >= causal::kMinExperimentsPerPoint
+          ? fmt::format("spread over {} speedups, at most {} at one, fewer than the {} a "
+                        "speedup needs",
+                        gap.speedups, gap.most_units, causal::kMinExperimentsPerPoint)
+          : fmt::format("fewer than the {} a speedup needs", causal::kMinExperimentsPerPoint);
   return fmt::format(
       "the program's rate of progress changes in phases, so each sped-up experiment is compared "
       "with the baselines just before and after it: {} of its {} sped-up experiments had two "
-      "that agree ({} fell on a change of phase), fewer than the {} a speedup needs; its own "
-      "baselines, wherever they fell, would measure which phase each experiment ran in, not "
-      "the speedup. Run longer or again (-n RUNS)",
-      gap.units, gap.sped_up, gap.at_changes, causal::kMinExperimentsPerPoint);
+      "that agree ({} fell on a change of phase), {}; its own baselines, wherever they fell, "
+      "would measure which phase each experiment ran in, not the speedup. Run longer or again "
+      "(-n RUNS)",
+      gap.units, gap.sped_up, gap.at_changes, short_of);
 }
 
 std::vector<NoPrediction> locations_without_curve(

@@ -124,6 +124,27 @@ TEST(NeighbourPairs, ALocationWithoutEnoughNeighbourUnitsHasNoCurve) {
   EXPECT_LT(phased[0].units, kMinExperimentsPerPoint);
 }
 
+// Units enough in all but spread over speedups, fewer than 3 at each: still no curve, and
+// the counts say so (the report said "6 of its 9 sped-up experiments had two that agree,
+// fewer than the 3 a speedup needs" of a SQLite extension's line: 6 is not fewer than 3).
+TEST(NeighbourPairs, UnitsSpreadOverSpeedupsAreCountedPerSpeedup) {
+  const auto records =
+      phased_benchmark(0, 0, [](auto& out, uint64_t& t, int round, size_t test, int e) {
+        if (round != 0 || test != 2 || e < 1 || e > 5) return;
+        t += 100;  // its own baseline, then two sped-up experiments at each of 25% and 50%
+        out.push_back(experiment(t, e == 1 ? 0 : e < 4 ? 0.25 : 0.5, kTestUs[test], 0.20));
+        out.back().location = "b.cpp:2";
+      });
+  std::vector<PhasedWithoutUnits> phased;
+  const auto all = predict_all(records, PredictionOptions{}, {}, &phased);
+  ASSERT_EQ(phased.size(), 1u);
+  EXPECT_EQ(phased[0].location, "b.cpp:2");
+  EXPECT_EQ(phased[0].sped_up, 4u);
+  EXPECT_EQ(phased[0].units, 4u);
+  EXPECT_EQ(phased[0].speedups, 2u);
+  EXPECT_EQ(phased[0].most_units, 2u);
+}
+
 // A steady program: the time per visit moves by a few percent from one experiment to the
 // next. No phases: the pooled point stays, neighbours unused.
 TEST(NeighbourPairs, AProgramWithoutPhasesKeepsThePooledPoint) {

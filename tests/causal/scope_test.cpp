@@ -1,16 +1,17 @@
 // --binary-scope and --source-scope patterns (causal/launcher/scope.h).
 #include "causal/launcher/scope.h"
-#include "causal/launcher/scope_miss.h"
 
 #include <gtest/gtest.h>
-#include <sys/stat.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+
+#include "causal/launcher/scope_miss.h"
 
 namespace cprof::causal {
 namespace {

@@ -23,6 +23,8 @@ volatile uint64_t g_spun = 0;
 
 }  // namespace
 
+extern "C" int plugin_base_version();  // programs/plugin_base/plugin_work.cpp
+
 int main(int argc, char** argv) {
   if (argc < 3) {
     std::fprintf(stderr, "usage: plugin_host PLUGIN ITEMS [SPIN_MS]\n");
@@ -31,7 +33,7 @@ int main(int argc, char** argv) {
   const uint64_t items = std::strtoull(argv[2], nullptr, 10);
   const uint64_t spin_ms = argc > 3 ? std::strtoull(argv[3], nullptr, 10) : 300;
   for (const uint64_t end = now_ms() + spin_ms; now_ms() < end;) g_spun = g_spun + 1;
-  if (items == 0) return 0;
+  if (items == 0) return plugin_base_version() == 1 ? 0 : 6;
   const bool reload = argc > 4 && std::strcmp(argv[4], "reload") == 0;
   uint64_t x = 1;
   const uint64_t parts[2] = {reload ? items / 2 : items, reload ? items - items / 2 : 0};
