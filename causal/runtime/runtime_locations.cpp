@@ -70,6 +70,9 @@ bool CausalRuntime::load_locations_file(const std::string& path, std::string& er
     error = "cannot read the locations file " + path;
     return false;
   }
+  // An exec'd image's table is built on the controller thread, while a dlopen on another
+  // may attach later libraries: it waits until the table is whole.
+  std::lock_guard lock(later_mutex_);
   std::optional<std::map<std::string, uint64_t>> biases;  // only when a line names a library
   std::set<std::string> not_loaded;
   std::string text;
