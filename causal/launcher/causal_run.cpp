@@ -287,6 +287,8 @@ struct Selected {
   // The --progress points the kernel counts at one place at least (the others are counted
   // in the program's code, at no cost worth a warning).
   std::set<std::string> kernel_counted;
+  // The --progress points in a library the program loads later (dlopen), by name: its path.
+  std::map<std::string, std::string> later_library;
   // No image is the one the locations were resolved for: each resolves them itself (a
   // system program without debug information started to run the program).
   bool resolved_by_each_image = false;
@@ -300,6 +302,7 @@ Selected select_locations(const std::string& program, const Options& o) {
   size_t kernel_places = 0;  // the --progress lines' addresses counted by the kernel
   std::vector<cprof::causal::PlacePlan> places;  // every --progress line's addresses
   std::vector<std::string> place_specs;          // the --progress spec of each
+  std::set<std::string> later_libraries;         // of them, those loaded later (dlopen)
   // A program whose exec'd images resolve the selection: the error line, or the note.
   const auto fail_or_note = [&o](const std::string& err, const std::string& note) {
     if (!err.empty()) fail(1, err);
@@ -337,6 +340,7 @@ Selected select_locations(const std::string& program, const Options& o) {
       std::string library;  // "" for the executable
       if (std::string err = resolver.breakpoint_addresses(spec, addresses, library); !err.empty())
         fail(1, err);
+      if (resolver.loaded_later(library)) later_libraries.insert(library);
       if (addresses.size() > 1 && !o.quiet) {
         fmt::print(stderr,
                    "{}: --progress {}: the line has {} copies (inlined into several "
@@ -369,6 +373,7 @@ Selected select_locations(const std::string& program, const Options& o) {
       const auto& place = places[i];
       ++count;
       const std::string name = cprof::causal::breakpoint_point_name(spec);
+      if (later_libraries.count(place.module) != 0) out.later_library[name] = place.module;
       if (place.planned) {
         ++patched;
         out.breakpoints +=
@@ -680,7 +685,16 @@ void summarize(const Options& o, const RunFiles& files, const std::set<std::stri
     cprof::launch::print_run_summary(stderr, kTool, files.results_dir, summary,
                                      {done.last.term_signal, done.cpu_ns});
     for (const auto& [point, visits] : seen.counted_visits) {
-      if (visits == 0) {
+      // In a library the program never loaded: the runtime's warning says so, and that
+      // the line never ran would mislead.
+      const auto later = selected.later_library.find(point);
+      const bool never_loaded =
+          later != selected.later_library.end() &&
+          std::any_of(summary.warnings.begin(), summary.warnings.end(), [&](const auto& w) {
+            return w.find(later->second) != std::string::npos &&
+                   w.find("never loaded") != std::string::npos;
+          });
+      if (visits == 0 && !never_loaded) {
         fmt::print(stderr, "{}: warning: {}\n", kTool, cprof::causal::no_visit_warning(point));
       }
       if (const std::string w = cprof::causal::counting_cost_warning(

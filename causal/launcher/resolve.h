@@ -5,6 +5,7 @@
 // library in scope (the runtime adds each one's load bias). Errors are one line for the
 // user.
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,11 @@ class LocationResolver {
   // one that never runs). Returns "" or the error.
   std::string breakpoint_addresses(const std::string& spec, std::vector<uint64_t>& addresses,
                                    std::string& library);
+  // Whether `library` is a file --binary-scope names that the program does not load at
+  // start (it may load it later, with dlopen).
+  bool loaded_later(const std::string& library) const {
+    return std::find(later_.begin(), later_.end(), library) != later_.end();
+  }
 
  private:
   struct Binary {

@@ -1008,30 +1008,39 @@ TEST(CausalRun, ALibraryLoadedLaterIsCountedAndExperimentedOn) {
   EXPECT_NE(json.find("was loaded after the start: 1 location and 1 progress place"),
             std::string::npos);
   // The experiments on the line select the samples in it: the program runs it nearly all
-  // the time once the library is loaded, and no experiment began before (the first visit).
+  // the time once the library is loaded (an experiment on it while it was not loaded, or
+  // one whose location had no address, would select none). Samples are CPU time: a
+  // machine busy with other tests gives the program less of each experiment.
   uint64_t selected_ns = 0, duration_ns = 0;
-  size_t on_line = 0;
+  size_t on_line = 0, selecting = 0;
   for (const auto& e : experiments_in(r.dir)) {
     if (e.location != work) continue;
     ++on_line;
+    selecting += e.selected_samples > 0 ? 1 : 0;
     selected_ns += e.selected_samples * e.period_ns;
     duration_ns += e.duration_ns;
   }
   ASSERT_GT(on_line, 3u) << r.output;
-  EXPECT_GT(static_cast<double>(selected_ns), 0.5 * static_cast<double>(duration_ns));
+  EXPECT_GE(selecting, on_line - 1) << on_line;
+  EXPECT_GT(static_cast<double>(selected_ns), 0.2 * static_cast<double>(duration_ns));
 }
 
 // A library named as loaded later that the program never loads: said, not a silent
-// empty result.
+// empty result, and its --progress point is not said to be on a line the run never
+// reached (which it was too).
 TEST(CausalRun, ALibraryNeverLoadedIsSaidSo) {
   const std::string plugin = kPrograms + "/causal_plugin_work.so";
   const std::string work =
       "plugin_work.cpp:" + std::to_string(line_of("plugin_work.cpp", "WORK_LINE"));
-  const auto r = causal_run("plugin-never", "--binary-scope MAIN," + plugin + " --line " + work,
-                            kPrograms + "/causal_plugin_host " + plugin + " 0 200 2>&1");
+  const std::string item =
+      "plugin_work.cpp:" + std::to_string(line_of("plugin_work.cpp", "ITEM_LINE"));
+  const auto r = causal_run(
+      "plugin-never", "--binary-scope MAIN," + plugin + " --line " + work + " --progress " + item,
+      kPrograms + "/causal_plugin_host " + plugin + " 0 200 2>&1");
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("no experiments on code in " + plugin), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("the program never loaded it"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("counted no visit"), std::string::npos) << r.output;
   EXPECT_TRUE(experiments_in(r.dir).empty());
 }
 
