@@ -274,6 +274,10 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
         job.empty() ? std::random_device{}() : static_cast<unsigned>(std::hash<std::string>{}(job));
   }
   o.gpu = o.gpu || app.count("--gpu-duty") > 0;
+  // Library paths relative to this directory: an exec'd image resolves the same scope
+  // wherever it runs (exec_resolve.h).
+  o.selection.binary_scope = cprof::causal::absolute_path_patterns(
+      cprof::causal::split_scope_list(o.selection.binary_scope));
   return std::nullopt;
 }
 

@@ -142,6 +142,18 @@ std::string LocationResolver::check_debug_info(std::vector<std::string>& notes) 
 
 std::string LocationResolver::resolve(std::vector<LocationLine>& out,
                                       std::vector<std::string>& notes) {
+  // A path that names no file and no library of the start: a typo would otherwise leave
+  // the library out without a word (MAIN still matching).
+  for (const auto& pattern : binary_scope_.paths_without_files()) {
+    const bool at_start =
+        std::any_of(libraries().begin(), libraries().end(),
+                    [&](const std::string& lib) { return scope_pattern_matches(pattern, lib); });
+    if (!at_start) {
+      return "--binary-scope " + pattern + ": no such file, and no library " + executable_ +
+             " loads at start matches it (a pattern with a '/' names library files, e.g. "
+             "./plugins/libfoo.so or './plugins/%.so' for those it loads later with dlopen)";
+    }
+  }
   if (binaries_.empty()) {
     return "--binary-scope: no binary of " + executable_ + " matches (MAIN is the executable; " +
            "other patterns match the libraries it loads at start, or name by path a library " +

@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 
@@ -23,6 +24,16 @@ std::vector<std::string> split_scope_list(const std::vector<std::string>& values
     }
   }
   return out;
+}
+
+std::vector<std::string> absolute_path_patterns(std::vector<std::string> patterns) {
+  char cwd[PATH_MAX];
+  if (getcwd(cwd, sizeof cwd) == nullptr) return patterns;
+  for (auto& p : patterns) {
+    if (p.find('/') == std::string::npos || p[0] == '/') continue;
+    p = std::string(cwd) + "/" + (p.rfind("./", 0) == 0 ? p.substr(2) : p);
+  }
+  return patterns;
 }
 
 bool scope_pattern_matches(const std::string& pattern, const std::string& text) {
@@ -47,15 +58,18 @@ BinaryScope::BinaryScope(std::vector<std::string> patterns) : patterns_(std::mov
     std::string pattern = p;
     std::replace(pattern.begin(), pattern.end(), '%', '*');
     glob_t found{};
+    bool any = false;
     if (glob(pattern.c_str(), 0, nullptr, &found) == 0) {
       for (size_t i = 0; i < found.gl_pathc; ++i) {
         struct stat st {};
         const std::string file = real_path(found.gl_pathv[i]);
         if (file.empty() || stat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+        any = true;
         if (std::find(files_.begin(), files_.end(), file) == files_.end()) files_.push_back(file);
       }
     }
     globfree(&found);
+    if (!any) without_files_.push_back(p);
   }
 }
 

@@ -21,6 +21,10 @@ namespace cprof::causal {
 // "a,b" and repeated options -> {"a", "b"}; empty items dropped.
 std::vector<std::string> split_scope_list(const std::vector<std::string>& values);
 
+// The patterns with a '/' that do not start with one, made absolute against the working
+// directory ("./plugins/%.so" -> "/home/u/app/plugins/%.so"); the others as they are.
+std::vector<std::string> absolute_path_patterns(std::vector<std::string> patterns);
+
 // fnmatch with '%' read as '*'.
 bool scope_pattern_matches(const std::string& pattern, const std::string& text);
 
@@ -32,10 +36,14 @@ class BinaryScope {
   const std::vector<std::string>& patterns() const { return patterns_; }
   // The regular files the patterns with a '/' name on disk now, as real paths.
   const std::vector<std::string>& named_files() const { return files_; }
+  // The patterns with a '/' that name no file (a mistyped path, or a pattern meant for
+  // the full paths of the libraries loaded at start).
+  const std::vector<std::string>& paths_without_files() const { return without_files_; }
 
  private:
   std::vector<std::string> patterns_;
   std::vector<std::string> files_;
+  std::vector<std::string> without_files_;
 };
 
 class SourceScope {

@@ -1763,6 +1763,22 @@ TEST(CausalRunErrors, BinaryScopeThatMatchesNothing) {
   EXPECT_NE(r.output.find("--binary-scope: no binary"), std::string::npos) << r.output;
 }
 
+// A path in --binary-scope that names no file (a typo of a plugin's path) left the library
+// out without a word while MAIN still matched.
+TEST(CausalRunErrors, ABinaryScopePathThatNamesNoFile) {
+  const auto r =
+      causal_run("binary-no-file", "--binary-scope MAIN," + kPrograms + "/causal_plugin_wrk.so",
+                 kPrograms + "/causal_plugin_host " + kPrograms + "/causal_plugin_work.so 10 10");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("causal_plugin_wrk.so: no such file, and no library"), std::string::npos)
+      << r.output;
+  // A path pattern that matches a library loaded at start is fine.
+  const auto at_start =
+      causal_run("binary-start-path", "--binary-scope 'MAIN,/%/libcausal_plugin_base%'",
+                 kPrograms + "/causal_plugin_host " + kPrograms + "/causal_plugin_work.so 0 10");
+  EXPECT_EQ(at_start.status, 0) << at_start.output;
+}
+
 TEST(CausalRunErrors, ExperimentsWithoutProgressPointSaySo) {
   const int a = line_of("serial.cpp", "LINE_A");
   const auto r = causal_run("no-progress", "--line serial.cpp:" + std::to_string(a),

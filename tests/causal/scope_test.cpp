@@ -64,6 +64,14 @@ TEST(Scope, APathPatternNamesTheFilesOnDisk) {
   rmdir(dir.c_str());
 }
 
+TEST(Scope, RelativePathPatternsAreMadeAbsolute) {
+  char cwd[PATH_MAX];
+  ASSERT_NE(getcwd(cwd, sizeof cwd), nullptr);
+  EXPECT_EQ(absolute_path_patterns({"MAIN", "%libfoo%", "./plugins/%.so", "lib/x.so", "/opt/x.so"}),
+            (std::vector<std::string>{"MAIN", "%libfoo%", std::string(cwd) + "/plugins/%.so",
+                                      std::string(cwd) + "/lib/x.so", "/opt/x.so"}));
+}
+
 TEST(Scope, DefaultSourceScopeLeavesOutSystemAndLibraryCode) {
   const SourceScope own({});
   EXPECT_TRUE(own.includes("/home/u/app/main.cpp"));
