@@ -976,6 +976,14 @@ TEST(CausalRun, BinaryScopeSelectsCodeInALibrary) {
   EXPECT_EQ(json.find("\"location\": \"main\""), std::string::npos);  // MAIN not in scope
 }
 
+// The plugin host's library loaded later and its two lines: the work, and the item done
+// (the progress point).
+struct PluginPlaces {
+  std::string plugin = kPrograms + "/causal_plugin_work.so";
+  std::string work = "plugin_work.cpp:" + std::to_string(line_of("plugin_work.cpp", "WORK_LINE"));
+  std::string item = "plugin_work.cpp:" + std::to_string(line_of("plugin_work.cpp", "ITEM_LINE"));
+};
+
 // A library the program loads with dlopen after it started, named by its path in
 // --binary-scope: a --line and a --progress place in it are resolved in the file and take
 // effect where the loader puts it, across a dlclose and a second dlopen (the code mapped
@@ -985,11 +993,7 @@ TEST(CausalRun, BinaryScopeSelectsCodeInALibrary) {
 // lookup stopped there ("has no code"), as SQLite's shell's did at glibc's misc/regexp.c
 // for its extension's ext/misc/regexp.c.
 TEST(CausalRun, ALibraryLoadedLaterIsCountedAndExperimentedOn) {
-  const std::string plugin = kPrograms + "/causal_plugin_work.so";
-  const std::string work =
-      "plugin_work.cpp:" + std::to_string(line_of("plugin_work.cpp", "WORK_LINE"));
-  const std::string item =
-      "plugin_work.cpp:" + std::to_string(line_of("plugin_work.cpp", "ITEM_LINE"));
+  const auto [plugin, work, item] = PluginPlaces{};
   const std::string program = kPrograms + "/causal_plugin_host " + plugin + " 4000 300 reload";
   std::string plain;
   ASSERT_EQ(run_command(program, plain), 0) << plain;
@@ -1029,11 +1033,7 @@ TEST(CausalRun, ALibraryLoadedLaterIsCountedAndExperimentedOn) {
 // empty result, and its --progress point is not said to be on a line the run never
 // reached (which it was too).
 TEST(CausalRun, ALibraryNeverLoadedIsSaidSo) {
-  const std::string plugin = kPrograms + "/causal_plugin_work.so";
-  const std::string work =
-      "plugin_work.cpp:" + std::to_string(line_of("plugin_work.cpp", "WORK_LINE"));
-  const std::string item =
-      "plugin_work.cpp:" + std::to_string(line_of("plugin_work.cpp", "ITEM_LINE"));
+  const auto [plugin, work, item] = PluginPlaces{};
   const auto r = causal_run(
       "plugin-never", "--binary-scope MAIN," + plugin + " --line " + work + " --progress " + item,
       kPrograms + "/causal_plugin_host " + plugin + " 0 200 2>&1");
