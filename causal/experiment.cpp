@@ -105,16 +105,13 @@ ExperimentController::ExperimentController(ExperimentConfig config, const Locati
 std::optional<ExperimentPlan> ExperimentController::plan_next() {
   const Location* location = nullptr;
   if (!fixed_.empty()) {
-    // Locations in a library the program has not loaded yet (dlopen) wait for it.
+    // Locations in a library the program has not loaded yet (dlopen) wait for it. With
+    // every one loaded the draw is the one over fixed_ itself.
     std::vector<uint32_t> loaded;
     for (const uint32_t id : fixed_) {
       if (table_.is_loaded(id)) loaded.push_back(id);
     }
-    if (loaded.size() == fixed_.size()) {
-      location = &table_.at(fixed_[rng_.below(fixed_.size())]);
-    } else if (!loaded.empty()) {
-      location = &table_.at(loaded[rng_.below(loaded.size())]);
-    }
+    if (!loaded.empty()) location = &table_.at(loaded[rng_.below(loaded.size())]);
   } else if (recent_ != nullptr) {
     const auto ids = recent_->snapshot();
     if (!ids.empty()) {

@@ -1,8 +1,5 @@
 #include "causal/launcher/resolve.h"
 
-#include <limits.h>
-#include <stdlib.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -32,11 +29,6 @@ bool library_function_name(const std::string& name) {
                                           "operator delete", "_GLOBAL__", "__static_initialization"};
   return std::any_of(std::begin(kPrefixes), std::end(kPrefixes),
                      [&](const char* p) { return name.rfind(p, 0) == 0; });
-}
-
-std::string real_path(const std::string& path) {
-  char buf[PATH_MAX];
-  return realpath(path.c_str(), buf) == nullptr ? path : std::string(buf);
 }
 
 std::string shell_quote(const std::string& s) {
@@ -96,8 +88,12 @@ LocationResolver::LocationResolver(std::string executable, const Selection& sele
   // Library files named by path that the program does not load at start: it may load them
   // later (dlopen). Resolved now; the runtime attaches them where the loader puts them.
   std::set<std::string> known;
-  for (const auto& b : binaries_) known.insert(real_path(b.path));
-  for (const auto& lib : libraries()) known.insert(real_path(lib));
+  const auto real_or_given = [](const std::string& path) {
+    std::string real = real_path(path);
+    return real.empty() ? path : real;
+  };
+  for (const auto& b : binaries_) known.insert(real_or_given(b.path));
+  for (const auto& lib : libraries()) known.insert(real_or_given(lib));
   for (const auto& file : binary_scope_.named_files()) {
     if (known.insert(file).second) {
       binaries_.push_back(Binary{file, file});

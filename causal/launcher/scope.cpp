@@ -42,14 +42,10 @@ bool scope_pattern_matches(const std::string& pattern, const std::string& text) 
   return fnmatch(glob.c_str(), text.c_str(), 0) == 0;
 }
 
-namespace {
-
 std::string real_path(const std::string& path) {
   char buf[PATH_MAX];
   return realpath(path.c_str(), buf) == nullptr ? std::string() : std::string(buf);
 }
-
-}  // namespace
 
 BinaryScope::BinaryScope(std::vector<std::string> patterns) : patterns_(std::move(patterns)) {
   if (patterns_.empty()) patterns_.push_back("MAIN");

@@ -25,6 +25,10 @@ std::vector<std::string> split_scope_list(const std::vector<std::string>& values
 // directory ("./plugins/%.so" -> "/home/u/app/plugins/%.so"); the others as they are.
 std::vector<std::string> absolute_path_patterns(std::vector<std::string> patterns);
 
+// The canonical absolute path of an existing file (links and dots resolved); "" when
+// there is none.
+std::string real_path(const std::string& path);
+
 // fnmatch with '%' read as '*'.
 bool scope_pattern_matches(const std::string& pattern, const std::string& text);
 

@@ -140,14 +140,15 @@ CausalRuntime* CausalRuntime::start() {
               : static_cast<uint32_t>(std::strtoul(spec.c_str() + colon + 1, nullptr, 10));
       ProgressPoint* p = rt->progress_.find_or_add(bp.name, ProgressKind::throughput,
                                                    ProgressSource::breakpoint, file, line);
+      std::optional<PatchPlan> plan;
+      std::string patch_error;
+      if (!bp.patch.empty()) plan = parse_patch_plan(bp.patch, patch_error);
       uint64_t bias = rt->load_bias_;
       if (!bp.module.empty()) {
         if (!biases) biases = library_load_biases();
         const auto library = biases->find(bp.module);
         if (library == biases->end()) {
           // Loaded later (dlopen), if ever: counted from then on (attach_later_libraries).
-          std::string patch_error;
-          auto plan = bp.patch.empty() ? std::nullopt : parse_patch_plan(bp.patch, patch_error);
           if (!plan) {
             rt->problems_.push_back(
                 "progress point " + bp.name + " not counted: " + bp.module +
@@ -161,9 +162,6 @@ CausalRuntime* CausalRuntime::start() {
         }
         bias = library->second;
       }
-      std::optional<PatchPlan> plan;
-      std::string patch_error;
-      if (!bp.patch.empty()) plan = parse_patch_plan(bp.patch, patch_error);
       if (std::string err =
               rt->breakpoints_->add(p, bp.address + bias, plan ? &*plan : nullptr, &patch_error);
           !err.empty()) {

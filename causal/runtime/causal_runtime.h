@@ -206,7 +206,7 @@ class CausalRuntime {
     std::string module;
     uint64_t address;  // the library file's
     PatchPlan plan;
-    uint64_t patched_bias = ~uint64_t{0};  // where it counts now; none yet
+    std::optional<uint64_t> patched_bias;  // where it counts now: none while not loaded
     bool ever_patched = false;
     bool failed = false;  // said once
   };

@@ -45,10 +45,12 @@ void CausalRuntime::attach_later_libraries() {
   for (auto& later : later_points_) {
     const auto library = biases.find(later.module);
     if (library == biases.end()) {
-      later.patched_bias = ~uint64_t{0};  // unloaded: a load maps its code afresh
+      later.patched_bias.reset();  // unloaded: a load maps its code afresh
       continue;
     }
-    if (later.patched_bias == library->second || later.failed || breakpoints_ == nullptr) continue;
+    if (later.patched_bias == library->second || later.failed || breakpoints_ == nullptr) {
+      continue;
+    }
     if (std::string why =
             breakpoints_->add_loaded(later.point, later.address + library->second, later.plan);
         !why.empty()) {
