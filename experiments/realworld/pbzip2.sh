@@ -27,8 +27,9 @@
 #
 # Steps: sample-run profile; causal-run automatic (RUNS runs into one directory); the
 # actual speedup of the change (REPS back-to-back pairs of plain runs, the pairs' median); s_eff
-# from the sampled profiles of both builds (the changed lines' self time per run, plus for
-# mtf the time generateMTFValues spends in memchr and memmove); our prediction at s_eff
+# from S_EFF_PAIRS pairs of sampled runs of both builds (the changed lines' share of the
+# samples, plus for mtf the share generateMTFValues spends in memchr and memmove, against
+# the rest of the program: s_eff_of_shares in common.sh; the pairs' median); our prediction at s_eff
 # fixed on the changed lines (--line FILE:FIRST-LAST, one location);
 # Coz's at the same speedup on the block's hottest line (Coz takes one line), end to end
 # (Coz 0.2.2 has no progress point without a source change): COZ_RUNS runs at s_eff and as
@@ -39,7 +40,8 @@
 # is visited ~9 times as often and each 100 ms experiment sees ~13 visits, not ~1.5),
 # RUNS (automatic-mode runs, default 6),
 # REPS (pairs of plain runs, default 5), FIXED_RUNS (runs of the fixed prediction,
-# default 3), COZ_RUNS (default 3), COZ (default coz; none leaves it out), WORK. About
+# default 3), S_EFF_PAIRS (pairs of profiled runs for s_eff, default 3), COZ_RUNS
+# (default 3), COZ (default coz; none leaves it out), WORK. About
 # 10 minutes on 2 idle cores.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -101,22 +103,42 @@ log "actual speedup: $REPS back-to-back pairs of plain runs"
 read -r t_base t_patched actual actual_lo actual_hi <<<"$(actual_speedup pbzip2 "$base" "${args[@]}" -- "$patched" "${args[@]}")"
 log "medians: base ${t_base}s, patched ${t_patched}s; actual speedup (median of the pairs) $(p "$actual")% [$(p "$actual_lo")%, $(p "$actual_hi")%]"
 
-log "s_eff from the sampled profiles of both builds"
-"$BIN/sample-run" -q -o "$out/sample-patched" -- "$patched" "${args[@]}" >/dev/null
-# shellcheck disable=SC2086
-read -r share_base ns_base <<<"$(share_of_lines "$out/sample-base" "$change_file" $base_lines)"
-# shellcheck disable=SC2086
-read -r share_patched ns_patched <<<"$(share_of_lines "$out/sample-patched" "$change_file" $patched_lines)"
-if ((${#callees[@]})); then
-  # The patched code's library calls: their time is the changed code's too.
-  read -r _ ns_callees <<<"$("$BIN/causal-report" "$out/sample-patched" --view tree --format json -n 0 |
-    python3 "$here/callees_share.py" generateMTFValues "${callees[@]}")"
-  log "patched: ${ns_patched} ns on the changed lines, ${ns_callees} ns in ${callees[*]}"
-  ns_patched=$((ns_patched + ns_callees))
-fi
-s_eff=$(echo "1 - $ns_patched / $ns_base" | bc -l)
+pairs=${S_EFF_PAIRS:-3}
+log "s_eff from $pairs pairs of sampled runs of both builds, in turn"
+s_list=()
+# cpu_seconds NS SHARE: a profile's sampled CPU time, from one part's time and share.
+cpu_seconds() { awk -v n="$1" -v s="$2" 'BEGIN { printf "%.2f", (s > 0 ? n / s / 1e9 : 0) }'; }
+for ((i = 1; i <= pairs; i++)); do
+  order=(base patched)
+  ((i % 2 == 0)) && order=(patched base)
+  for build in "${order[@]}"; do
+    exe=$base
+    [[ $build == patched ]] && exe=$patched
+    rm -rf "$out/sample-$build-$i"
+    "$BIN/sample-run" -q -o "$out/sample-$build-$i" -- "$exe" "${args[@]}" >/dev/null
+  done
+  # shellcheck disable=SC2086
+  read -r share_base ns_base <<<"$(share_of_lines "$out/sample-base-$i" "$change_file" $base_lines)"
+  # shellcheck disable=SC2086
+  read -r share_patched ns_patched <<<"$(share_of_lines "$out/sample-patched-$i" "$change_file" $patched_lines)"
+  cpu_b=$(cpu_seconds "$ns_base" "$share_base")
+  cpu_p=$(cpu_seconds "$ns_patched" "$share_patched")
+  share_callees=0
+  if ((${#callees[@]})); then
+    # The patched code's library calls: their time is the changed code's too.
+    read -r share_callees _ <<<"$("$BIN/causal-report" "$out/sample-patched-$i" --view tree --format json -n 0 |
+      python3 "$here/callees_share.py" generateMTFValues "${callees[@]}")"
+  fi
+  share_patched=$(echo "$share_patched + $share_callees" | bc -l)
+  s_i=$(s_eff_of_shares "$share_base" "$share_patched")
+  s_list+=("$s_i")
+  with=""
+  ((${#callees[@]})) && with=" (with ${callees[*]})"
+  log "pair $i: changed code $(p "$share_base")% of the base run's samples, $(p "$share_patched")% of the patched run's$with; CPU sampled: base $cpu_b s, patched $cpu_p s; s_eff $(p "$s_i")%"
+done
+s_eff=$(printf '%s\n' "${s_list[@]}" | grep -v NA | stats | cut -d' ' -f1)
 pct=$(printf %.0f "$(echo "$s_eff * 100" | bc -l)")
-log "changed lines: $(printf %.1f "$(echo "$share_base * 100" | bc -l)")% of the base run's samples; s_eff = $pct%"
+log "s_eff = $pct% (the median of the $pairs pairs)"
 
 log "causal-run --line $fixed_line --fixed-speedup $pct, $fixed_runs runs"
 rm -rf "$out/fixed"
