@@ -36,6 +36,7 @@
 #include "causal/launcher/progress_points.h"
 #include "causal/launcher/resolve.h"
 #include "causal/launcher/scope_miss.h"
+#include "causal/line_progress_name.h"
 #include "causal/minimum_evidence.h"
 #include "causal/prediction.h"
 #include "causal/runtime/breakpoints.h"
@@ -233,8 +234,9 @@ std::optional<int> parse_options(int argc, char** argv, Options& o) {
   app.add_option("--seed", o.seed, "seed of the experiment schedule, for a repeatable run")
       ->check(cprof::cli::whole_number_in(0, UINT64_MAX, "a seed"));
   app.add_option("--progress", o.progress,
-                 "a progress point at FILE:LINE, counted with a hardware breakpoint or a uprobe "
-                 "(repeatable, at most 4)");
+                 "a progress point at FILE:LINE, named FILE:LINE (--progress): counted by a "
+                 "counter patched into the program's code, or where its code cannot be moved "
+                 "by the kernel (hardware breakpoints: at most 4 places; uprobes); repeatable");
   app.add_flag("--end-to-end", o.end_to_end,
                "no progress points: one experiment per run, predictions from whole-run time");
   app.add_option("--focus", o.focus,
@@ -376,7 +378,7 @@ Selected select_locations(const std::string& program, const Options& o) {
       if (place_specs[i] != spec) continue;
       const auto& place = places[i];
       ++count;
-      const std::string name = cprof::causal::breakpoint_point_name(spec);
+      const std::string name = cprof::causal::line_progress_name(spec);
       if (later_libraries.count(place.module) != 0) out.later_library[name] = place.module;
       if (place.planned) {
         ++patched;

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "causal/launcher/breakpoint_probe.h"
+#include "causal/line_progress_name.h"
 
 namespace cprof::causal {
 namespace {
@@ -13,8 +14,6 @@ namespace {
 constexpr const char* kLauncher = "causal-run";
 
 }  // namespace
-
-std::string breakpoint_point_name(const std::string& spec) { return spec + " (breakpoint)"; }
 
 bool progress_patching_allowed() {
   const char* forced = std::getenv(env::kVisitCounter);
@@ -79,7 +78,7 @@ std::string no_visit_warning(const std::string& point) {
       "(code the run did not reach, or a line whose code begins on a path it did not take, "
       "such as a loop's exit or an early return); put the point on a line that runs once per "
       "unit of work",
-      point.substr(0, point.rfind(" (breakpoint)")));
+      line_progress_spec(point));
 }
 
 std::string counting_cost_warning(const std::string& point, uint64_t visits, double ns_per_visit,
@@ -92,8 +91,7 @@ std::string counting_cost_warning(const std::string& point, uint64_t visits, dou
       "run's CPU time went to counting them, time the program does not spend without it, "
       "and the experiments measured a program slowed by its own count; put the point on a "
       "line visited at most a few thousand times a second",
-      point.substr(0, point.rfind(" (breakpoint)")), visits, ns_per_visit / 1000,
-      std::min(share, 1.0) * 100);
+      line_progress_spec(point), visits, ns_per_visit / 1000, std::min(share, 1.0) * 100);
 }
 
 void leave_out_counted_line(std::vector<LocationLine>& locations, uint64_t address,

@@ -13,10 +13,6 @@
 
 namespace cprof::causal {
 
-// The point's name: "FILE:LINE (breakpoint)", not the spec alone, since a CAUSAL_PROGRESS
-// on that line is named FILE:LINE too, and points of one name are one point.
-std::string breakpoint_point_name(const std::string& spec);
-
 // How the points' visits are counted here, with a line on stderr when it is not the
 // hardware breakpoints and a warning when nothing counts. CPROF_CAUSAL_VISIT_COUNTER in
 // causal-run's environment picks the kind (tests use it to reach uprobes on machines

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "causal/line_progress_name.h"
 #include "causal/runtime/breakpoints.h"
 #include "causal/runtime/real_calls.h"
 #include "causal/runtime/syscall_dispatch.h"
@@ -130,8 +131,8 @@ CausalRuntime* CausalRuntime::start() {
           exe != rt->settings_.executable) {
         continue;
       }
-      // Named "FILE:LINE (breakpoint)" by causal-run: the record keeps FILE and LINE.
-      const std::string spec = bp.name.substr(0, bp.name.rfind(" (breakpoint)"));
+      // Named "FILE:LINE (--progress)" by causal-run: the record keeps FILE and LINE.
+      const std::string spec(line_progress_spec(bp.name));
       const size_t colon = spec.rfind(':');
       const std::string file = colon == std::string::npos ? "" : spec.substr(0, colon);
       const auto line =

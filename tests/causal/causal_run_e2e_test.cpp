@@ -607,7 +607,7 @@ TEST(CausalRun, PatchedProgressCountsEveryVisitAndChangesNothing) {
         std::string::npos)
         << m << "\n"
         << r.output;
-    EXPECT_NE(json.find("visits counted at " + spec(m) + " (breakpoint): 200000\""),
+    EXPECT_NE(json.find("visits counted at " + spec(m) + " (--progress): 200000\""),
               std::string::npos)
         << m << "\n"
         << json.substr(json.find("\"messages\""));
@@ -622,7 +622,7 @@ TEST(CausalRun, PatchedProgressCountsEveryVisitAndChangesNothing) {
             std::string::npos)
       << r.output;
   if (r.output.find("will count no visit") == std::string::npos) {
-    EXPECT_NE(json.find("visits counted at " + spec("REFUSED_LINE") + " (breakpoint): 200000\""),
+    EXPECT_NE(json.find("visits counted at " + spec("REFUSED_LINE") + " (--progress): 200000\""),
               std::string::npos)
         << json.substr(json.find("\"messages\""));
   }
@@ -655,7 +655,7 @@ TEST(CausalRun, AdjacentProgressLinesAreLeftToTheKernel) {
   }
   const std::string json = report_json(r.dir);
   for (const int next : {0, 1}) {
-    EXPECT_NE(json.find("visits counted at " + spec("SHORT_LINE", next) + " (breakpoint): 20000\""),
+    EXPECT_NE(json.find("visits counted at " + spec("SHORT_LINE", next) + " (--progress): 20000\""),
               std::string::npos)
         << json.substr(json.find("\"messages\""));
   }
@@ -679,7 +679,7 @@ TEST(CausalRun, AnExecdImageLeavesTheFirstImagesProgressPlacesAlone) {
   const std::string json = report_json(r.dir);
   EXPECT_EQ(json.find("loaded code differs"), std::string::npos);
   // The first image's count, which its exit path never writes: it ends at the exec.
-  EXPECT_NE(json.find("visits counted at " + point + " (breakpoint): 20000000\""),
+  EXPECT_NE(json.find("visits counted at " + point + " (--progress): 20000000\""),
             std::string::npos)
       << json.substr(json.find("\"messages\""));
 }
@@ -752,7 +752,7 @@ TEST(CausalRun, AForkedChildCountsOnlyItsOwnProgressVisits) {
     GTEST_SKIP() << "no visit counter works on this machine (said by causal-run): " << r.output;
   }
   const std::string json = report_json(r.dir);
-  const std::string message = "visits counted at " + point + " (breakpoint): ";
+  const std::string message = "visits counted at " + point + " (--progress): ";
   EXPECT_NE(json.find(message + "3000000\""), std::string::npos)
       << json.substr(json.find("\"messages\""));
   EXPECT_NE(json.find(message + "2000000\""), std::string::npos)
@@ -773,7 +773,7 @@ TEST(CausalRun, AKernelCounterAskedForPatchesNothing) {
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_EQ(r.output.find("in the program's code"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("counting its visits with uprobes"), std::string::npos) << r.output;
-  EXPECT_NE(report_json(r.dir).find("visits counted at " + point + " (breakpoint): 2000\""),
+  EXPECT_NE(report_json(r.dir).find("visits counted at " + point + " (--progress): 2000\""),
             std::string::npos);
 }
 
@@ -1007,7 +1007,7 @@ TEST(CausalRun, ALibraryLoadedLaterIsCountedAndExperimentedOn) {
     GTEST_SKIP() << "the point is not counted in the code here: " << r.output;
   }
   const std::string json = report_json(r.dir);
-  EXPECT_NE(json.find("visits counted at " + item + " (breakpoint): 4000\""), std::string::npos)
+  EXPECT_NE(json.find("visits counted at " + item + " (--progress): 4000\""), std::string::npos)
       << json.substr(json.find("\"messages\""));
   EXPECT_NE(json.find("was loaded after the start: 1 location and 1 progress place"),
             std::string::npos);
@@ -1064,7 +1064,7 @@ TEST(CausalRun, AProgressPointInALibraryIsCounted) {
   uint64_t in_library = 0, own_point = 0;
   for (const auto& e : experiments) {
     for (const auto& p : e.progress) {
-      if (p.name == point + " (breakpoint)") in_library += p.visits;
+      if (p.name == point + " (--progress)") in_library += p.visits;
       if (p.name.find("lib_user.cpp:") != std::string::npos) own_point += p.visits;
     }
   }
@@ -1594,7 +1594,7 @@ TEST(CausalRun, BreakpointPointOnTheLineOfAProgressPointKeepsItsOwnName) {
       std::string::npos)
       << points;
   EXPECT_NE(points.find("{\"name\": \"" + point +
-                        " (breakpoint)\", \"kind\": \"throughput\", "
+                        " (--progress)\", \"kind\": \"throughput\", "
                         "\"source\": \"breakpoint\""),
             std::string::npos)
       << points;

@@ -1,12 +1,13 @@
 // Progress points: counters, Coz's ABI, and the timed-region summary.
-#include "causal/progress_registry.h"
-
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstddef>
 #include <thread>
 #include <vector>
+
+#include "causal/line_progress_name.h"
+#include "causal/progress_registry.h"
 
 namespace cprof::causal {
 namespace {
@@ -16,6 +17,16 @@ struct coz_counter_t {
   size_t count;
   size_t backoff;
 };
+
+// A --progress point's name says where it came from, not how it was counted, and the
+// names of results written before (" (breakpoint)") still give the line back.
+TEST(Progress, ALineProgressPointIsNamedByItsOptionAndReadBackFromEitherName) {
+  EXPECT_EQ(line_progress_name("pbzip2.cpp:1734"), "pbzip2.cpp:1734 (--progress)");
+  EXPECT_EQ(line_progress_spec("pbzip2.cpp:1734 (--progress)"), "pbzip2.cpp:1734");
+  EXPECT_EQ(line_progress_spec("pbzip2.cpp:1734 (breakpoint)"), "pbzip2.cpp:1734");
+  EXPECT_EQ(line_progress_spec("pbzip2.cpp:1734"), "pbzip2.cpp:1734");
+  EXPECT_EQ(line_progress_spec("a (breakpoint) b.c:3"), "a (breakpoint) b.c:3");
+}
 
 TEST(Progress, CozAbiCountsIntoTheNamedPoint) {
   ProgressRegistry reg;
