@@ -104,14 +104,18 @@ std::vector<NoPrediction> locations_without_curve(
     const bool whole_run = key.second.empty();
     const char* what = whole_run ? "runs" : "experiments";
     std::string reason;
+    NoPredictionKind kind = NoPredictionKind::point_not_reached;
     const auto unreached_it = unreached.find({whole_run, key.first});
     if (s.sped_up == 0) {
       reason = fmt::format("only baseline (0%) {}, none sped it up", what);
+      kind = NoPredictionKind::only_baselines;
     } else if (whole_run ? end_to_end_baselines == 0 : s.baselines == 0) {
       reason = whole_run ? "no baseline (0%) run to compare with"
                          : "no baseline (0%) experiment of its own to compare with";
+      kind = NoPredictionKind::no_baseline;
     } else if (unreached_it != unreached.end()) {
       reason = never_reached_reason(unreached_it->second, whole_run);
+      kind = NoPredictionKind::never_reached;
     } else if (const auto gap = std::find_if(phased.begin(), phased.end(),
                                              [&key](const causal::PhasedWithoutUnits& g) {
                                                return g.location == key.first &&
@@ -119,12 +123,14 @@ std::vector<NoPrediction> locations_without_curve(
                                              });
                gap != phased.end()) {
       reason = phased_without_units_reason(*gap);
+      kind = NoPredictionKind::phased_few_units;
     } else if (!s.baseline_visited) {
       reason = "its baseline (0%) experiments never reached this progress point";
     } else {
       reason = "its sped-up experiments never reached this progress point";
     }
-    out.push_back(NoPrediction{key.first, key.second, std::move(reason)});
+    out.push_back(
+        NoPrediction{key.first, key.second, std::move(reason), kind, s.baselines + s.sped_up});
   }
   return out;
 }

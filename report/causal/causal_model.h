@@ -78,12 +78,24 @@ struct CausalCurve : causal::LocationPrediction {
   bool shows_correction() const { return phase.estimated && phase.fraction < 0.95; }
 };
 
+// Why a location has no curve, as a kind: the text report counts the thinly measured ones
+// by it.
+enum class NoPredictionKind {
+  only_baselines,     // no sped-up experiment
+  no_baseline,        // no baseline of its own (end to end: no baseline run at all)
+  never_reached,      // sped-up experiments that selected no sample
+  phased_few_units,   // a phased program, too few neighbour units
+  point_not_reached,  // the baselines, or the sped-up experiments, never saw the point
+};
+
 // A location (with a progress point; "" end to end) that experiments ran on but that has
 // no curve, and why: said in the report rather than left out.
 struct NoPrediction {
   std::string location;
   std::string progress_point;
   std::string reason;  // "only baseline (0%) runs, none sped it up", ...
+  NoPredictionKind kind = NoPredictionKind::only_baselines;
+  size_t experiments = 0;  // its experiments (runs end to end) with this point, 0% included
   // The curve its experiments gave, where there was one but it is no prediction (a
   // location never reached while its experiments ran): kept as data for json.
   std::vector<causal::PredictionPoint> points;

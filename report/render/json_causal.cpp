@@ -86,6 +86,7 @@ void json_causal(JsonWriter& j, const Report& r) {
       j.field("progress_point", n.progress_point);
     }
     j.field("reason", n.reason);
+    j.field("experiments", n.experiments);
     if (!n.points.empty()) {  // the curve its experiments gave, as data, not a prediction
       j.key("points").begin_array();
       for (const auto& pt : n.points) {

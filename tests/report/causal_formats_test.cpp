@@ -271,7 +271,7 @@ TEST(CausalFormats, EndToEndBaselinesAreSharedAndLocationsWithoutACurveAreSaid) 
   EXPECT_EQ(text.find(" - ", text.find("Causal profile")), std::string::npos) << text;
   const std::string json = render_json(r, {});
   EXPECT_NE(json.find("{\"location\": \"complex_add\", \"progress_point\": null, \"reason\": "
-                      "\"only baseline (0%) runs, none sped it up\"}"),
+                      "\"only baseline (0%) runs, none sped it up\", \"experiments\": 1}"),
             std::string::npos)
       << json;
   const std::string html = render_html(r, {});
@@ -296,6 +296,57 @@ TEST(CausalFormats, EndToEndBaselinesAreSharedAndLocationsWithoutACurveAreSaid) 
             "complex_add||only baseline (0%) runs, none sped it up\n"
             "lonely.cpp:3|ops|no baseline (0%) experiment of its own to compare with\n"
             "pick<a&b>|ops|only baseline (0%) experiments, none sped it up\n");
+}
+
+// An automatic run's screening draws leave many locations with one experiment each; the
+// text counts them in one line (by reason) instead of a line each, and keeps the lines of
+// locations that had the experiments for a curve; JSON lists every one with its count.
+TEST(CausalFormats, LocationsWithTooFewExperimentsAreCountedInOneLine) {
+  TempDir dir;
+  {
+    testing::ProcessWriter w(dir.path() / "app.host.1.cprof", 1);
+    uint64_t t = 1'000'000'000;
+    const auto add = [&](const std::string& location, double speedup) {
+      format::ExperimentRecord e{.time_ns = t += 100'000'000,
+                                 .location = location,
+                                 .speedup = speedup,
+                                 .duration_ns = 100'000'000,
+                                 .delay_ns = speedup > 0 ? 10'000'000u : 0u,
+                                 .period_ns = 1'000'000,
+                                 .selected_samples = speedup > 0 ? 20u : 0u};
+      e.progress.push_back({.name = "ops", .visits = 100});
+      w.add(e);
+    };
+    for (const char* l : {"a.c:1", "a.c:2", "a.c:3"}) add(l, 0.5);  // no baseline
+    for (const char* l : {"b.c:1", "b.c:2"}) add(l, 0);             // only a baseline
+    for (int i = 0; i < 4; ++i) add("tried.c:9", 0.25);             // 4, none a baseline
+    w.close();
+  }
+  testing::FakeSymbols symbols;
+  const Report r = build_report(load_results(find_results_files(dir.path()), {}), symbols, {});
+  ASSERT_EQ(r.causal.without_prediction.size(), 6u);
+  const std::string text = render_text(r, {});
+  EXPECT_NE(text.find("  no prediction for tried.c:9 (ops): no baseline (0%) experiment of its "
+                      "own to compare with\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  no prediction for 5 more locations with 1 experiment each, too few "
+                      "for a curve (3 without a baseline of their own, 2 with only baselines); "
+                      "causal-report --format json lists each (causal.without_prediction)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("no prediction for a.c:"), std::string::npos) << text;
+  EXPECT_EQ(text.find("no prediction for b.c:"), std::string::npos) << text;
+  const std::string json = render_json(r, {});
+  EXPECT_NE(json.find("\"location\": \"b.c:2\", \"progress_point\": \"ops\", \"reason\": "
+                      "\"only baseline (0%) experiments, none sped it up\", \"experiments\": 1}"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find("\"location\": \"tried.c:9\", \"progress_point\": \"ops\", \"reason\": "
+                      "\"no baseline (0%) experiment of its own to compare with\", "
+                      "\"experiments\": 4}"),
+            std::string::npos)
+      << json;
 }
 
 TEST(CausalFormats, PlotSvgHasBandCurvePointsAndAxes) {
