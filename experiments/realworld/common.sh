@@ -104,20 +104,20 @@ time_run() {
 actual_speedup() {
   local name=$1
   shift
-  local base=() patched=()
-  while [[ $1 != -- ]]; do base+=("$1"); shift; done
+  local base_cmd=() patched_cmd=()
+  while [[ $1 != -- ]]; do base_cmd+=("$1"); shift; done
   shift
-  patched=("$@")
+  patched_cmd=("$@")
   local fb="$WORK/$name-base.times" fp="$WORK/$name-patched.times" i
   : >"$fb"
   : >"$fp"
   for ((i = 0; i < REPS; i++)); do
     if ((i % 2 == 0)); then
-      time_run "$fb" "${base[@]}"
-      time_run "$fp" "${patched[@]}"
+      time_run "$fb" "${base_cmd[@]}"
+      time_run "$fp" "${patched_cmd[@]}"
     else
-      time_run "$fp" "${patched[@]}"
-      time_run "$fb" "${base[@]}"
+      time_run "$fp" "${patched_cmd[@]}"
+      time_run "$fb" "${base_cmd[@]}"
     fi
   done
   local mb mp speedup lo hi
@@ -188,6 +188,47 @@ s_eff_of_shares() {
   awk -v b="$1" -v p="$2" 'BEGIN {
     if (b <= 0 || b >= 1 || p >= 1) { print "NA"; exit }
     printf "%.4f\n", 1 - (p / (1 - p)) / (b / (1 - b)) }'
+}
+
+# s_eff_from_pairs OUT SHARE_FN -- BASE_CMD... -- PATCHED_CMD...: S_EFF_PAIRS (default 3)
+# pairs of sample-run profiles of both builds, which goes first alternating
+# (OUT/sample-base-I, OUT/sample-patched-I); `SHARE_FN DIR base|patched` prints the changed
+# code's share of DIR's samples. Logs each pair (shares, sampled CPU seconds, s_eff by
+# s_eff_of_shares) and prints the pairs' median s_eff.
+s_eff_from_pairs() {
+  local out=$1 share_fn=$2 pairs=${S_EFF_PAIRS:-3} i b p s first second
+  local base_cmd=() patched_cmd=() list=()
+  shift 3
+  while [[ $1 != -- ]]; do base_cmd+=("$1"); shift; done
+  shift
+  patched_cmd=("$@")
+  for ((i = 1; i <= pairs; i++)); do
+    rm -rf "$out/sample-base-$i" "$out/sample-patched-$i"
+    first=base second=patched
+    ((i % 2 == 0)) && first=patched second=base
+    for build in "$first" "$second"; do
+      if [[ $build == base ]]; then
+        "$BIN/sample-run" -q -o "$out/sample-base-$i" -- "${base_cmd[@]}" >/dev/null 2>&1
+      else
+        "$BIN/sample-run" -q -o "$out/sample-patched-$i" -- "${patched_cmd[@]}" >/dev/null 2>&1
+      fi
+    done
+    b=$("$share_fn" "$out/sample-base-$i" base)
+    p=$("$share_fn" "$out/sample-patched-$i" patched)
+    s=$(s_eff_of_shares "$b" "$p")
+    list+=("$s")
+    log "s_eff pair $i: the changed code $(percent "$b")% of the base run's samples ($(sampled_seconds "$out/sample-base-$i") s sampled), $(percent "$p")% of the patched run's ($(sampled_seconds "$out/sample-patched-$i") s): s_eff $(percent "$s")%"
+  done
+  printf '%s\n' "${list[@]}" | grep -v NA | stats | cut -d' ' -f1
+}
+
+# percent FRACTION: "12.3" for 0.123 (NA stays NA).
+percent() { [[ $1 == NA ]] && echo NA || awk -v f="$1" 'BEGIN { printf "%.1f", f * 100 }'; }
+
+# sampled_seconds DIR: the CPU time a profile's samples stand for.
+sampled_seconds() {
+  "$BIN/causal-report" "$1" --format json -n 0 |
+    python3 -c 'import json, sys; print("%.2f" % ((json.load(sys.stdin)["profile"].get("time_ns") or 0) / 1e9))'
 }
 
 # share_of_lines DIR FILE LINE...: the share of DIR's CPU samples whose innermost frame is

@@ -98,47 +98,32 @@ mkdir -p "$out"
 
 profile_and_rank "$out" "$runs" "$progress" -- "$base" "${args[@]}"
 
-p() { [[ $1 == NA ]] && echo NA || printf %.1f "$(echo "$1 * 100" | bc -l)"; }
 log "actual speedup: $REPS back-to-back pairs of plain runs"
 read -r t_base t_patched actual actual_lo actual_hi <<<"$(actual_speedup pbzip2 "$base" "${args[@]}" -- "$patched" "${args[@]}")"
-log "medians: base ${t_base}s, patched ${t_patched}s; actual speedup (median of the pairs) $(p "$actual")% [$(p "$actual_lo")%, $(p "$actual_hi")%]"
+log "medians: base ${t_base}s, patched ${t_patched}s; actual speedup (median of the pairs) $(percent "$actual")% [$(percent "$actual_lo")%, $(percent "$actual_hi")%]"
 
-pairs=${S_EFF_PAIRS:-3}
-log "s_eff from $pairs pairs of sampled runs of both builds, in turn"
-s_list=()
-# cpu_seconds NS SHARE: a profile's sampled CPU time, from one part's time and share.
-cpu_seconds() { awk -v n="$1" -v s="$2" 'BEGIN { printf "%.2f", (s > 0 ? n / s / 1e9 : 0) }'; }
-for ((i = 1; i <= pairs; i++)); do
-  order=(base patched)
-  ((i % 2 == 0)) && order=(patched base)
-  for build in "${order[@]}"; do
-    exe=$base
-    [[ $build == patched ]] && exe=$patched
-    rm -rf "$out/sample-$build-$i"
-    "$BIN/sample-run" -q -o "$out/sample-$build-$i" -- "$exe" "${args[@]}" >/dev/null
-  done
-  # shellcheck disable=SC2086
-  read -r share_base ns_base <<<"$(share_of_lines "$out/sample-base-$i" "$change_file" $base_lines)"
-  # shellcheck disable=SC2086
-  read -r share_patched ns_patched <<<"$(share_of_lines "$out/sample-patched-$i" "$change_file" $patched_lines)"
-  cpu_b=$(cpu_seconds "$ns_base" "$share_base")
-  cpu_p=$(cpu_seconds "$ns_patched" "$share_patched")
-  share_callees=0
-  if ((${#callees[@]})); then
-    # The patched code's library calls: their time is the changed code's too.
-    read -r share_callees _ <<<"$("$BIN/causal-report" "$out/sample-patched-$i" --view tree --format json -n 0 |
-      python3 "$here/callees_share.py" generateMTFValues "${callees[@]}")"
+# changed_share DIR base|patched: the changed lines' share of DIR's samples, and in the
+# patched build also generateMTFValues' time in memchr and memmove, the changed code's
+# library calls.
+changed_share() {
+  local share extra=0
+  if [[ $2 == base ]]; then
+    # shellcheck disable=SC2086
+    read -r share _ <<<"$(share_of_lines "$1" "$change_file" $base_lines)"
+  else
+    # shellcheck disable=SC2086
+    read -r share _ <<<"$(share_of_lines "$1" "$change_file" $patched_lines)"
+    if ((${#callees[@]})); then
+      read -r extra _ <<<"$("$BIN/causal-report" "$1" --view tree --format json -n 0 |
+        python3 "$here/callees_share.py" generateMTFValues "${callees[@]}")"
+    fi
   fi
-  share_patched=$(echo "$share_patched + $share_callees" | bc -l)
-  s_i=$(s_eff_of_shares "$share_base" "$share_patched")
-  s_list+=("$s_i")
-  with=""
-  ((${#callees[@]})) && with=" (with ${callees[*]})"
-  log "pair $i: changed code $(p "$share_base")% of the base run's samples, $(p "$share_patched")% of the patched run's$with; CPU sampled: base $cpu_b s, patched $cpu_p s; s_eff $(p "$s_i")%"
-done
-s_eff=$(printf '%s\n' "${s_list[@]}" | grep -v NA | stats | cut -d' ' -f1)
+  awk -v a="$share" -v b="$extra" 'BEGIN { printf "%.6f\n", a + b }'
+}
+log "s_eff from ${S_EFF_PAIRS:-3} pairs of sampled runs of both builds, in turn"
+s_eff=$(s_eff_from_pairs "$out" changed_share -- "$base" "${args[@]}" -- "$patched" "${args[@]}")
 pct=$(printf %.0f "$(echo "$s_eff * 100" | bc -l)")
-log "s_eff = $pct% (the median of the $pairs pairs)"
+log "s_eff = $pct% (the median of the pairs)"
 
 log "causal-run --line $fixed_line --fixed-speedup $pct, $fixed_runs runs"
 rm -rf "$out/fixed"
@@ -165,5 +150,5 @@ fi
 
 echo
 echo "program  change                     actual% [95% interval]  s_eff%  ours% [95% interval]      coz%"
-printf "pbzip2   %-24s  %7s [%s, %s]  %6s  %5s [%s, %s]  %8s\n" "$change_name" "$(p "$actual")" "$(p "$actual_lo")" "$(p "$actual_hi")" "$pct" \
-  "$(p "$ours")" "$(p "$lo")" "$(p "$hi")" "$(p "$coz_pred")"
+printf "pbzip2   %-24s  %7s [%s, %s]  %6s  %5s [%s, %s]  %8s\n" "$change_name" "$(percent "$actual")" "$(percent "$actual_lo")" "$(percent "$actual_hi")" "$pct" \
+  "$(percent "$ours")" "$(percent "$lo")" "$(percent "$hi")" "$(percent "$coz_pred")"

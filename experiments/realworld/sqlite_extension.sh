@@ -116,30 +116,22 @@ fixed_line=regexp.c:${base_lines[0]}-${base_lines[-1]}
 
 log "actual speedup: $REPS back-to-back pairs of plain runs"
 read -r t_base t_patched actual actual_lo actual_hi <<<"$(actual_speedup sqlite-ext "${shell[@]}" -- "${patched_shell[@]}")"
-p() { [[ $1 == NA ]] && echo NA || printf %.1f "$(echo "$1 * 100" | bc -l)"; }
-log "medians: base ${t_base}s, patched ${t_patched}s; actual speedup (median of the pairs) $(p "$actual")% [$(p "$actual_lo")%, $(p "$actual_hi")%]"
+log "medians: base ${t_base}s, patched ${t_patched}s; actual speedup (median of the pairs) $(percent "$actual")% [$(percent "$actual_lo")%, $(percent "$actual_hi")%]"
 
-pairs=${S_EFF_PAIRS:-3}
-log "s_eff from $pairs pairs of sampled runs of both builds, in turn (lines ${base_lines[0]}-${base_lines[-1]}; patched ${patched_lines[0]}-${patched_lines[-1]})"
-s_list=()
-for ((i = 1; i <= pairs; i++)); do
-  rm -rf "$out/sample-base-$i" "$out/sample-patched-$i"
-  if ((i % 2)); then
-    "$BIN/sample-run" -q -o "$out/sample-base-$i" -- "${shell[@]}" >/dev/null
-    "$BIN/sample-run" -q -o "$out/sample-patched-$i" -- "${patched_shell[@]}" >/dev/null
+# loop_share DIR base|patched: the loop's share of DIR's samples.
+loop_share() {
+  local share
+  if [[ $2 == base ]]; then
+    read -r share _ <<<"$(share_of_lines "$1" regexp.c "${base_lines[@]}")"
   else
-    "$BIN/sample-run" -q -o "$out/sample-patched-$i" -- "${patched_shell[@]}" >/dev/null
-    "$BIN/sample-run" -q -o "$out/sample-base-$i" -- "${shell[@]}" >/dev/null
+    read -r share _ <<<"$(share_of_lines "$1" regexp.c "${patched_lines[@]}")"
   fi
-  read -r share_base _ <<<"$(share_of_lines "$out/sample-base-$i" regexp.c "${base_lines[@]}")"
-  read -r share_patched _ <<<"$(share_of_lines "$out/sample-patched-$i" regexp.c "${patched_lines[@]}")"
-  s_i=$(s_eff_of_shares "$share_base" "$share_patched")
-  s_list+=("$s_i")
-  log "pair $i: the loop $(p "$share_base")% of the base run's samples, $(p "$share_patched")% of the patched run's; s_eff $(p "$s_i")%"
-done
-s_eff=$(printf '%s\n' "${s_list[@]}" | grep -v NA | stats | cut -d' ' -f1)
+  echo "$share"
+}
+log "s_eff from ${S_EFF_PAIRS:-3} pairs of sampled runs of both builds, in turn (lines ${base_lines[0]}-${base_lines[-1]}; patched ${patched_lines[0]}-${patched_lines[-1]})"
+s_eff=$(s_eff_from_pairs "$out" loop_share -- "${shell[@]}" -- "${patched_shell[@]}")
 pct=$(printf %.0f "$(echo "$s_eff * 100" | bc -l)")
-log "s_eff = $pct% (the median of the $pairs pairs)"
+log "s_eff = $pct% (the median of the pairs)"
 
 fixed_runs=${FIXED_RUNS:-3}
 log "causal-run --line $fixed_line --fixed-speedup $pct, $fixed_runs runs"
@@ -160,5 +152,5 @@ coz_pred=NA
 echo
 echo "program        change               actual% [95% interval]  s_eff%  ours% [95% interval]      coz%"
 printf "sqlite3+regexp class bitmap          %7s [%s, %s]  %6s  %5s [%s, %s]  %8s\n" \
-  "$(p "$actual")" "$(p "$actual_lo")" "$(p "$actual_hi")" "$pct" "$(p "$ours")" "$(p "$lo")" "$(p "$hi")" "$(p "$coz_pred")"
+  "$(percent "$actual")" "$(percent "$actual_lo")" "$(percent "$actual_hi")" "$pct" "$(percent "$ours")" "$(percent "$lo")" "$(percent "$hi")" "$(percent "$coz_pred")"
 log "done"

@@ -25,7 +25,8 @@
 #
 # Steps as pbzip2.sh: sample-run profile; causal-run automatic (RUNS runs); the actual
 # speedup (REPS back-to-back pairs of plain runs, the pairs' median and its 95% interval);
-# s_eff from the sampled profiles of both builds (self time of the SAD's lines); our
+# s_eff from S_EFF_PAIRS (3) pairs of sampled runs of both builds (the SAD's lines' share
+# of the samples against the rest: s_eff_of_shares in common.sh, the pairs' median); our
 # prediction at s_eff fixed on pixel.c:71; Coz's at the same speedup on the same line, end
 # to end (COZ_RUNS runs at s_eff and as many at 0, prediction from the median times).
 #
@@ -77,7 +78,6 @@ mkdir -p "$out"
 # all on it), the new function's lines in the patched one.
 base_lines=71
 patched_lines=$(seq 76 85)
-p() { [[ $1 == NA ]] && echo NA || printf %.1f "$(echo "$1 * 100" | bc -l)"; }
 
 # The encoded streams must be the same: the change may make the code faster, not other.
 if [[ $("$base" "${args[@]:0:6}" -o - "$input" 2>/dev/null | md5sum) != \
@@ -90,17 +90,24 @@ profile_and_rank "$out" "$runs" "$progress" -- "$base" "${args[@]}"
 
 log "actual speedup: $REPS back-to-back pairs of plain runs"
 read -r t_base t_patched actual actual_lo actual_hi <<<"$(actual_speedup x264 "$base" "${args[@]}" -- "$patched" "${args[@]}")"
-log "medians: base ${t_base}s, patched ${t_patched}s; actual speedup (median of the pairs) $(p "$actual")% [$(p "$actual_lo")%, $(p "$actual_hi")%]"
+log "medians: base ${t_base}s, patched ${t_patched}s; actual speedup (median of the pairs) $(percent "$actual")% [$(percent "$actual_lo")%, $(percent "$actual_hi")%]"
 
-log "s_eff from the sampled profiles of both builds"
-"$BIN/sample-run" -q -o "$out/sample-patched" -- "$patched" "${args[@]}" >/dev/null 2>&1
-# shellcheck disable=SC2086
-read -r share_base ns_base <<<"$(share_of_lines "$out/sample-base" common/pixel.c $base_lines)"
-# shellcheck disable=SC2086
-read -r _ ns_patched <<<"$(share_of_lines "$out/sample-patched" common/pixel.c $patched_lines)"
-s_eff=$(echo "1 - $ns_patched / $ns_base" | bc -l)
+# sad_share DIR base|patched: the SAD's lines' share of DIR's samples.
+sad_share() {
+  local share
+  if [[ $2 == base ]]; then
+    # shellcheck disable=SC2086
+    read -r share _ <<<"$(share_of_lines "$1" common/pixel.c $base_lines)"
+  else
+    # shellcheck disable=SC2086
+    read -r share _ <<<"$(share_of_lines "$1" common/pixel.c $patched_lines)"
+  fi
+  echo "$share"
+}
+log "s_eff from ${S_EFF_PAIRS:-3} pairs of sampled runs of both builds, in turn"
+s_eff=$(s_eff_from_pairs "$out" sad_share -- "$base" "${args[@]}" -- "$patched" "${args[@]}")
 pct=$(printf %.0f "$(echo "$s_eff * 100" | bc -l)")
-log "changed code: $(p "$share_base")% of the base run's samples ($ns_base ns; patched $ns_patched ns); s_eff = $pct%"
+log "s_eff = $pct% (the median of the pairs)"
 
 log "causal-run --line pixel.c:71 --fixed-speedup $pct, $fixed_runs runs"
 rm -rf "$out/fixed"
@@ -118,5 +125,5 @@ fi
 
 echo
 echo "program  change                     actual% [95% interval]  s_eff%  ours% [95% interval]      coz%"
-printf "x264     SAD 16x16 with psadbw     %7s [%s, %s]  %6s  %5s [%s, %s]  %8s\n" "$(p "$actual")" \
-  "$(p "$actual_lo")" "$(p "$actual_hi")" "$pct" "$(p "$ours")" "$(p "$lo")" "$(p "$hi")" "$(p "$coz_pred")"
+printf "x264     SAD 16x16 with psadbw     %7s [%s, %s]  %6s  %5s [%s, %s]  %8s\n" "$(percent "$actual")" \
+  "$(percent "$actual_lo")" "$(percent "$actual_hi")" "$pct" "$(percent "$ours")" "$(percent "$lo")" "$(percent "$hi")" "$(percent "$coz_pred")"
