@@ -131,7 +131,7 @@ actual_speedup() {
 # profile_and_rank OUT RUNS PROGRESS -- CMD...: the first two steps of each script: a
 # sample-run profile of CMD (OUT/sample-base; OUT/sample-patched is cleared for later) and
 # its top functions, then causal-run in automatic mode, RUNS runs with --progress PROGRESS
-# (OUT/auto), and the ranking, without the locations that got no prediction.
+# (OUT/auto), and the ranking.
 profile_and_rank() {
   local out=$1 runs=$2 progress=$3 t0
   shift 4
@@ -143,7 +143,7 @@ profile_and_rank() {
   t0=$(date +%s)
   "$BIN/causal-run" -o "$out/auto" -n "$runs" --progress "$progress" -- "$@" >/dev/null
   log "automatic mode took $(($(date +%s) - t0)) s"
-  "$BIN/causal-report" "$out/auto" -n 10 | sed -n '/^Causal profile/,$p' | grep -v '^  no prediction'
+  "$BIN/causal-report" "$out/auto" -n 10 | sed -n '/^Causal profile/,$p'
 }
 
 # coz_end_to_end NAME FILE:LINE PERCENT RUNS DIR -- CMD...: Coz 0.2.2's prediction, end to

@@ -7,6 +7,7 @@
 #include <iterator>
 #include <vector>
 
+#include "report/causal/without_prediction_lines.h"
 #include "report/render/html_escape.h"
 #include "report/render/text_util.h"
 
@@ -209,15 +210,27 @@ void html_causal_section(std::string& out, const CausalModel& m) {
   }
   // Locations that ran experiments but have no curve are named with the reason, after
   // the plots, as the text report does.
+  // Those with too few experiments for a curve, when many, are one line that opens on the
+  // list (without_prediction_lines.h).
   if (!m.without_prediction.empty()) {
-    out += "<ul class=\"note\" id=\"without-prediction\">\n";
-    for (const auto& n : m.without_prediction) {
+    const auto item = [&o](const NoPrediction& n) {
       const std::string point =
           n.progress_point.empty()
               ? std::string("end to end")
               : "<span class=\"name\">" + html_escape(n.progress_point) + "</span>";
       fmt::format_to(o, "<li>no prediction for <span class=\"name\">{}</span> ({}): {}</li>\n",
                      html_escape(n.location), point, html_escape(n.reason));
+    };
+    const WithoutPredictionLines lines = without_prediction_lines(m.without_prediction);
+    out += "<ul class=\"note\" id=\"without-prediction\">\n";
+    for (const auto* n : lines.listed) item(*n);
+    if (!lines.few.empty()) {
+      fmt::format_to(o,
+                     "<li><details id=\"without-prediction-few\"><summary>no prediction for "
+                     "{}</summary>\n<ul>\n",
+                     html_escape(lines.few_summary));
+      for (const auto* n : lines.few) item(*n);
+      out += "</ul></details></li>\n";
     }
     out += "</ul>\n";
   }

@@ -2,94 +2,14 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <cstdint>
 #include <iterator>
-#include <map>
-#include <set>
-#include <string>
-#include <utility>
 #include <vector>
 
-#include "causal/prediction.h"
+#include "report/causal/without_prediction_lines.h"
 #include "report/render/text_util.h"
 #include "report/report.h"
 
 namespace cprof::report {
-namespace {
-
-// Past this many, locations with fewer experiments than a point needs are counted in one
-// line, not listed: an automatic run's screening draws leave dozens with one or two
-// (pbzip2, 6 runs: 32 lines after a table of 10).
-constexpr size_t kThinListed = 3;
-
-const char* thin_kind_label(NoPredictionKind kind) {
-  switch (kind) {
-    case NoPredictionKind::only_baselines:
-      return "with only baselines";
-    case NoPredictionKind::no_baseline:
-      return "without a baseline of their own";
-    case NoPredictionKind::never_reached:
-      return "never reached while sped up";
-    case NoPredictionKind::phased_few_units:
-      return "with too few neighbour units";
-    case NoPredictionKind::point_not_reached:
-      return "whose experiments missed the point";
-  }
-  return "";
-}
-
-// "no prediction for LOCATION (POINT): REASON", one line each, except that locations
-// below kMinExperimentsPerPoint experiments are counted by reason in one line when there
-// are more than kThinListed of them; --format json lists every one.
-void without_prediction_lines(std::back_insert_iterator<std::string> o,
-                              const std::vector<NoPrediction>& all) {
-  std::vector<const NoPrediction*> thin;
-  for (const auto& n : all) {
-    if (n.experiments < causal::kMinExperimentsPerPoint) thin.push_back(&n);
-  }
-  const bool count_thin = thin.size() > kThinListed;
-  for (const auto& n : all) {
-    if (count_thin && n.experiments < causal::kMinExperimentsPerPoint) continue;
-    fmt::format_to(o, "  no prediction for {} ({}): {}\n", n.location,
-                   n.progress_point.empty() ? "end to end" : n.progress_point, n.reason);
-  }
-  if (!count_thin) return;
-  std::map<NoPredictionKind, size_t> by_kind;
-  std::set<std::string> locations;
-  size_t least = SIZE_MAX;
-  size_t most = 0;
-  bool all_whole_runs = true;
-  for (const auto* n : thin) {
-    ++by_kind[n->kind];
-    locations.insert(n->location);
-    least = std::min(least, n->experiments);
-    most = std::max(most, n->experiments);
-    all_whole_runs &= n->progress_point.empty();
-  }
-  std::vector<std::pair<size_t, NoPredictionKind>> counts;
-  counts.reserve(by_kind.size());
-  for (const auto& [kind, count] : by_kind) counts.emplace_back(count, kind);
-  std::stable_sort(counts.begin(), counts.end(),
-                   [](const auto& a, const auto& b) { return a.first > b.first; });
-  std::string kinds;
-  for (const auto& [count, kind] : counts) {
-    kinds += fmt::format("{}{} {}", kinds.empty() ? "" : ", ", count, thin_kind_label(kind));
-  }
-  const char* what = all_whole_runs ? "run" : "experiment";
-  const std::string how_many = least == most
-                                   ? fmt::format("{} {}{}", least, what, least == 1 ? "" : "s")
-                               : most == least + 1 ? fmt::format("{} or {} {}s", least, most, what)
-                                                   : fmt::format("{} to {} {}s", least, most, what);
-  fmt::format_to(o,
-                 "  no prediction for {} more {} with {} each, too few for a curve ({}); "
-                 "causal-report --format json lists each (causal.without_prediction)\n",
-                 locations.size(), locations.size() == 1 ? "location" : "locations", how_many,
-                 kinds);
-}
-
-}  // namespace
-
 void text_causal(std::string& out, const Report& r) {
   const CausalModel& m = r.causal;
   if (m.empty()) return;
@@ -150,7 +70,17 @@ void text_causal(std::string& out, const Report& r) {
         fmt::format_to(o, "  ({})\n", note);
       }
     }
-    without_prediction_lines(o, m.without_prediction);
+    const WithoutPredictionLines lines = without_prediction_lines(m.without_prediction);
+    for (const auto* n : lines.listed) {
+      fmt::format_to(o, "  no prediction for {} ({}): {}\n", n->location,
+                     n->progress_point.empty() ? "end to end" : n->progress_point, n->reason);
+    }
+    if (!lines.few.empty()) {
+      fmt::format_to(o,
+                     "  no prediction for {}; causal-report --format json lists each "
+                     "(causal.without_prediction)\n",
+                     lines.few_summary);
+    }
   }
   if (!m.regions.empty()) {
     fmt::format_to(o, "\nTimed regions\n  {:<32} {:>10} {:>12} {:>12} {:>12} {:>12}\n", "region",

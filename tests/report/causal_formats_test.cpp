@@ -300,7 +300,8 @@ TEST(CausalFormats, EndToEndBaselinesAreSharedAndLocationsWithoutACurveAreSaid) 
 
 // An automatic run's screening draws leave many locations with one experiment each; the
 // text counts them in one line (by reason) instead of a line each, and keeps the lines of
-// locations that had the experiments for a curve; JSON lists every one with its count.
+// locations that had the experiments for a curve; HTML shows the same line, which opens
+// on the list; JSON lists every one with its count.
 TEST(CausalFormats, LocationsWithTooFewExperimentsAreCountedInOneLine) {
   TempDir dir;
   {
@@ -347,6 +348,17 @@ TEST(CausalFormats, LocationsWithTooFewExperimentsAreCountedInOneLine) {
                       "\"experiments\": 4}"),
             std::string::npos)
       << json;
+  // HTML: the same line, opening on the list of the five.
+  const std::string html = render_html(r, {});
+  const size_t tried = html.find("<li>no prediction for <span class=\"name\">tried.c:9</span>");
+  const size_t few = html.find(
+      "<li><details id=\"without-prediction-few\"><summary>no prediction for 5 more locations "
+      "with 1 experiment each, too few for a curve (3 without a baseline of their own, 2 with "
+      "only baselines)</summary>\n<ul>\n<li>no prediction for <span class=\"name\">a.c:1</span>");
+  ASSERT_NE(tried, std::string::npos) << html;
+  ASSERT_NE(few, std::string::npos) << html;
+  EXPECT_LT(tried, few);
+  EXPECT_NE(html.find("<span class=\"name\">b.c:2</span>", few), std::string::npos) << html;
 }
 
 TEST(CausalFormats, PlotSvgHasBandCurvePointsAndAxes) {
