@@ -129,14 +129,13 @@ actual_speedup() {
 }
 
 # profile_and_rank OUT RUNS PROGRESS -- CMD...: the first two steps of each script: a
-# sample-run profile of CMD (OUT/sample-base; OUT/sample-patched is cleared for later) and
-# its top functions, then causal-run in automatic mode, RUNS runs with --progress PROGRESS
-# (OUT/auto), and the ranking.
+# sample-run profile of CMD (OUT/sample-base) and its top functions, then causal-run in
+# automatic mode, RUNS runs with --progress PROGRESS (OUT/auto), and the ranking.
 profile_and_rank() {
   local out=$1 runs=$2 progress=$3 t0
   shift 4
   log "sample-run (base)"
-  rm -rf "$out/sample-base" "$out/sample-patched" "$out/auto"
+  rm -rf "$out/sample-base" "$out/auto"
   "$BIN/sample-run" -q -o "$out/sample-base" -- "$@" >/dev/null 2>&1
   "$BIN/causal-report" "$out/sample-base" -n 12
   log "causal-run, automatic, $runs runs"

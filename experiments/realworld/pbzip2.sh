@@ -26,11 +26,11 @@
 # `CompressedSize += ret;`), counted by --progress (no source change).
 #
 # Steps: sample-run profile; causal-run automatic (RUNS runs into one directory); the
-# actual speedup of the change (REPS back-to-back pairs of plain runs, the pairs' median); s_eff
-# from S_EFF_PAIRS pairs of sampled runs of both builds (the changed lines' share of the
-# samples, plus for mtf the share generateMTFValues spends in memchr and memmove, against
-# the rest of the program: s_eff_of_shares in common.sh; the pairs' median); our prediction at s_eff
-# fixed on the changed lines (--line FILE:FIRST-LAST, one location);
+# actual speedup of the change (REPS back-to-back pairs of plain runs, the pairs' median);
+# s_eff from S_EFF_PAIRS pairs of sampled runs of both builds (the changed lines' share of
+# the samples, plus for mtf the share generateMTFValues spends in memchr and memmove,
+# against the rest of the program: s_eff_from_pairs in common.sh, the pairs' median); our
+# prediction at s_eff fixed on the changed lines (--line FILE:FIRST-LAST, one location);
 # Coz's at the same speedup on the block's hottest line (Coz takes one line), end to end
 # (Coz 0.2.2 has no progress point without a source change): COZ_RUNS runs at s_eff and as
 # many at 0, prediction from the median run times.
