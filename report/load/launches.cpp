@@ -32,9 +32,12 @@ std::string separate_launches_warning(const std::vector<ProcessProfile>& process
     }
   }
   if (most <= 1) return "";
+  // --append merges on purpose (causal experiments add up across runs: docs/causal.md), so
+  // the advice is for the other case, not against the option.
   return fmt::format(
-      "{} holds {} separate runs (launched apart, or with --append): their samples are merged "
-      "here; give each run a directory of its own (-o) to see them apart",
+      "{} holds {} separately launched runs, merged here: as --append asks (experiments add "
+      "up across runs), or by mistake (files copied together, runs writing at once); to see "
+      "them apart, give each run a directory of its own (-o)",
       where.empty() ? "the results directory" : "run directory " + where, most);
 }
 

@@ -55,7 +55,9 @@ TEST(Launches, SeparateLaunchesInOneDirectoryAreSaid) {
   // Two launches (sample-run twice with --append).
   const std::string w =
       separate_launches_warning({process(100, 10), process(101, 100), process(200, 20)});
-  EXPECT_NE(w.find("holds 2 separate runs"), std::string::npos) << w;
+  EXPECT_NE(w.find("holds 2 separately launched runs, merged here: as --append asks"),
+            std::string::npos)
+      << w;
 }
 
 TEST(StackTable, InternsEqualSequencesOnce) {
