@@ -192,10 +192,11 @@ s_eff_of_shares() {
 # s_eff_from_pairs OUT SHARE_FN -- BASE_CMD... -- PATCHED_CMD...: S_EFF_PAIRS (default 3)
 # pairs of sample-run profiles of both builds, which goes first alternating
 # (OUT/sample-base-I, OUT/sample-patched-I); `SHARE_FN DIR base|patched` prints the changed
-# code's share of DIR's samples. Logs each pair (shares, sampled CPU seconds, s_eff by
-# s_eff_of_shares) and prints the pairs' median s_eff.
+# code's share of DIR's samples and the profile's sampled time in ns ("SHARE TOTAL_NS").
+# Logs each pair (shares, sampled CPU seconds, s_eff by s_eff_of_shares) and prints the
+# pairs' median s_eff.
 s_eff_from_pairs() {
-  local out=$1 share_fn=$2 pairs=${S_EFF_PAIRS:-3} i b p s first second
+  local out=$1 share_fn=$2 pairs=${S_EFF_PAIRS:-3} i b p s tb tp first second
   local base_cmd=() patched_cmd=() list=()
   shift 3
   while [[ $1 != -- ]]; do base_cmd+=("$1"); shift; done
@@ -212,11 +213,11 @@ s_eff_from_pairs() {
         "$BIN/sample-run" -q -o "$out/sample-patched-$i" -- "${patched_cmd[@]}" >/dev/null 2>&1
       fi
     done
-    b=$("$share_fn" "$out/sample-base-$i" base)
-    p=$("$share_fn" "$out/sample-patched-$i" patched)
+    read -r b tb <<<"$("$share_fn" "$out/sample-base-$i" base)"
+    read -r p tp <<<"$("$share_fn" "$out/sample-patched-$i" patched)"
     s=$(s_eff_of_shares "$b" "$p")
     list+=("$s")
-    log "s_eff pair $i: the changed code $(percent "$b")% of the base run's samples ($(sampled_seconds "$out/sample-base-$i") s sampled), $(percent "$p")% of the patched run's ($(sampled_seconds "$out/sample-patched-$i") s): s_eff $(percent "$s")%"
+    log "s_eff pair $i: the changed code $(percent "$b")% of the base run's samples ($(seconds "$tb") s sampled), $(percent "$p")% of the patched run's ($(seconds "$tp") s): s_eff $(percent "$s")%"
   done
   printf '%s\n' "${list[@]}" | grep -v NA | stats | cut -d' ' -f1
 }
@@ -224,14 +225,11 @@ s_eff_from_pairs() {
 # percent FRACTION: "12.3" for 0.123 (NA stays NA).
 percent() { [[ $1 == NA ]] && echo NA || awk -v f="$1" 'BEGIN { printf "%.1f", f * 100 }'; }
 
-# sampled_seconds DIR: the CPU time a profile's samples stand for.
-sampled_seconds() {
-  "$BIN/causal-report" "$1" --format json -n 0 |
-    python3 -c 'import json, sys; print("%.2f" % ((json.load(sys.stdin)["profile"].get("time_ns") or 0) / 1e9))'
-}
+# seconds NS: "12.34" for 12340000000.
+seconds() { awk -v n="$1" 'BEGIN { printf "%.2f", n / 1e9 }'; }
 
 # share_of_lines DIR FILE LINE...: the share of DIR's CPU samples whose innermost frame is
-# one of FILE's LINEs, and their time in ns: "SHARE TIME_NS".
+# one of FILE's LINEs, their time and all sampled time in ns: "SHARE TIME_NS TOTAL_NS".
 share_of_lines() {
   local dir=$1
   shift

@@ -5,7 +5,8 @@
   lines_share.py --function NAME  functions named NAME (their self time, inlined copies
                                   included, as the report attributes them)
 
-Prints "SHARE TIME_NS": SHARE of all sampled time, TIME_NS their self time."""
+Prints "SHARE TIME_NS TOTAL_NS": SHARE of all sampled time, TIME_NS their self time,
+TOTAL_NS all sampled time."""
 import json
 import sys
 
@@ -23,4 +24,4 @@ else:
     for row in profile.get("lines", []):
         if row.get("file", "").endswith(want_file) and row.get("line") in want_lines:
             mine += row["self"]["time_ns"]
-print("%.6f %d" % (mine / total if total else 0.0, mine))
+print("%.6f %d %d" % (mine / total if total else 0.0, mine, total))

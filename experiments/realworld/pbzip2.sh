@@ -102,23 +102,19 @@ log "actual speedup: $REPS back-to-back pairs of plain runs"
 read -r t_base t_patched actual actual_lo actual_hi <<<"$(actual_speedup pbzip2 "$base" "${args[@]}" -- "$patched" "${args[@]}")"
 log "medians: base ${t_base}s, patched ${t_patched}s; actual speedup (median of the pairs) $(percent "$actual")% [$(percent "$actual_lo")%, $(percent "$actual_hi")%]"
 
-# changed_share DIR base|patched: the changed lines' share of DIR's samples, and in the
-# patched build also generateMTFValues' time in memchr and memmove, the changed code's
-# library calls.
+# changed_share DIR base|patched: the changed lines' share of DIR's samples (in the
+# patched build with generateMTFValues' time in memchr and memmove, the changed code's
+# library calls), and all sampled ns.
 changed_share() {
-  local share extra=0
-  if [[ $2 == base ]]; then
-    # shellcheck disable=SC2086
-    read -r share _ <<<"$(share_of_lines "$1" "$change_file" $base_lines)"
-  else
-    # shellcheck disable=SC2086
-    read -r share _ <<<"$(share_of_lines "$1" "$change_file" $patched_lines)"
-    if ((${#callees[@]})); then
-      read -r extra _ <<<"$("$BIN/causal-report" "$1" --view tree --format json -n 0 |
-        python3 "$here/callees_share.py" generateMTFValues "${callees[@]}")"
-    fi
+  local share total extra=0 lines=$base_lines
+  [[ $2 == patched ]] && lines=$patched_lines
+  # shellcheck disable=SC2086
+  read -r share _ total <<<"$(share_of_lines "$1" "$change_file" $lines)"
+  if [[ $2 == patched ]] && ((${#callees[@]})); then
+    read -r extra _ <<<"$("$BIN/causal-report" "$1" --view tree --format json -n 0 |
+      python3 "$here/callees_share.py" generateMTFValues "${callees[@]}")"
   fi
-  awk -v a="$share" -v b="$extra" 'BEGIN { printf "%.6f\n", a + b }'
+  awk -v a="$share" -v b="$extra" -v t="$total" 'BEGIN { printf "%.6f %s\n", a + b, t }'
 }
 log "s_eff from ${S_EFF_PAIRS:-3} pairs of sampled runs of both builds, in turn"
 s_eff=$(s_eff_from_pairs "$out" changed_share -- "$base" "${args[@]}" -- "$patched" "${args[@]}")

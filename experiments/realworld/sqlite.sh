@@ -224,8 +224,8 @@ sb=0 sp=0
 for ((i = 1; i <= sample_runs; i++)); do
   "$BIN/sample-run" -q -f 2000 -o "$out/sample-base-$i" -- "$base" "${args[@]}" >/dev/null
   "$BIN/sample-run" -q -f 2000 -o "$out/sample-patched-$i" -- "$patched" "${args[@]}" >/dev/null
-  read -r b tb <<<"$(share_of_lines "$out/sample-base-$i" "$loc_file" "${changed_lines[@]}")"
-  read -r p tp <<<"$(share_of_lines "$out/sample-patched-$i" "$loc_file" "${changed_lines[@]}")"
+  read -r b tb _ <<<"$(share_of_lines "$out/sample-base-$i" "$loc_file" "${changed_lines[@]}")"
+  read -r p tp _ <<<"$(share_of_lines "$out/sample-patched-$i" "$loc_file" "${changed_lines[@]}")"
   echo "  run $i: lines ${changed_lines[*]}: base $b of the run ($((tb / 1000000)) ms), patched $p ($((tp / 1000000)) ms)"
   sb=$(echo "$sb + $b" | bc -l)
   sp=$(echo "$sp + $p" | bc -l)

@@ -118,15 +118,12 @@ log "actual speedup: $REPS back-to-back pairs of plain runs"
 read -r t_base t_patched actual actual_lo actual_hi <<<"$(actual_speedup sqlite-ext "${shell[@]}" -- "${patched_shell[@]}")"
 log "medians: base ${t_base}s, patched ${t_patched}s; actual speedup (median of the pairs) $(percent "$actual")% [$(percent "$actual_lo")%, $(percent "$actual_hi")%]"
 
-# loop_share DIR base|patched: the loop's share of DIR's samples.
+# loop_share DIR base|patched: the loop's share of DIR's samples, and all sampled ns.
 loop_share() {
-  local share
-  if [[ $2 == base ]]; then
-    read -r share _ <<<"$(share_of_lines "$1" regexp.c "${base_lines[@]}")"
-  else
-    read -r share _ <<<"$(share_of_lines "$1" regexp.c "${patched_lines[@]}")"
-  fi
-  echo "$share"
+  local share total lines=("${base_lines[@]}")
+  [[ $2 == patched ]] && lines=("${patched_lines[@]}")
+  read -r share _ total <<<"$(share_of_lines "$1" regexp.c "${lines[@]}")"
+  echo "$share $total"
 }
 log "s_eff from ${S_EFF_PAIRS:-3} pairs of sampled runs of both builds, in turn (lines ${base_lines[0]}-${base_lines[-1]}; patched ${patched_lines[0]}-${patched_lines[-1]})"
 s_eff=$(s_eff_from_pairs "$out" loop_share -- "${shell[@]}" -- "${patched_shell[@]}")

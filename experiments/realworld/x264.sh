@@ -92,17 +92,13 @@ log "actual speedup: $REPS back-to-back pairs of plain runs"
 read -r t_base t_patched actual actual_lo actual_hi <<<"$(actual_speedup x264 "$base" "${args[@]}" -- "$patched" "${args[@]}")"
 log "medians: base ${t_base}s, patched ${t_patched}s; actual speedup (median of the pairs) $(percent "$actual")% [$(percent "$actual_lo")%, $(percent "$actual_hi")%]"
 
-# sad_share DIR base|patched: the SAD's lines' share of DIR's samples.
+# sad_share DIR base|patched: the SAD's lines' share of DIR's samples, and all sampled ns.
 sad_share() {
-  local share
-  if [[ $2 == base ]]; then
-    # shellcheck disable=SC2086
-    read -r share _ <<<"$(share_of_lines "$1" common/pixel.c $base_lines)"
-  else
-    # shellcheck disable=SC2086
-    read -r share _ <<<"$(share_of_lines "$1" common/pixel.c $patched_lines)"
-  fi
-  echo "$share"
+  local share total lines=$base_lines
+  [[ $2 == patched ]] && lines=$patched_lines
+  # shellcheck disable=SC2086
+  read -r share _ total <<<"$(share_of_lines "$1" common/pixel.c $lines)"
+  echo "$share $total"
 }
 log "s_eff from ${S_EFF_PAIRS:-3} pairs of sampled runs of both builds, in turn"
 s_eff=$(s_eff_from_pairs "$out" sad_share -- "$base" "${args[@]}" -- "$patched" "${args[@]}")

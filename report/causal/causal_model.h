@@ -78,8 +78,8 @@ struct CausalCurve : causal::LocationPrediction {
   bool shows_correction() const { return phase.estimated && phase.fraction < 0.95; }
 };
 
-// Why a location has no curve, as a kind: the text report counts the thinly measured ones
-// by it.
+// Why a location has no curve, as a kind: the text and HTML reports count the thinly
+// measured ones by it (without_prediction_lines.h).
 enum class NoPredictionKind {
   only_baselines,     // no sped-up experiment
   no_baseline,        // no baseline of its own (end to end: no baseline run at all)

@@ -63,18 +63,15 @@ std::string few_summary(const std::vector<const NoPrediction*>& few) {
 }  // namespace
 
 WithoutPredictionLines without_prediction_lines(const std::vector<NoPrediction>& all) {
+  const auto is_few = [](const NoPrediction& n) {
+    return n.experiments < causal::kMinExperimentsPerPoint;
+  };
+  // Few enough of them to name: every one in the model's order.
+  const bool count_few =
+      static_cast<size_t>(std::count_if(all.begin(), all.end(), is_few)) > kFewListed;
   WithoutPredictionLines out;
-  for (const auto& n : all) {
-    (n.experiments < causal::kMinExperimentsPerPoint ? out.few : out.listed).push_back(&n);
-  }
-  if (out.few.size() <= kFewListed) {
-    // Few enough to name: every one in the model's order.
-    out.listed.clear();
-    out.few.clear();
-    for (const auto& n : all) out.listed.push_back(&n);
-    return out;
-  }
-  out.few_summary = few_summary(out.few);
+  for (const auto& n : all) (count_few && is_few(n) ? out.few : out.listed).push_back(&n);
+  if (count_few) out.few_summary = few_summary(out.few);
   return out;
 }
 

@@ -209,9 +209,8 @@ void html_causal_section(std::string& out, const CausalModel& m) {
     out += "</figure>\n";
   }
   // Locations that ran experiments but have no curve are named with the reason, after
-  // the plots, as the text report does.
-  // Those with too few experiments for a curve, when many, are one line that opens on the
-  // list (without_prediction_lines.h).
+  // the plots, as the text report does; those with too few experiments for a curve, when
+  // many, are one line that opens on their list (without_prediction_lines.h).
   if (!m.without_prediction.empty()) {
     const auto item = [&o](const NoPrediction& n) {
       const std::string point =

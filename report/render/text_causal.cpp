@@ -10,6 +10,7 @@
 #include "report/report.h"
 
 namespace cprof::report {
+
 void text_causal(std::string& out, const Report& r) {
   const CausalModel& m = r.causal;
   if (m.empty()) return;
